@@ -1,0 +1,144 @@
+"""The game API: what a game must provide for mctslab to play it.
+
+The shape follows OpenSpiel's state API (``current_player``, ``legal_actions``,
+``apply_action``, ``returns``) so that states can be compared move by move with
+OpenSpiel's implementation of the same game; the typing follows python-chess.
+
+A game is any object with an ``info`` attribute and a ``new_initial_state()``
+method; a state is any object with the methods of :class:`State`. Nothing has to
+inherit from these classes: they are :class:`typing.Protocol` s. The built-in
+games wrap compiled rule kernels (:mod:`mctslab.games`), a user's game can be a
+plain Python class (see ``examples/``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from typing import Protocol, Self, runtime_checkable
+
+__all__ = [
+    "CHANCE",
+    "TERMINAL",
+    "Game",
+    "GameInfo",
+    "State",
+]
+
+#: ``current_player()`` of a terminal state (OpenSpiel's ``kTerminalPlayerId``).
+TERMINAL = -4
+#: ``current_player()`` of a chance node (OpenSpiel's ``kChancePlayerId``).
+CHANCE = -1
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """Static facts about a game (one instance per parameter set).
+
+    ``version`` changes whenever the rules or encodings of the game change, and
+    is stored with every result so that results of different rules never mix.
+    ``min_utility``/``max_utility`` bound the values of ``returns()``; the search
+    maps returns linearly onto rewards in ``[0, 1]`` with them.
+    """
+
+    name: str
+    version: int
+    num_players: int
+    num_actions: int
+    max_game_length: int
+    zero_sum: bool
+    min_utility: float
+    max_utility: float
+
+
+@runtime_checkable
+class State(Protocol):
+    """A game position together with the actions that led to it.
+
+    Mutating methods work in place (``apply_action``); ``child`` returns a copy,
+    following python-chess's ``push``/``copy`` naming rule.
+    """
+
+    def current_player(self) -> int:
+        """Index of the player to move, :data:`TERMINAL` or :data:`CHANCE`."""
+        ...
+
+    def legal_actions(self) -> list[int]:
+        """Legal action ids, sorted ascending, in ``[0, num_actions)``; empty iff terminal."""
+        ...
+
+    def legal_actions_mask(self) -> list[bool]:
+        """A ``num_actions`` long mask of the legal actions."""
+        ...
+
+    def apply_action(self, action: int) -> None:
+        """Play ``action`` in place; raise :class:`~mctslab.errors.IllegalActionError` if illegal."""
+        ...
+
+    def child(self, action: int) -> Self:
+        """A new state: this one with ``action`` applied."""
+        ...
+
+    def clone(self) -> Self:
+        """An independent copy."""
+        ...
+
+    def is_terminal(self) -> bool:
+        """Whether the game is over."""
+        ...
+
+    def returns(self) -> list[float]:
+        """One return per player (zero before the end of the game)."""
+        ...
+
+    def action_to_string(self, action: int) -> str:
+        """A short human-readable name of ``action`` (what a human types to play it)."""
+        ...
+
+    def string_to_action(self, text: str) -> int:
+        """The inverse of :meth:`action_to_string`; raises ``IllegalActionError`` if unknown."""
+        ...
+
+    def history(self) -> list[int]:
+        """The actions applied since the initial state."""
+        ...
+
+    def __str__(self) -> str:
+        """A readable drawing of the position."""
+        ...
+
+
+@runtime_checkable
+class Game(Protocol):
+    """A game: static facts and a factory of initial states."""
+
+    @property
+    def info(self) -> GameInfo: ...
+
+    def new_initial_state(self) -> State: ...
+
+
+def state_from_actions(game: Game, actions: Sequence[int]) -> State:
+    """The state reached by playing ``actions`` from the initial state (each checked)."""
+    state = game.new_initial_state()
+    for action in actions:
+        state.apply_action(int(action))
+    return state
+
+
+def heuristic_or_none(state: State) -> list[float] | None:
+    """The state's ``heuristic()`` if it defines one (it is optional), else ``None``."""
+    fn = getattr(state, "heuristic", None)
+    return None if fn is None else list(fn())
+
+
+def state_key(state: State) -> Hashable:
+    """A hashable key identifying the position, for transposition tables.
+
+    Uses the state's optional ``key()`` method; falls back to the history, which
+    is always correct but finds no transpositions.
+    """
+    fn = getattr(state, "key", None)
+    if fn is not None:
+        return fn()  # type: ignore[no-any-return]
+    return tuple(state.history())

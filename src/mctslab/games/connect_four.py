@@ -1,0 +1,172 @@
+"""Connect Four, with OpenSpiel's encodings and a configurable board.
+
+Players: 0 (``x``) moves first, 1 (``o``) second. Action = column, 0-based from
+the left, as in OpenSpiel's ``connect_four``. The first player to line up
+``x_in_row`` (default 4) stones horizontally, vertically or diagonally wins
+(+1/-1); a full board is a draw (0). Action names are the columns numbered from
+1, as Connect Four solvers and their test sets write them.
+
+State layout (``int64``), with ``R`` rows and ``C`` columns:
+``[player, winner, moves, height_0 .. height_{C-1}, cell(0, 0) .. cell(R-1, C-1)]``;
+cell ``(r, c)`` is at ``3 + C + r * C + c`` with row 0 at the bottom; 0 empty,
+1 ``x``, 2 ``o``. ``params = [R, C, x_in_row]``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from mctslab.errors import InvalidConfigError
+from mctslab.game import TERMINAL, GameInfo
+from mctslab.games.kernels import KernelGame, KernelState, RuleKernels
+
+__all__ = ["ConnectFour"]
+
+
+@njit(cache=True)
+def init(params):  # type: ignore[no-untyped-def]
+    rows, cols = params[0], params[1]
+    s = np.zeros(3 + cols + rows * cols, dtype=np.int64)
+    s[1] = -1
+    return s
+
+
+@njit(cache=True)
+def legal_actions(s, params, out):  # type: ignore[no-untyped-def]
+    if s[0] < 0:
+        return 0
+    rows, cols = params[0], params[1]
+    n = 0
+    for c in range(cols):
+        if s[3 + c] < rows:
+            out[n] = c
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def _run(s, params, r, c, dr, dc, mark):  # type: ignore[no-untyped-def]
+    """Number of ``mark`` stones in a row from (r, c) exclusive, stepping (dr, dc)."""
+    rows, cols = params[0], params[1]
+    base = 3 + cols
+    n = 0
+    r += dr
+    c += dc
+    while 0 <= r < rows and 0 <= c < cols and s[base + r * cols + c] == mark:
+        n += 1
+        r += dr
+        c += dc
+    return n
+
+
+@njit(cache=True)
+def apply_action(s, params, a):  # type: ignore[no-untyped-def]
+    rows, cols, k = params[0], params[1], params[2]
+    p = s[0]
+    mark = p + 1
+    r = s[3 + a]
+    s[3 + cols + r * cols + a] = mark
+    s[3 + a] = r + 1
+    s[2] += 1
+    if (
+        1 + _run(s, params, r, a, 0, 1, mark) + _run(s, params, r, a, 0, -1, mark) >= k
+        or 1 + _run(s, params, r, a, -1, 0, mark) >= k
+        or 1 + _run(s, params, r, a, 1, 1, mark) + _run(s, params, r, a, -1, -1, mark) >= k
+        or 1 + _run(s, params, r, a, 1, -1, mark) + _run(s, params, r, a, -1, 1, mark) >= k
+    ):
+        s[1] = p
+        s[0] = TERMINAL
+    elif s[2] == rows * cols:
+        s[0] = TERMINAL
+    else:
+        s[0] = 1 - p
+
+
+@njit(cache=True)
+def returns(s, params, out):  # type: ignore[no-untyped-def]
+    out[0] = 0.0
+    out[1] = 0.0
+    if s[1] >= 0:
+        out[s[1]] = 1.0
+        out[1 - s[1]] = -1.0
+
+
+@njit(cache=True)
+def heuristic(s, params, out):  # type: ignore[no-untyped-def]
+    """Open windows: every ``k``-cell line holding stones of one side only scores
+    the square of its stone count for that side; squashed to ``(-1, 1)``."""
+    rows, cols, k = params[0], params[1], params[2]
+    base = 3 + cols
+    score = 0.0
+    for r in range(rows):
+        for c in range(cols):
+            for d in range(4):
+                dr = 0 if d == 0 else 1
+                dc = 1 if d == 0 else (0 if d == 1 else (1 if d == 2 else -1))
+                er = r + dr * (k - 1)
+                ec = c + dc * (k - 1)
+                if er >= rows or ec < 0 or ec >= cols:
+                    continue
+                x = 0
+                o = 0
+                for i in range(k):
+                    v = s[base + (r + dr * i) * cols + c + dc * i]
+                    if v == 1:
+                        x += 1
+                    elif v == 2:
+                        o += 1
+                if o == 0:
+                    score += x * x
+                if x == 0:
+                    score -= o * o
+    v = score / (abs(score) + 4.0 * k * k)
+    out[0] = v
+    out[1] = -v
+
+
+class ConnectFour(KernelGame):
+    """Connect Four on ``rows`` x ``columns`` with ``x_in_row`` to win (OpenSpiel ``connect_four``)."""
+
+    kernels = RuleKernels(init, legal_actions, apply_action, returns, heuristic)
+
+    def __init__(self, rows: int = 6, columns: int = 7, x_in_row: int = 4) -> None:
+        for name, value, lo in (
+            ("rows", rows, 1),
+            ("columns", columns, 1),
+            ("x_in_row", x_in_row, 2),
+        ):
+            if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= 32:
+                raise InvalidConfigError(f"connect_four: {name} must be an integer in [{lo}, 32]")
+        if x_in_row > max(rows, columns):
+            raise InvalidConfigError("connect_four: x_in_row must fit on the board")
+        self.rows, self.columns, self.x_in_row = rows, columns, x_in_row
+        info = GameInfo(
+            name="connect_four",
+            version=1,
+            num_players=2,
+            num_actions=columns,
+            max_game_length=rows * columns,
+            zero_sum=True,
+            min_utility=-1.0,
+            max_utility=1.0,
+        )
+        super().__init__(info, np.array([rows, columns, x_in_row], dtype=np.int64))
+
+    def action_name(self, state: KernelState, action: int) -> str:
+        return str(action + 1)
+
+    def parse_action(self, state: KernelState, text: str) -> int | None:
+        t = text.strip()
+        return int(t) - 1 if t.isdigit() else None
+
+    def render(self, state: KernelState) -> str:
+        marks = ".xo"
+        base = 3 + self.columns
+        lines = []
+        for r in reversed(range(self.rows)):
+            row = state.array[base + r * self.columns : base + (r + 1) * self.columns]
+            lines.append(" ".join(marks[int(v)] for v in row))
+        width = len(str(self.columns))
+        lines.append(" ".join(str(c + 1)[-width:] for c in range(self.columns)))
+        return "\n".join(lines)

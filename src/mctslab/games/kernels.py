@@ -1,0 +1,197 @@
+"""The rule-kernel contract and the typed wrapper around it.
+
+A built-in game's rules are five numba-compilable functions over two flat
+``int64`` arrays, ``state`` and ``params`` (pgx's split of pure rules from the
+public wrapper, ``pgx/_src/games/<game>.py``):
+
+==========================================  ====================================================
+``init(params) -> state``                   a new initial state
+``legal_actions(state, params, out) -> n``  writes the legal actions, ascending, to ``out[:n]``
+``apply_action(state, params, action)``     plays a legal action in place
+``returns(state, params, out)``             writes one float per player to ``out``
+``heuristic(state, params, out)``           a value estimate per player in ``[-1, 1]``
+==========================================  ====================================================
+
+Layout rule shared by every kernel game: ``state[0]`` holds the current player
+(``>= 0``), :data:`~mctslab.game.CHANCE` or :data:`~mctslab.game.TERMINAL`, so
+``current_player()`` and ``is_terminal()`` are array reads. ``apply_action``
+never checks legality: :class:`KernelState` does, and engines only play legal
+actions. Kernels are module-level functions compiled with ``cache=True`` so
+that the on-disk cache serves a fresh process.
+
+Each game module holds its kernels and a :class:`KernelGame` subclass that adds
+what is presentation, not rules: action names and the board drawing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from typing import Any, Self
+
+import numpy as np
+import numpy.typing as npt
+
+from mctslab.errors import IllegalActionError
+from mctslab.game import TERMINAL, GameInfo, State
+
+__all__ = ["KernelGame", "KernelState", "RuleKernels"]
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class RuleKernels:
+    """The five compiled rule functions of a game (see the module docstring)."""
+
+    init: Callable[[IntArray], IntArray]
+    legal_actions: Callable[[IntArray, IntArray, IntArray], int]
+    apply_action: Callable[[IntArray, IntArray, int], None]
+    returns: Callable[[IntArray, IntArray, FloatArray], None]
+    heuristic: Callable[[IntArray, IntArray, FloatArray], None]
+
+
+class KernelGame:
+    """A game whose rules are :class:`RuleKernels`; subclasses add names and drawings."""
+
+    kernels: RuleKernels
+
+    def __init__(self, info: GameInfo, params: IntArray) -> None:
+        self._info = info
+        self.params = params
+        # Scratch buffer for legal_actions; reused by every state of this game.
+        self._buf = np.zeros(max(1, info.num_actions), dtype=np.int64)
+
+    @property
+    def info(self) -> GameInfo:
+        return self._info
+
+    def new_initial_state(self) -> KernelState:
+        return KernelState(self, self.kernels.init(self.params), [])
+
+    def state_from_actions(self, actions: list[int] | tuple[int, ...]) -> KernelState:
+        """The state reached by playing ``actions`` (each checked) from the start."""
+        state = self.new_initial_state()
+        for action in actions:
+            state.apply_action(int(action))
+        return state
+
+    def __repr__(self) -> str:
+        return f"<game {self._info.name}>"
+
+    # Presentation, overridden by each game.
+    def action_name(self, state: KernelState, action: int) -> str:
+        return str(action)
+
+    def parse_action(self, state: KernelState, text: str) -> int | None:
+        """The action named ``text``, or ``None``; default: the decimal action id."""
+        text = text.strip()
+        return int(text) if text.lstrip("-").isdigit() else None
+
+    def render(self, state: KernelState) -> str:
+        return " ".join(str(int(v)) for v in state.array)
+
+
+class KernelState:
+    """A :class:`~mctslab.game.State` over a game's rule kernels."""
+
+    __slots__ = ("_game", "_history", "_legal", "array")
+
+    def __init__(self, game: KernelGame, array: IntArray, history: list[int]) -> None:
+        self._game = game
+        self.array = array
+        self._history = history
+        self._legal: list[int] | None = None
+
+    @property
+    def game(self) -> KernelGame:
+        return self._game
+
+    def current_player(self) -> int:
+        return int(self.array[0])
+
+    def is_terminal(self) -> bool:
+        return int(self.array[0]) == TERMINAL
+
+    def legal_actions(self) -> list[int]:
+        if self._legal is None:
+            g = self._game
+            n = g.kernels.legal_actions(self.array, g.params, g._buf)
+            self._legal = g._buf[:n].tolist()
+        return list(self._legal)
+
+    def legal_actions_mask(self) -> list[bool]:
+        mask = [False] * self._game.info.num_actions
+        for a in self.legal_actions():
+            mask[a] = True
+        return mask
+
+    def apply_action(self, action: int) -> None:
+        legal = self.legal_actions() if self._legal is None else self._legal
+        if action not in legal:
+            raise IllegalActionError(self._illegal_message(action, legal))
+        self._game.kernels.apply_action(self.array, self._game.params, action)
+        self._history.append(int(action))
+        self._legal = None
+
+    def _illegal_message(self, action: Any, legal: list[int]) -> str:
+        name = self._game.info.name
+        if not legal:
+            return f"illegal action {action} in {name}: the game is over"
+        shown = ", ".join(f"{a} ({self.action_to_string(a)})" for a in legal)
+        return f"illegal action {action} in {name}; legal actions: {shown}"
+
+    def child(self, action: int) -> Self:
+        new = self.clone()
+        new.apply_action(action)
+        return new
+
+    def clone(self) -> Self:
+        new = type(self)(self._game, self.array.copy(), list(self._history))
+        new._legal = self._legal
+        return new
+
+    def returns(self) -> list[float]:
+        out = np.zeros(self._game.info.num_players, dtype=np.float64)
+        if self.is_terminal():
+            self._game.kernels.returns(self.array, self._game.params, out)
+        return out.tolist()  # type: ignore[no-any-return]
+
+    def heuristic(self) -> list[float]:
+        """A value estimate per player in ``[-1, 1]`` (exact returns when terminal)."""
+        if self.is_terminal():
+            return self.returns()
+        out = np.zeros(self._game.info.num_players, dtype=np.float64)
+        self._game.kernels.heuristic(self.array, self._game.params, out)
+        return out.tolist()  # type: ignore[no-any-return]
+
+    def history(self) -> list[int]:
+        return list(self._history)
+
+    def key(self) -> Hashable:
+        """The raw state array as bytes: equal positions give equal keys."""
+        return self.array.tobytes()
+
+    def action_to_string(self, action: int) -> str:
+        return self._game.action_name(self, action)
+
+    def string_to_action(self, text: str) -> int:
+        action = self._game.parse_action(self, text)
+        if action is None or not 0 <= action < self._game.info.num_actions:
+            legal = ", ".join(self.action_to_string(a) for a in self.legal_actions())
+            raise IllegalActionError(
+                f"unknown action {text!r} in {self._game.info.name}; legal actions: {legal}"
+            )
+        return action
+
+    def __str__(self) -> str:
+        return self._game.render(self)
+
+    def __repr__(self) -> str:
+        return f"<{self._game.info.name} state after {self._history}>"
+
+
+def _check_protocol() -> None:  # pragma: no cover - static check only
+    s: State = KernelState.__new__(KernelState)
+    del s

@@ -1,0 +1,202 @@
+"""Nim and Bachet's game, with OpenSpiel's encodings.
+
+Nim: piles of stones; a move takes 1 or more stones (at most ``max_take`` if
+set) from one pile. In normal play whoever takes the last stone wins (the
+player who cannot move loses); in misère play whoever takes the last stone
+loses. Returns +1/-1. Bachet's game is Nim with one pile and ``max_take = 2``
+(Bachet de Méziriac, 1612): the classic first game tree of every course.
+
+Action encoding as OpenSpiel's ``nim``: ``pile + num_piles * (take - 1)``, with
+``num_actions = num_piles * T + 1`` where ``T`` is the largest possible take
+(OpenSpiel counts one id more than it ever uses; so do we, to keep ids equal).
+Action names: ``"<pile>:<take>"`` with piles numbered from 1; in a one-pile
+game the take alone (``"2"``) is accepted too.
+
+Known theory (Bouton 1901): in normal play the player to move loses iff the xor
+of the piles is 0; with a take limit ``m`` iff the xor of ``pile mod (m + 1)``
+is 0. The heuristic uses exactly that (±0.5, not ±1: it is an estimate slot).
+
+State layout: ``[player, winner, moves, pile_0 ..]``;
+``params = [num_piles, T, misere, initial pile_0 ..]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from numba import njit
+
+from mctslab.errors import InvalidConfigError
+from mctslab.game import TERMINAL, GameInfo
+from mctslab.games.kernels import KernelGame, KernelState, RuleKernels
+
+__all__ = ["Nim", "bachet"]
+
+
+@njit(cache=True)
+def init(params):  # type: ignore[no-untyped-def]
+    k = params[0]
+    s = np.zeros(3 + k, dtype=np.int64)
+    s[1] = -1
+    total = 0
+    for i in range(k):
+        s[3 + i] = params[3 + i]
+        total += params[3 + i]
+    if total == 0:
+        # No move at all: the player to move has lost in normal play and won in misère.
+        s[0] = TERMINAL
+        s[1] = 0 if params[2] == 1 else 1
+    return s
+
+
+@njit(cache=True)
+def legal_actions(s, params, out):  # type: ignore[no-untyped-def]
+    if s[0] < 0:
+        return 0
+    k, limit = params[0], params[1]
+    n = 0
+    # Ascending ids: take-major, pile-minor.
+    for take in range(1, limit + 1):
+        for pile in range(k):
+            if s[3 + pile] >= take:
+                out[n] = pile + k * (take - 1)
+                n += 1
+    return n
+
+
+@njit(cache=True)
+def apply_action(s, params, a):  # type: ignore[no-untyped-def]
+    k = params[0]
+    pile = a % k
+    take = a // k + 1
+    s[3 + pile] -= take
+    s[2] += 1
+    p = s[0]
+    left = 0
+    for i in range(k):
+        left += s[3 + i]
+    if left == 0:
+        s[1] = (1 - p) if params[2] == 1 else p
+        s[0] = TERMINAL
+    else:
+        s[0] = 1 - p
+
+
+@njit(cache=True)
+def returns(s, params, out):  # type: ignore[no-untyped-def]
+    out[0] = 0.0
+    out[1] = 0.0
+    if s[1] >= 0:
+        out[s[1]] = 1.0
+        out[1 - s[1]] = -1.0
+
+
+@njit(cache=True)
+def heuristic(s, params, out):  # type: ignore[no-untyped-def]
+    k, limit, misere = params[0], params[1], params[2]
+    x = 0
+    big = 0
+    ones = 0
+    for i in range(k):
+        x ^= s[3 + i] % (limit + 1)
+        if s[3 + i] > 1:
+            big += 1
+        elif s[3 + i] == 1:
+            ones += 1
+    mover_wins = x != 0
+    if misere == 1:
+        if big == 0:
+            mover_wins = ones % 2 == 0
+        elif limit < 2 or limit < _max_pile(params):
+            # Misère with a take limit has no simple closed form: no estimate.
+            out[0] = 0.0
+            out[1] = 0.0
+            return
+    p = s[0]
+    v = 0.5 if mover_wins else -0.5
+    out[p] = v
+    out[1 - p] = -v
+
+
+@njit(cache=True)
+def _max_pile(params):  # type: ignore[no-untyped-def]
+    m = 0
+    for i in range(params[0]):
+        m = max(m, params[3 + i])
+    return m
+
+
+class Nim(KernelGame):
+    """Nim with any piles, an optional take limit, normal or misère play."""
+
+    kernels = RuleKernels(init, legal_actions, apply_action, returns, heuristic)
+
+    def __init__(
+        self,
+        piles: Sequence[int] | str = (1, 3, 5, 7),
+        max_take: int | None = None,
+        misere: bool = False,
+        name: str = "nim",
+    ) -> None:
+        if isinstance(piles, str):  # OpenSpiel's "1;3;5;7" form, also what the CLI passes
+            try:
+                piles = [int(p) for p in piles.replace(",", ";").split(";") if p.strip()]
+            except ValueError:
+                raise InvalidConfigError(f"{name}: piles must be integers, got {piles!r}") from None
+        piles = [int(p) for p in piles]
+        if not 1 <= len(piles) <= 64 or any(p < 0 or p > 1000 for p in piles):
+            raise InvalidConfigError(f"{name}: need 1 to 64 piles of 0 to 1000 stones, got {piles}")
+        if max_take is not None and (not isinstance(max_take, int) or max_take < 1):
+            raise InvalidConfigError(f"{name}: max_take must be a positive integer or None")
+        self.piles = tuple(piles)
+        self.max_take = max_take
+        self.misere = bool(misere)
+        biggest = max(max(piles), 1)
+        limit = biggest if max_take is None else min(max_take, biggest)
+        info = GameInfo(
+            name=name,
+            version=1,
+            num_players=2,
+            num_actions=len(piles) * limit + 1,
+            max_game_length=max(1, sum(piles)),
+            zero_sum=True,
+            min_utility=-1.0,
+            max_utility=1.0,
+        )
+        params = np.array([len(piles), limit, int(self.misere), *piles], dtype=np.int64)
+        super().__init__(info, params)
+
+    def action_name(self, state: KernelState, action: int) -> str:
+        k = len(self.piles)
+        return f"{action % k + 1}:{action // k + 1}"
+
+    def parse_action(self, state: KernelState, text: str) -> int | None:
+        t = text.strip().lower().replace(" ", "").rstrip(";")
+        k = len(self.piles)
+        if t.startswith("pile:"):  # OpenSpiel's "pile:2, take:3;"
+            t = t[5:].replace(",take", "")
+        parts = t.split(":")
+        if len(parts) == 1 and k == 1 and parts[0].isdigit():
+            parts = ["1", parts[0]]
+        if len(parts) != 2 or not all(p.isdigit() for p in parts):
+            return None
+        pile, take = int(parts[0]), int(parts[1])
+        if not (1 <= pile <= k and 1 <= take <= int(self.params[1])):
+            return None
+        return pile - 1 + k * (take - 1)
+
+    def render(self, state: KernelState) -> str:
+        lines = []
+        for i in range(len(self.piles)):
+            n = int(state.array[3 + i])
+            lines.append(f"pile {i + 1}: {'|' * n} ({n})")
+        rule = "misère" if self.misere else "normal play"
+        limit = f", take at most {self.max_take}" if self.max_take else ""
+        lines.append(f"[{rule}{limit}]")
+        return "\n".join(lines)
+
+
+def bachet(stones: int = 4, max_take: int = 2, misere: bool = False) -> Nim:
+    """Bachet's game: one pile (4 stones), take 1 or 2; whoever cannot move loses."""
+    return Nim([stones], max_take=max_take, misere=misere, name="bachet")

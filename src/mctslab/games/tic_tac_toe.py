@@ -1,0 +1,130 @@
+"""Tic-tac-toe, with OpenSpiel's encodings.
+
+Players: 0 plays ``x`` and moves first, 1 plays ``o``. Action ``3 * row + col``
+(row 0 on top), as in OpenSpiel's ``tic_tac_toe``. Returns +1/-1 for a win/loss,
+0 for a draw. Action names are ``a1`` .. ``c3``: column letter, row number from
+the top.
+
+State layout (``int64``): ``[player, winner, moves, cell_0 .. cell_8]`` with
+``winner`` -1 while undecided or drawn, cells 0 empty, 1 ``x``, 2 ``o``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from mctslab.game import TERMINAL, GameInfo
+from mctslab.games.kernels import KernelGame, KernelState, RuleKernels
+
+__all__ = ["TicTacToe"]
+
+_CELLS = 3
+_LINES = np.array(
+    [[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8], [0, 4, 8], [2, 4, 6]],
+    dtype=np.int64,
+)
+
+
+@njit(cache=True)
+def init(params):  # type: ignore[no-untyped-def]
+    s = np.zeros(12, dtype=np.int64)
+    s[1] = -1
+    return s
+
+
+@njit(cache=True)
+def legal_actions(s, params, out):  # type: ignore[no-untyped-def]
+    if s[0] < 0:
+        return 0
+    n = 0
+    for a in range(9):
+        if s[3 + a] == 0:
+            out[n] = a
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def apply_action(s, params, a):  # type: ignore[no-untyped-def]
+    p = s[0]
+    s[3 + a] = p + 1
+    s[2] += 1
+    for i in range(8):
+        line = _LINES[i]
+        if s[3 + line[0]] == p + 1 and s[3 + line[1]] == p + 1 and s[3 + line[2]] == p + 1:
+            s[1] = p
+            s[0] = TERMINAL
+            return
+    if s[2] == 9:
+        s[0] = TERMINAL
+    else:
+        s[0] = 1 - p
+
+
+@njit(cache=True)
+def returns(s, params, out):  # type: ignore[no-untyped-def]
+    out[0] = 0.0
+    out[1] = 0.0
+    if s[1] >= 0:
+        out[s[1]] = 1.0
+        out[1 - s[1]] = -1.0
+
+
+@njit(cache=True)
+def heuristic(s, params, out):  # type: ignore[no-untyped-def]
+    # Lines still open for one side only, counted by how full they are.
+    score = 0.0
+    for i in range(8):
+        line = _LINES[i]
+        mine = 0
+        theirs = 0
+        for j in range(3):
+            v = s[3 + line[j]]
+            if v == 1:
+                mine += 1
+            elif v == 2:
+                theirs += 1
+        if theirs == 0:
+            score += mine * mine
+        if mine == 0:
+            score -= theirs * theirs
+    v = score / (abs(score) + 8.0)
+    out[0] = v
+    out[1] = -v
+
+
+class TicTacToe(KernelGame):
+    """Tic-tac-toe on a 3x3 board (OpenSpiel ``tic_tac_toe``)."""
+
+    kernels = RuleKernels(init, legal_actions, apply_action, returns, heuristic)
+
+    def __init__(self) -> None:
+        info = GameInfo(
+            name="tic_tac_toe",
+            version=1,
+            num_players=2,
+            num_actions=9,
+            max_game_length=9,
+            zero_sum=True,
+            min_utility=-1.0,
+            max_utility=1.0,
+        )
+        super().__init__(info, np.zeros(1, dtype=np.int64))
+
+    def action_name(self, state: KernelState, action: int) -> str:
+        return "abc"[action % _CELLS] + str(action // _CELLS + 1)
+
+    def parse_action(self, state: KernelState, text: str) -> int | None:
+        t = text.strip().lower()
+        if len(t) == 2 and t[0] in "abc" and t[1] in "123":
+            return (int(t[1]) - 1) * _CELLS + "abc".index(t[0])
+        return super().parse_action(state, text)
+
+    def render(self, state: KernelState) -> str:
+        marks = ".xo"
+        rows = ["   a b c"]
+        for r in range(3):
+            cells = " ".join(marks[int(state.array[3 + 3 * r + c])] for c in range(3))
+            rows.append(f"{r + 1}  {cells}")
+        return "\n".join(rows)
