@@ -147,6 +147,8 @@ class Nim(KernelGame):
         piles = [int(p) for p in piles]
         if not 1 <= len(piles) <= 64 or any(p < 0 or p > 1000 for p in piles):
             raise InvalidConfigError(f"{name}: need 1 to 64 piles of 0 to 1000 stones, got {piles}")
+        if sum(piles) == 0:
+            raise InvalidConfigError(f"{name}: need at least one stone")
         if max_take is not None and (not isinstance(max_take, int) or max_take < 1):
             raise InvalidConfigError(f"{name}: max_take must be a positive integer or None")
         self.piles = tuple(piles)
