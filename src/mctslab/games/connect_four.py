@@ -160,6 +160,11 @@ class ConnectFour(KernelGame):
         t = text.strip()
         return int(t) - 1 if t.isdigit() else None
 
+    def order_actions(self, actions: list[int]) -> list[int]:
+        """Centre columns first: they lie on the most lines."""
+        centre = (self.columns - 1) / 2
+        return sorted(actions, key=lambda c: (abs(c - centre), c))
+
     def render(self, state: KernelState) -> str:
         marks = ".xo"
         base = 3 + self.columns

@@ -92,6 +92,10 @@ class KernelGame:
     def render(self, state: KernelState) -> str:
         return " ".join(str(int(v)) for v in state.array)
 
+    def order_actions(self, actions: list[int]) -> list[int]:
+        """Legal actions, likeliest best first (a hint for alpha-beta); default: as given."""
+        return actions
+
 
 class KernelState:
     """A :class:`~mctslab.game.State` over a game's rule kernels."""
@@ -120,6 +124,10 @@ class KernelState:
             n = g.kernels.legal_actions(self.array, g.params, g._buf)
             self._legal = g._buf[:n].tolist()
         return list(self._legal)
+
+    def ordered_actions(self) -> list[int]:
+        """The legal actions in the game's preferred search order (for alpha-beta)."""
+        return self._game.order_actions(self.legal_actions())
 
     def legal_actions_mask(self) -> list[bool]:
         mask = [False] * self._game.info.num_actions

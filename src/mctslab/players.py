@@ -1,0 +1,250 @@
+"""Players: anything that chooses a move, and the spec strings that name them.
+
+A :class:`Player` has ``choose(state) -> action`` and ``inform(action)`` (told
+of every action played, by anyone, so that an MCTS player can keep its tree).
+Spec strings, usable everywhere a player is named (CLI, arena)::
+
+    mcts:iterations=5000,c=1.4,expansion=all,simulation=heavy,solver=1
+    mcts:time=0.5
+    minimax:depth=4
+    minimax            # exact
+    random
+    human
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import fields
+from typing import Any, Protocol, TextIO, runtime_checkable
+
+from mctslab.errors import IllegalActionError, InvalidConfigError, InvalidSpecError
+from mctslab.game import CHANCE, GameInfo, State
+from mctslab.mcts import MCTS, SearchConfig, SearchResult
+from mctslab.minimax import alphabeta, solve
+from mctslab.rng import Rng
+
+__all__ = [
+    "HumanPlayer",
+    "MCTSPlayer",
+    "MinimaxPlayer",
+    "Player",
+    "RandomPlayer",
+    "make_player",
+    "parse_spec",
+    "play_game",
+    "search_config",
+]
+
+
+@runtime_checkable
+class Player(Protocol):
+    """Chooses moves. ``inform`` is told every action played, including its own."""
+
+    name: str
+
+    def choose(self, state: State) -> int: ...
+
+    def inform(self, action: int) -> None: ...
+
+
+class RandomPlayer:
+    """Uniformly random legal moves from a seeded generator."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.name = "random"
+        self.rng = Rng(seed)
+
+    def choose(self, state: State) -> int:
+        return self.rng.choice(state.legal_actions())
+
+    def inform(self, action: int) -> None:
+        pass
+
+
+class MCTSPlayer:
+    """MCTS with tree reuse: the tree under the moves played is kept for the next search."""
+
+    def __init__(self, info: GameInfo, config: SearchConfig | None = None) -> None:
+        self.name = "mcts"
+        self.info = info
+        self.searcher = MCTS(config)
+        self.last_result: SearchResult | None = None
+
+    @property
+    def config(self) -> SearchConfig:
+        return self.searcher.config
+
+    def choose(self, state: State) -> int:
+        self.last_result = self.searcher.search(state, self.info)
+        return self.last_result.action
+
+    def inform(self, action: int) -> None:
+        # Tree reuse follows the state's history in search(); nothing to do here.
+        pass
+
+
+class MinimaxPlayer:
+    """Exact minimax (``depth=None``) or depth-limited alpha-beta with the heuristic."""
+
+    def __init__(self, info: GameInfo, depth: int | None = None) -> None:
+        self.name = "minimax" if depth is None else f"minimax-d{depth}"
+        self.info = info
+        self.depth = depth
+
+    def choose(self, state: State) -> int:
+        if self.depth is None:
+            return solve(state, self.info).best_actions[0]
+        return alphabeta(state, self.depth, self.info).action
+
+    def inform(self, action: int) -> None:
+        pass
+
+
+class HumanPlayer:
+    """Reads moves typed at the terminal (action names, as the board shows them)."""
+
+    def __init__(
+        self,
+        read: Callable[[str], str] | None = None,
+        out: TextIO | None = None,
+    ) -> None:
+        self.name = "human"
+        self._read = read or input
+        self._out = out or sys.stdout
+
+    def choose(self, state: State) -> int:
+        legal = state.legal_actions()
+        names = ", ".join(state.action_to_string(a) for a in legal)
+        while True:
+            text = self._read(f"your move ({names}): ").strip()
+            if text in ("?", "help", ""):
+                print(f"legal moves: {names}", file=self._out)
+                continue
+            try:
+                action = state.string_to_action(text)
+            except IllegalActionError as err:
+                print(err, file=self._out)
+                continue
+            if action not in legal:
+                print(f"{text!r} is not legal here; legal moves: {names}", file=self._out)
+                continue
+            return action
+
+    def inform(self, action: int) -> None:
+        pass
+
+
+_MCTS_KEYS = {f.name for f in fields(SearchConfig)}
+_ALIASES = {
+    "iters": "iterations",
+    "n": "iterations",
+    "simulations": "iterations",
+    "nodes": "max_nodes",
+}
+_KINDS = ("mcts", "minimax", "random", "human")
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """Split ``"kind:key=value,..."`` into the kind and its raw options."""
+    kind, _, rest = spec.strip().partition(":")
+    kind = kind.strip()
+    if kind not in _KINDS:
+        raise InvalidSpecError(f"unknown player {kind!r} in {spec!r}; valid: {', '.join(_KINDS)}")
+    options: dict[str, str] = {}
+    for item in filter(None, (p.strip() for p in rest.split(","))):
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise InvalidSpecError(f"bad option {item!r} in {spec!r}: write key=value")
+        options[key.strip()] = value.strip()
+    return kind, options
+
+
+_INT_KEYS = {"iterations", "max_nodes", "seed", "cutoff_depth", "depth"}
+_FLOAT_KEYS = {"c", "time", "robust_max_extra"}
+_BOOL_KEYS = {"solver", "reuse_tree"}
+_OPTIONAL_KEYS = {"iterations", "time", "max_nodes"}
+
+
+def _convert(key: str, raw: str) -> Any:
+    """Turn a raw option string into the type the option takes."""
+    try:
+        if key in _OPTIONAL_KEYS and raw.lower() in ("none", ""):
+            return None
+        if key in _BOOL_KEYS:
+            if raw.lower() in ("1", "true", "yes", "on"):
+                return True
+            if raw.lower() in ("0", "false", "no", "off"):
+                return False
+            raise ValueError
+        if key in _INT_KEYS:
+            return int(raw)
+        if key in _FLOAT_KEYS:
+            return float(raw)
+        return raw
+    except ValueError:
+        raise InvalidSpecError(f"bad value {raw!r} for {key!r}") from None
+
+
+def search_config(options: dict[str, str], seed: int | None = None) -> SearchConfig:
+    """A :class:`SearchConfig` from raw ``key=value`` options (unknown keys are errors)."""
+    values: dict[str, Any] = {}
+    for key, raw in options.items():
+        name = _ALIASES.get(key, key)
+        if name not in _MCTS_KEYS:
+            raise InvalidSpecError(
+                f"unknown mcts option {key!r}; valid options: {', '.join(sorted(_MCTS_KEYS))}"
+            )
+        values[name] = _convert(name, raw)
+    if "time" in values and "iterations" not in values:
+        values["iterations"] = None  # a time budget alone replaces the default iterations
+    if seed is not None and "seed" not in values:
+        values["seed"] = seed
+    try:
+        return SearchConfig(**values)
+    except InvalidConfigError as err:
+        raise InvalidSpecError(str(err)) from None
+
+
+def make_player(spec: str, info: GameInfo, seed: int = 0) -> Player:
+    """A player from a spec string such as ``"mcts:iterations=5000,c=1.4"``.
+
+    ``seed`` seeds the player unless the spec sets its own. Raises
+    :class:`InvalidSpecError` naming the bad key and the valid ones.
+    """
+    kind, options = parse_spec(spec)
+    if kind == "mcts":
+        return MCTSPlayer(info, search_config(options, seed))
+    if kind == "minimax":
+        unknown = sorted(set(options) - {"depth"})
+        if unknown:
+            raise InvalidSpecError(f"unknown minimax option {unknown[0]!r}; valid options: depth")
+        depth = _convert("depth", options["depth"]) if "depth" in options else None
+        if depth is not None and depth < 1:
+            raise InvalidSpecError(f"minimax depth must be >= 1, got {depth}")
+        return MinimaxPlayer(info, depth)
+    if options:
+        raise InvalidSpecError(f"player {kind!r} takes no options, got {', '.join(options)}")
+    if kind == "random":
+        return RandomPlayer(seed)
+    return HumanPlayer()
+
+
+def play_game(
+    state: State,
+    players: list[Player],
+    on_move: Callable[[State, int, int], None] | None = None,
+) -> State:
+    """Play ``state`` to the end with one player per seat; every player is informed."""
+    while not state.is_terminal():
+        p = state.current_player()
+        if p == CHANCE:
+            raise InvalidConfigError("play_game does not take chance nodes yet")
+        action = players[p].choose(state.clone())
+        state.apply_action(action)
+        for player in players:
+            player.inform(action)
+        if on_move is not None:
+            on_move(state, p, action)
+    return state
