@@ -165,7 +165,8 @@ class SearchResult:
 
     ``value`` is the root's mean return for the player to move; ``final_rule``
     names the rule that picked ``action`` (``"solver"`` when a proof did);
-    ``stopped_by`` is ``"iterations"``, ``"time"``, ``"nodes"`` or ``"proven"``.
+    ``stopped_by`` is ``"iterations"``, ``"time"``, ``"nodes"``, ``"proven"`` or
+    ``"agreement"`` (robust-max stopped in its extension once its rules agreed).
     ``seconds`` and ``sims_per_s`` count search time only.
     """
 
@@ -194,7 +195,9 @@ class Node:
     once the node is *opened* (its state seen during a descent); ``untried``
     holds the legal actions that have no child yet; ``children`` are sorted by
     action. ``proven`` is the solved game value for player 0 (1, 0, -1) under
-    MCTS-Solver, else ``None``.
+    MCTS-Solver, else ``None``. ``state`` is the node's position: keeping it
+    costs memory but spares replaying the path from the root every iteration
+    (the compiled engine replays instead; the choices are the same).
     """
 
     __slots__ = (
@@ -204,7 +207,9 @@ class Node:
         "parent",
         "player",
         "proven",
-        "returns",
+        "rewards",
+        "state",
+        "terminal",
         "to_play",
         "untried",
         "value_sum",
@@ -222,11 +227,9 @@ class Node:
         self.to_play = TERMINAL
         self.opened = False
         self.proven: int | None = None
-        self.returns: list[float] | None = None  # set on terminal nodes
-
-    @property
-    def terminal(self) -> bool:
-        return self.opened and self.to_play == TERMINAL
+        self.terminal = False
+        self.rewards: list[float] | None = None  # the exact rewards of a terminal node
+        self.state: State | None = None  # the node's position, kept once opened
 
     @property
     def mean(self) -> float:
@@ -267,19 +270,22 @@ def _count(node: Node) -> int:
     return total
 
 
-def _open(node: Node, state: State, solver: bool) -> None:
-    """Record what the node's state says: player to move, legal actions, terminal proof."""
+def _open(node: Node, state: State, tree: _Tree) -> None:
+    """Give the node its state and record what it says: player to move, legal actions,
+    and for a terminal position its rewards (and, under MCTS-Solver, its proof)."""
     node.opened = True
+    node.state = state
     node.to_play = state.current_player()
     if node.to_play == CHANCE:
         raise InvalidConfigError("the reference engine's tree does not take chance nodes yet")
     if node.to_play == TERMINAL:
-        node.returns = state.returns()
-        if solver:
-            r = node.returns
-            node.proven = (r[0] > r[1]) - (r[0] < r[1])
+        node.terminal = True
+        returns = state.returns()
+        node.rewards = _rewards(returns, tree.info)
+        if tree.config.solver:
+            node.proven = (returns[0] > returns[1]) - (returns[0] < returns[1])
     else:
-        node.untried = state.legal_actions()
+        node.untried = list(state.legal_actions())  # ours to shuffle: never the caller's list
 
 
 def _value_for(proven: int, player: int) -> int:
@@ -295,43 +301,58 @@ def uct_value(parent: Node, child: Node, c: float) -> float:
 
 
 def _best_uct_child(node: Node, config: SearchConfig) -> Node:
+    """The child with the highest :func:`uct_value` (written out inline: this is the hot loop).
+
+    Children are sorted by action, and only a strictly greater value replaces the
+    best so far, so ties go to the lowest action; unvisited children come first.
+    """
+    c = config.c
+    log_n = math.log(node.visits) if node.visits else 0.0
     best: Node | None = None
     best_value = -math.inf
-    for ch in node.children:  # sorted by action: strict '>' keeps the lowest action on ties
-        if config.solver and ch.proven is not None and _value_for(ch.proven, node.to_play) < 0:
-            continue  # MCTS-Solver: a proven loss is never selected
-        value = uct_value(node, ch, config.c)
-        if best is None or value > best_value:
+    children = node.children
+    if config.solver:
+        # MCTS-Solver: a proven child's value is known, so visiting it teaches nothing.
+        # An unproven, fully expanded node always has an unproven child (else it would
+        # be proven), so proven losses are never selected, and proven draws don't soak
+        # up the visits that the unproven siblings need to be proven in turn.
+        children = [ch for ch in children if ch.proven is None]
+    for ch in children:
+        n = ch.visits
+        if n == 0:
+            return ch
+        value = ch.value_sum / n + c * math.sqrt(log_n / n)
+        if value > best_value:
             best, best_value = ch, value
-    assert best is not None  # an unproven node always has a child that is not a proven loss
+    assert best is not None
     return best
 
 
-def select(root: Node, state: State, config: SearchConfig) -> list[Node]:
+def select(root: Node, tree: _Tree) -> list[Node]:
     """Phase 1: descend from the root by UCT while nodes are fully expanded.
 
-    ``state`` (a copy of the root state) is advanced along the path. The descent
-    stops at a node with untried actions, a terminal or proven node, or a child
-    seen for the first time (``expansion="all"``), which is then simulated.
+    The descent stops at a node with untried actions, a terminal or proven node,
+    or a child reached for the first time (``expansion="all"``), which is then
+    opened and simulated as it is.
     """
     path = [root]
     node = root
     while not node.untried and not node.terminal and node.proven is None and node.children:
-        node = _best_uct_child(node, config)
-        state.apply_action(node.action)
+        parent, node = node, _best_uct_child(node, tree.config)
         path.append(node)
         if not node.opened:
-            _open(node, state, config.solver)
+            assert parent.state is not None
+            _open(node, parent.state.child(node.action), tree)
             break
     return path
 
 
-def expand(node: Node, state: State, tree: _Tree) -> Node:
+def expand(node: Node, tree: _Tree) -> Node:
     """Phase 2: add children to ``node`` and return the one to simulate from.
 
     ``expansion="one"`` adds one untried action drawn at random; ``"all"`` adds
     every untried action and returns the first (lowest action), the others
-    waiting for selection. ``state`` is advanced to the returned child.
+    waiting for selection.
     """
     config, rng = tree.config, tree.rng
     if config.expansion == "one":
@@ -351,8 +372,8 @@ def expand(node: Node, state: State, tree: _Tree) -> Node:
         bisect.insort(node.children, ch, key=lambda n: n.action)
     tree.nodes += len(new)
     child = new[0]
-    state.apply_action(child.action)
-    _open(child, state, config.solver)
+    assert node.state is not None
+    _open(child, node.state.child(child.action), tree)
     return child
 
 
@@ -454,10 +475,10 @@ def backpropagate(path: list[Node], rewards: list[float], solver: bool) -> None:
             proving = _prove(node)
 
 
-def _leaf_rewards(leaf: Node, info: GameInfo) -> list[float] | None:
+def _leaf_rewards(leaf: Node) -> list[float] | None:
     """Rewards of a terminal or proven leaf (no playout needed), else ``None``."""
-    if leaf.returns is not None:
-        return _rewards(leaf.returns, info)
+    if leaf.rewards is not None:
+        return leaf.rewards
     if leaf.proven is not None:
         r0 = (leaf.proven + 1) / 2
         return [r0, 1.0 - r0]
@@ -473,17 +494,28 @@ def _max(children: list[Node]) -> Node:
     return max(seen, key=lambda n: (n.mean, n.visits, -n.action))
 
 
-def _final_choice(root: Node, config: SearchConfig) -> tuple[Node, str]:
+def _draw_reward(root: Node, info: GameInfo) -> float:
+    """The reward of a draw (return 0) for the player to move at ``root``."""
+    return _rewards([0.0] * info.num_players, info)[root.to_play]
+
+
+def _final_choice(root: Node, config: SearchConfig, info: GameInfo) -> tuple[Node, str]:
+    """The move to play: the final-move rule, after MCTS-Solver's proofs have their say."""
     children = root.children
     if config.solver:
         p = root.to_play
         wins = [n for n in children if n.proven is not None and _value_for(n.proven, p) == 1]
         if wins:
             return _robust(wins), "solver"
-        alive = [n for n in children if n.proven is None or _value_for(n.proven, p) >= 0]
-        if not alive:  # every move loses: keep the one that resisted longest
-            return _robust(children), "solver"
-        children = alive
+        open_ = [n for n in children if n.proven is None]
+        draws = [n for n in children if n.proven is not None and n.proven == 0]
+        if not open_:  # every move is proven: a draw if there is one, else the longest loss
+            return _robust(draws or children), "solver"
+        children = open_
+        pick = _max(children) if config.final == "max" else _robust(children)
+        if draws and pick.mean < _draw_reward(root, info):
+            return _robust(draws), "solver"  # a sure draw beats an unproven move that loses
+        return pick, config.final
     if config.final == "max":
         return _max(children), "max"
     return _robust(children), config.final
@@ -524,7 +556,6 @@ class MCTS:
                     self.root, self._root_history = node, history
                     return node
         root = Node(-1, -1, None)
-        _open(root, state, self.config.solver)
         self.root, self._root_history = root, history
         return root
 
@@ -543,7 +574,9 @@ class MCTS:
         root = self._root_for(state)
         root.player = -1
         tree = _Tree(root, info, config, self.rng)
-        return _run(tree, state)
+        if not root.opened:
+            _open(root, state.clone(), tree)
+        return _run(tree)
 
 
 def _info_of(state: State) -> GameInfo:
@@ -556,13 +589,14 @@ def _info_of(state: State) -> GameInfo:
     return info
 
 
-def _run(tree: _Tree, root_state: State) -> SearchResult:
+def _run(tree: _Tree) -> SearchResult:
     """The search loop: the four phases, repeated until the budget is spent."""
     config, root = tree.config, tree.root
     start = time.perf_counter()
+    max_iterations = math.inf if config.iterations is None else config.iterations
+    deadline = math.inf if config.time is None else start + config.time
+    extended = False  # robust-max: the budget was stretched while its two rules disagreed
     iterations = 0
-    extra = 1.0  # budget multiplier, raised by robust-max while its two rules disagree
-    stopped_by = "iterations"
     while True:
         if config.solver and root.proven is not None:
             stopped_by = "proven"
@@ -570,29 +604,25 @@ def _run(tree: _Tree, root_state: State) -> SearchResult:
         if config.max_nodes is not None and tree.nodes >= config.max_nodes:
             stopped_by = "nodes"
             break
-        over = _over_budget(config, iterations, time.perf_counter() - start, extra)
-        if over:
-            if (
-                config.final == "robust-max"
-                and extra == 1.0
-                and root.children
-                and _robust(root.children) is not _max(root.children)
-            ):
-                extra = 1.0 + config.robust_max_extra
+        out_of_time = config.time is not None and time.perf_counter() >= deadline
+        if iterations >= max_iterations or out_of_time:
+            if config.final == "robust-max" and not extended and not _agree(root):
+                extended = True
+                max_iterations *= 1.0 + config.robust_max_extra
+                deadline = start + (deadline - start) * (1.0 + config.robust_max_extra)
                 continue
-            stopped_by = over
+            stopped_by = "time" if out_of_time else "iterations"
             break
-        if extra > 1.0 and _robust(root.children) is _max(root.children):
-            stopped_by = "iterations" if config.iterations is not None else "time"
+        if extended and _agree(root):
+            stopped_by = "agreement"
             break
-        state = root_state.clone()
         try:
-            path = select(root, state, config)
+            path = select(root, tree)
             leaf = path[-1]
             # A leaf seen before (or the root) grows; a node just reached for the
             # first time under expansion="all" is simulated as it is.
             if leaf.untried and leaf.proven is None and (leaf.visits > 0 or leaf is root):
-                leaf = expand(leaf, state, tree)
+                leaf = expand(leaf, tree)
                 path.append(leaf)
         except _NodeBudget:
             if not root.children:
@@ -601,21 +631,19 @@ def _run(tree: _Tree, root_state: State) -> SearchResult:
                 ) from None
             stopped_by = "nodes"
             break
-        rewards = _leaf_rewards(leaf, tree.info)
+        rewards = _leaf_rewards(leaf)
         if rewards is None:
-            rewards = simulate(state, tree)
+            assert leaf.state is not None
+            rewards = simulate(leaf.state.clone(), tree)
         backpropagate(path, rewards, config.solver)
         iterations += 1
     seconds = time.perf_counter() - start
     return _result(tree, iterations, seconds, stopped_by)
 
 
-def _over_budget(config: SearchConfig, iterations: int, elapsed: float, extra: float) -> str:
-    if config.iterations is not None and iterations >= config.iterations * extra:
-        return "iterations"
-    if config.time is not None and elapsed >= config.time * extra:
-        return "time"
-    return ""
+def _agree(root: Node) -> bool:
+    """Whether the most-visited child is also the best-valued one (robust-max's test)."""
+    return not root.children or _robust(root.children) is _max(root.children)
 
 
 def _result(tree: _Tree, iterations: int, seconds: float, stopped_by: str) -> SearchResult:
@@ -637,7 +665,7 @@ def _result(tree: _Tree, iterations: int, seconds: float, stopped_by: str) -> Se
     )
     visits = sum(ch.visits for ch in root.children)
     total = sum(ch.value_sum for ch in root.children)
-    chosen, rule = _final_choice(root, config)
+    chosen, rule = _final_choice(root, config, info)
     return SearchResult(
         action=chosen.action,
         value=utility(total / visits) if visits else 0.0,

@@ -42,8 +42,9 @@ class SolveResult:
     """The exact value of a position for the player to move.
 
     ``outcome`` is 1 / 0 / -1 (win / draw / loss); ``value`` the value on
-    ``[-1, 1]``; ``action_values`` the exact value of every legal move;
-    ``best_actions`` those that reach ``value``.
+    ``[-1, 1]``; ``best_actions`` the moves that reach ``value``;
+    ``action_values`` the exact value of every legal move when asked for
+    (``solve(..., values=True)``), else empty.
     """
 
     value: float
@@ -153,9 +154,17 @@ def _info(state: State, game_info: GameInfo | None) -> GameInfo:
 
 
 def solve(
-    state: State, game_info: GameInfo | None = None, max_nodes: int | None = None
+    state: State,
+    game_info: GameInfo | None = None,
+    max_nodes: int | None = None,
+    values: bool = False,
 ) -> SolveResult:
     """Solve ``state`` exactly: its value for the player to move and every optimal action.
+
+    Optimal moves are found with a null-window test per move (is it at least the
+    root value?), far cheaper than an exact value per move; ``values=True`` asks
+    for the exact value of every move as well (``action_values``). ``max_nodes``
+    bounds the work: beyond it an ``InvalidConfigError`` is raised.
 
     >>> import mctslab
     >>> solve(mctslab.make("tic_tac_toe").new_initial_state()).outcome
@@ -166,19 +175,26 @@ def solve(
     start = time.perf_counter()
     engine = _Negamax(info, max_nodes)
     me = state.current_player()
-    value = engine.search(state, _INF_DEPTH, -1.0, 1.0)
-    values = []
+    value = engine.search(state, _INF_DEPTH, -1.0, 1.0) + 0.0  # + 0.0: no -0.0
+    best: list[int] = []
+    action_values: list[tuple[int, float]] = []
+    eps = 1e-9
     for a in state.legal_actions():
-        # A window just around the root value tells optimal moves from the rest.
-        v = engine.child_value(state.child(a), me, _INF_DEPTH, -1.0, 1.0)
-        values.append((a, v))
-    best = tuple(a for a, v in values if v >= value - 1e-12)
-    outcome = (value > 1e-12) - (value < -1e-12)
+        child = state.child(a)
+        if values:
+            v = engine.child_value(child, me, _INF_DEPTH, -1.0, 1.0) + 0.0
+            action_values.append((a, v))
+            optimal = v >= value - eps
+        else:  # fails high (>= value) exactly when the move is optimal
+            optimal = engine.child_value(child, me, _INF_DEPTH, value - eps, value) >= value
+        if optimal:
+            best.append(a)
+    outcome = (value > eps) - (value < -eps)
     return SolveResult(
         value=value,
         outcome=outcome,
-        best_actions=best,
-        action_values=tuple(values),
+        best_actions=tuple(best),
+        action_values=tuple(action_values),
         nodes=engine.nodes,
         seconds=time.perf_counter() - start,
     )

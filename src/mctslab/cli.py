@@ -1,0 +1,368 @@
+"""The ``mctslab`` command line: list the games, play them, search and solve positions.
+
+::
+
+    mctslab games
+    mctslab play connect_four --player1 human --player2 mcts:iterations=5000
+    mctslab search tic_tac_toe --moves 0,4 --iterations 300 solver=1 --json
+    mctslab solve tic_tac_toe --moves 0,4
+
+A position is a game (``--param key=value`` sets its parameters) and the action
+ids played from its start (``--moves 3,3,4``). Every user error (an unknown
+game, option or parameter, an illegal move, a bad budget, ...) prints one
+``error: ...`` line to stderr and exits with status 2, like a usage error.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from mctslab import minimax
+from mctslab.errors import MctslabError
+from mctslab.game import CHANCE, Game, GameInfo, State
+from mctslab.mcts import MCTS, SearchResult
+from mctslab.players import MCTSPlayer, Player, make_player, search_config
+from mctslab.registry import available_games, game_parameters, make
+
+__all__ = ["app", "main"]
+
+#: Exit status of a user error (the status of a usage error too).
+EXIT_USER_ERROR = 2
+#: Exit status when the human interrupts the game with Ctrl-C (128 + SIGINT).
+EXIT_INTERRUPTED = 130
+#: The search engines ``--engine`` accepts.
+ENGINES = ("reference",)
+#: How the players of a game are called on the board; other games say "player 1", "player 2".
+_PLAYER_MARKS = {"tic_tac_toe": ("x", "o"), "connect_four": ("x", "o")}
+_OUTCOMES = {1: "win", 0: "draw", -1: "loss"}
+
+app = typer.Typer(
+    name="mctslab",
+    help="Monte Carlo Tree Search toolkit: play games, search and solve positions.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_show_locals=False,
+)
+
+GameArg = Annotated[
+    str, typer.Argument(help="Game name (see 'mctslab games').", show_default=False)
+]
+MovesOpt = Annotated[
+    str, typer.Option("--moves", help="Comma-separated action ids played from the start.")
+]
+ParamOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--param", "-p", help="Game parameter key=value (repeatable).", show_default=False
+    ),
+]
+SeedOpt = Annotated[int, typer.Option("--seed", help="Random seed.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+
+
+class CliError(MctslabError):
+    """A malformed command-line value (``--moves``, ``--param``, a search option, ``--engine``)."""
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """Turn a user error (any ``ValueError``) into one ``error:`` line on stderr and exit 2."""
+    try:
+        yield
+    except ValueError as err:
+        message = " ".join(str(err).split()) or type(err).__name__
+        print(f"error: {message}", file=sys.stderr)
+        raise typer.Exit(EXIT_USER_ERROR) from None
+
+
+# Parsing -------------------------------------------------------------------------------------
+
+
+def parse_moves(text: str) -> list[int]:
+    """``"3,3,4"`` -> ``[3, 3, 4]``; an empty string is the initial position."""
+    if not text.strip():
+        return []
+    try:
+        return [int(item) for item in text.split(",")]
+    except ValueError:
+        raise CliError(
+            f"bad --moves {text!r}: write action ids separated by commas, e.g. 3,3,4"
+        ) from None
+
+
+def parse_value(raw: str) -> Any:
+    """A game parameter's value: an int, a float, true/false, none, or else the string."""
+    low = raw.strip().lower()
+    if low in ("true", "false"):
+        return low == "true"
+    if low == "none":
+        return None
+    for convert in (int, float):
+        try:
+            return convert(raw)
+        except ValueError:
+            pass
+    return raw  # e.g. nim's piles "1;3;5", which the game parses itself
+
+
+def parse_pairs(items: list[str] | None, what: str) -> dict[str, str]:
+    """``["a=1", "b=x"]`` -> ``{"a": "1", "b": "x"}`` (raw strings)."""
+    pairs: dict[str, str] = {}
+    for item in items or []:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise CliError(f"bad {what} {item!r}: write key=value")
+        pairs[key.strip()] = value.strip()
+    return pairs
+
+
+def load_position(name: str, params: list[str] | None, moves: str) -> tuple[Game, State]:
+    """The game ``name`` with its parameters and the state after ``moves`` (each checked)."""
+    values = {k: parse_value(v) for k, v in parse_pairs(params, "--param").items()}
+    game = make(name, **values)
+    state = game.new_initial_state()
+    for i, action in enumerate(parse_moves(moves)):
+        try:
+            state.apply_action(action)
+        except ValueError as err:
+            raise CliError(f"--moves, move {i + 1}: {err}") from None
+    return game, state
+
+
+def check_engine(engine: str) -> None:
+    if engine not in ENGINES:
+        raise CliError(f"unknown engine {engine!r}; valid engines: {', '.join(ENGINES)}")
+
+
+# Presentation --------------------------------------------------------------------------------
+
+
+def player_label(info: GameInfo, player: int) -> str:
+    """``"x"``/``"o"`` where the board draws them, else ``"player 1"``, ``"player 2"``, ..."""
+    marks = _PLAYER_MARKS.get(info.name)
+    if marks is not None and 0 <= player < len(marks):
+        return marks[player]
+    return f"player {player + 1}"
+
+
+def result_line(state: State, info: GameInfo) -> str:
+    """``"x wins (returns 1, -1)"``, ``"draw (returns 0, 0)"``."""
+    returns = state.returns()
+    shown = ", ".join(f"{r:g}" for r in returns)
+    best = max(returns)
+    winners = [player_label(info, p) for p, r in enumerate(returns) if r == best]
+    if len(winners) == len(returns):
+        return f"draw (returns {shown})"
+    verb = "wins" if len(winners) == 1 else "win"
+    return f"{' and '.join(winners)} {verb} (returns {shown})"
+
+
+def proven_word(proven: int | None) -> str:
+    return "" if proven is None else _OUTCOMES[proven]
+
+
+def mcts_summary(result: SearchResult) -> str:
+    """One line: visits and value of the chosen move, iterations, speed."""
+    chosen = next(c for c in result.children if c.action == result.action)
+    proof = f", proven {_OUTCOMES[chosen.proven]}" if chosen.proven is not None else ""
+    return (
+        f"  mcts: {chosen.visits} visits, value {chosen.value:+.3f}{proof}; "
+        f"{result.iterations} iterations, {result.sims_per_s:,.0f} sims/s"
+    )
+
+
+def play_out(state: State, players: list[Player], info: GameInfo) -> State:
+    """Play to the end, drawing the board before each move and naming each move played."""
+    while not state.is_terminal():
+        p = state.current_player()
+        if p == CHANCE:
+            raise CliError("play does not take games with chance nodes yet")
+        player = players[p]
+        print(state)
+        if player.name == "human":
+            print(f"{player_label(info, p)} to move")
+        action = player.choose(state.clone())
+        name = state.action_to_string(action)  # named in the state it is played in
+        state.apply_action(action)
+        for each in players:
+            each.inform(action)
+        print(f"{player_label(info, p)} ({player.name}) plays {name}")
+        if isinstance(player, MCTSPlayer) and player.last_result is not None:
+            print(mcts_summary(player.last_result))
+        print()
+    print(state)
+    return state
+
+
+def show_search(state: State, info: GameInfo, result: SearchResult) -> None:
+    """The root's children as a table, most visited first, and the chosen move."""
+    print(state)
+    table = Table(title=f"{player_label(info, result.player)} to move")
+    for column in ("move", "visits", "value", "proven"):
+        table.add_column(column, justify="left" if column == "move" else "right")
+    for child in sorted(result.children, key=lambda c: (-c.visits, c.action)):
+        table.add_row(
+            escape(state.action_to_string(child.action)),
+            str(child.visits),
+            f"{child.value:+.3f}",
+            proven_word(child.proven),
+        )
+    Console().print(table)
+    root = f"; position proven: {proven_word(result.proven)}" if result.proven is not None else ""
+    print(
+        f"chosen move: {state.action_to_string(result.action)} "
+        f"(rule {result.final_rule}, value {result.value:+.3f}{root})"
+    )
+    print(
+        f"{result.iterations} iterations, {result.nodes} nodes, {result.seconds:.3f} s, "
+        f"{result.sims_per_s:,.0f} sims/s; stopped by {result.stopped_by}"
+    )
+
+
+# Commands ------------------------------------------------------------------------------------
+
+
+@app.command()
+def games(json_output: JsonOpt = False) -> None:
+    """List the registered games with their parameters and defaults."""
+    params = {name: game_parameters(name) for name in available_games()}
+    if json_output:
+        rows = [{"name": name, "parameters": p} for name, p in params.items()]
+        print(json.dumps(rows, indent=2, default=repr))
+        return
+    table = Table(title="games")
+    table.add_column("game")
+    table.add_column("parameters (defaults)")
+    for name, p in params.items():
+        shown = ", ".join(f"{k}={v!r}" for k, v in p.items()) or "none"
+        table.add_row(escape(name), escape(shown))
+    Console().print(table)
+
+
+@app.command()
+def play(
+    game: GameArg,
+    player1: Annotated[
+        str, typer.Option("--player1", help="First player: human, random, minimax, mcts:...")
+    ] = "human",
+    player2: Annotated[
+        str, typer.Option("--player2", help="Second player (same forms as --player1).")
+    ] = "mcts:iterations=5000",
+    seed: Annotated[
+        int, typer.Option("--seed", help="Seed of player 1 (player 2 gets seed + 1).")
+    ] = 0,
+    param: ParamOpt = None,
+    moves: MovesOpt = "",
+) -> None:
+    """Play a game in the terminal; a human types the moves' names."""
+    with user_errors():
+        g, state = load_position(game, param, moves)
+        info = g.info
+        if info.num_players != 2:
+            raise CliError(f"play takes two-player games; {info.name} has {info.num_players}")
+        players = [make_player(player1, info, seed), make_player(player2, info, seed + 1)]
+    try:
+        with user_errors():
+            final = play_out(state, players, info)
+    except (EOFError, KeyboardInterrupt) as err:
+        print()  # end the prompt's line
+        print("game abandoned", file=sys.stderr)
+        code = EXIT_INTERRUPTED if isinstance(err, KeyboardInterrupt) else 1
+        raise typer.Exit(code) from None
+    print(result_line(final, info))
+
+
+@app.command()
+def search(
+    game: GameArg,
+    options: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="Search options key=value: c=1.4 expansion=all simulation=heavy solver=1 "
+            "final=robust-max max_nodes=1000 ...",
+            show_default=False,
+        ),
+    ] = None,
+    moves: MovesOpt = "",
+    iterations: Annotated[
+        int | None, typer.Option("--iterations", help="Iteration budget.", show_default=False)
+    ] = None,
+    time_budget: Annotated[
+        float | None,
+        typer.Option("--time", help="Time budget in seconds (alone: no iteration limit)."),
+    ] = None,
+    engine: Annotated[
+        str, typer.Option("--engine", help="Search engine: reference.")
+    ] = "reference",
+    seed: SeedOpt = 0,
+    param: ParamOpt = None,
+    json_output: JsonOpt = False,
+) -> None:
+    """Run MCTS from a position and show the root's statistics."""
+    with user_errors():
+        check_engine(engine)
+        g, state = load_position(game, param, moves)
+        raw = parse_pairs(options, "search option")
+        if iterations is not None:
+            raw["iterations"] = str(iterations)
+        if time_budget is not None:
+            raw["time"] = repr(time_budget)
+        config = search_config(raw, seed)
+        result = MCTS(config).search(state, g.info)
+    if json_output:
+        print(json.dumps(result.to_dict(), indent=2))
+    else:
+        show_search(state, g.info, result)
+
+
+@app.command()
+def solve(
+    game: GameArg,
+    moves: MovesOpt = "",
+    param: ParamOpt = None,
+    max_nodes: Annotated[
+        int | None,
+        typer.Option("--max-nodes", help="Give up after this many nodes.", show_default=False),
+    ] = None,
+    values: Annotated[
+        bool, typer.Option("--values", help="Also give the exact value of every move.")
+    ] = False,
+    json_output: JsonOpt = False,
+) -> None:
+    """Solve a position exactly (minimax with alpha-beta)."""
+    with user_errors():
+        g, state = load_position(game, param, moves)
+        if max_nodes is not None and max_nodes < 1:
+            raise CliError(f"--max-nodes must be a positive integer, got {max_nodes}")
+        result = minimax.solve(state, g.info, max_nodes, values=values)
+    if json_output:
+        data = result.to_dict()
+        data["best_actions"] = list(result.best_actions)
+        data["action_values"] = [[a, v] for a, v in result.action_values]
+        print(json.dumps(data, indent=2))
+        return
+    mover = player_label(g.info, state.current_player())
+    best = ", ".join(state.action_to_string(a) for a in result.best_actions)
+    print(f"{_OUTCOMES[result.outcome]} for the player to move ({mover}); optimal moves: {best}")
+    if result.action_values:
+        shown = ", ".join(f"{state.action_to_string(a)} {v:+g}" for a, v in result.action_values)
+        print(f"move values: {shown}")
+    print(f"{result.nodes} nodes, {result.seconds:.3f} s")
+
+
+def main() -> None:
+    """The ``mctslab`` console script."""
+    app()
+
+
+if __name__ == "__main__":
+    main()
