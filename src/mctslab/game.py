@@ -57,6 +57,14 @@ class State(Protocol):
 
     Mutating methods work in place (``apply_action``); ``child`` returns a copy,
     following python-chess's ``push``/``copy`` naming rule.
+
+    Optional, used where present: ``heuristic() -> list[float]`` (a value per
+    player in ``[-1, 1]``, for cut-off playouts and depth-limited minimax),
+    ``key() -> Hashable`` (equal for equal positions, for transposition tables),
+    ``ordered_actions() -> list[int]`` (a move-ordering hint for alpha-beta),
+    ``chance_outcomes()`` at chance nodes, and a ``game`` attribute from which
+    the engines read ``game.info`` when none is passed to them.
+    ``legal_actions()`` must return a list the caller may keep and change.
     """
 
     def current_player(self) -> int:
@@ -116,6 +124,10 @@ class Game(Protocol):
     def info(self) -> GameInfo: ...
 
     def new_initial_state(self) -> State: ...
+
+    def state_from_actions(self, actions: Sequence[int]) -> State:
+        """The state reached by playing ``actions`` (each checked) from the start."""
+        ...
 
 
 def state_from_actions(game: Game, actions: Sequence[int]) -> State:

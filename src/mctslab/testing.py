@@ -52,7 +52,8 @@ def check_game(game: Game, n_games: int = 100, seed: int = 0) -> int:
     """Play ``n_games`` seeded random games through ``game`` and check the API rules.
 
     Checked at every state: legal actions exist iff not terminal, are sorted,
-    unique and in ``[0, num_actions)``, and agree with ``legal_actions_mask()``;
+    unique and in ``[0, num_actions)``, agree with ``legal_actions_mask()`` and
+    come as a fresh list each call;
     ``current_player()`` is a player index, :data:`CHANCE` or :data:`TERMINAL`;
     ``action_to_string``/``string_to_action`` round-trip; illegal actions raise
     ``IllegalActionError`` and leave the state unchanged; ``clone()`` and
@@ -113,6 +114,10 @@ def _check_state(game: Game, state: State) -> None:
         raise _fail(game, state, "a non-terminal state has no legal actions")
     if legal != sorted(set(legal)) or not all(0 <= a < info.num_actions for a in legal):
         raise _fail(game, state, f"legal actions {legal} not sorted, unique and in range")
+    probe = state.legal_actions()
+    probe.clear()
+    if state.legal_actions() != legal:
+        raise _fail(game, state, "legal_actions() returns a list the state keeps: return a copy")
     mask = state.legal_actions_mask()
     if len(mask) != info.num_actions or [a for a, m in enumerate(mask) if m] != legal:
         raise _fail(game, state, "legal_actions_mask() disagrees with legal_actions()")

@@ -25,7 +25,7 @@ what is presentation, not rules: action names and the board drawing.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, Self
 
@@ -70,7 +70,7 @@ class KernelGame:
     def new_initial_state(self) -> KernelState:
         return KernelState(self, self.kernels.init(self.params), [])
 
-    def state_from_actions(self, actions: list[int] | tuple[int, ...]) -> KernelState:
+    def state_from_actions(self, actions: Sequence[int]) -> KernelState:
         """The state reached by playing ``actions`` (each checked) from the start."""
         state = self.new_initial_state()
         for action in actions:
