@@ -1,0 +1,116 @@
+"""Max^n: the reference engine on a three-player game written in plain Python."""
+
+from __future__ import annotations
+
+from typing import Self
+
+import mctslab
+from mctslab import TERMINAL, GameInfo, IllegalActionError
+from mctslab.mcts import SearchConfig, search
+from mctslab.testing import check_game
+
+
+class ThreeTake:
+    """Three players in turn take 1 or 2 stones; whoever takes the last one wins.
+
+    Returns: +1 for the winner, -0.5 for each of the two others (zero-sum).
+    """
+
+    def __init__(self, stones: int = 7) -> None:
+        self.stones = stones
+        self.info = GameInfo("three_take", 1, 3, 2, stones, True, -0.5, 1.0)
+
+    def new_initial_state(self) -> ThreeTakeState:
+        return ThreeTakeState(self, self.stones, 0, [])
+
+    def state_from_actions(self, actions: list[int]) -> ThreeTakeState:
+        state = self.new_initial_state()
+        for a in actions:
+            state.apply_action(a)
+        return state
+
+
+class ThreeTakeState:
+    def __init__(self, game: ThreeTake, left: int, player: int, history: list[int]) -> None:
+        self.game, self.left, self.player, self._history = game, left, player, history
+
+    def current_player(self) -> int:
+        return TERMINAL if self.left == 0 else self.player
+
+    def legal_actions(self) -> list[int]:  # action a takes a + 1 stones
+        return [a for a in (0, 1) if a + 1 <= self.left]
+
+    def legal_actions_mask(self) -> list[bool]:
+        return [a in self.legal_actions() for a in (0, 1)]
+
+    def apply_action(self, action: int) -> None:
+        if action not in self.legal_actions():
+            raise IllegalActionError(f"illegal {action}; legal: {self.legal_actions()}")
+        self.left -= action + 1
+        self._history.append(action)
+        if self.left:
+            self.player = (self.player + 1) % 3
+
+    def child(self, action: int) -> Self:
+        new = self.clone()
+        new.apply_action(action)
+        return new
+
+    def clone(self) -> Self:
+        return type(self)(self.game, self.left, self.player, list(self._history))
+
+    def is_terminal(self) -> bool:
+        return self.left == 0
+
+    def returns(self) -> list[float]:
+        if self.left:
+            return [0.0, 0.0, 0.0]
+        return [1.0 if p == self.player else -0.5 for p in range(3)]
+
+    def action_to_string(self, action: int) -> str:
+        return str(action + 1)
+
+    def string_to_action(self, text: str) -> int:
+        if text not in ("1", "2"):
+            raise IllegalActionError(f"unknown action {text!r}")
+        return int(text) - 1
+
+    def history(self) -> list[int]:
+        return list(self._history)
+
+    def __str__(self) -> str:
+        return f"{self.left} stones, player {self.player} to move"
+
+
+def test_three_player_game_conforms() -> None:
+    check_game(ThreeTake(), n_games=50)
+
+
+def test_each_node_scores_for_the_player_who_moved_into_it() -> None:
+    game = ThreeTake()
+    # Two stones left: taking both wins at once.
+    state = game.state_from_actions([1, 1, 0])  # 7 - 2 - 2 - 1 = 2 stones, player 0 to move
+    assert state.left == 2 and state.current_player() == 0
+    result = search(state, SearchConfig(iterations=500, seed=0), game_info=game.info)
+    assert result.action == 1 and result.player == 0
+    win = next(ch for ch in result.children if ch.action == 1)
+    assert win.value == 1.0  # on the utility scale, for player 0
+
+
+def test_three_player_values_converge_to_max_n() -> None:
+    game = ThreeTake()
+    # Four stones, player 2 to move. Taking 2 hands player 0 the last two stones;
+    # taking 1 leaves 3 to player 0, who must leave 1 or 2 to player 1. Under
+    # max^n both moves lose for player 2: both values tend to -0.5.
+    state = game.state_from_actions([1, 0])
+    assert state.left == 4 and state.current_player() == 2
+    a = search(state, SearchConfig(iterations=4000, seed=1), game_info=game.info)
+    b = search(state, SearchConfig(iterations=4000, seed=1), game_info=game.info)
+    assert a.children == b.children and a.player == 2
+    assert all(abs(ch.value + 0.5) < 0.1 for ch in a.children), a.children
+
+
+def test_registered_user_game_is_made_by_name() -> None:
+    if "three_take" not in mctslab.available_games():
+        mctslab.register("three_take", ThreeTake)
+    assert mctslab.make("three_take", stones=5).info.max_game_length == 5
