@@ -24,8 +24,8 @@ run: $(STAMP_RUN)
 	$(BIN)/mctslab play connect_four --player1 human --player2 mcts:iterations=5000
 
 lint: $(STAMP_TEST)
-	$(BIN)/ruff check src tests examples benchmarks
-	$(BIN)/ruff format --check src tests examples benchmarks
+	$(BIN)/ruff check src tests examples
+	$(BIN)/ruff format --check src tests examples
 
 typecheck: $(STAMP_TEST)
 	$(BIN)/mypy
