@@ -11,22 +11,41 @@ from mctslab.errors import (
     UnknownGameError,
 )
 from mctslab.game import CHANCE, TERMINAL, Game, GameInfo, State
+from mctslab.mcts import MCTS, ChildStats, SearchConfig, SearchResult, search
+from mctslab.minimax import MinimaxResult, SolveResult, alphabeta, solve
+from mctslab.players import Player, make_player, play_game
 from mctslab.registry import available_games, make, register
+from mctslab.rng import Rng
+from mctslab.testing import check_game
 
 __version__ = "0.1.0"
 
 __all__ = [
     "CHANCE",
+    "MCTS",
     "TERMINAL",
+    "ChildStats",
     "Game",
     "GameInfo",
     "IllegalActionError",
     "InvalidConfigError",
     "InvalidSpecError",
     "MctslabError",
+    "MinimaxResult",
+    "Player",
+    "Rng",
+    "SearchConfig",
+    "SearchResult",
+    "SolveResult",
     "State",
     "UnknownGameError",
+    "alphabeta",
     "available_games",
+    "check_game",
     "make",
+    "make_player",
+    "play_game",
     "register",
+    "search",
+    "solve",
 ]
