@@ -31,7 +31,7 @@ typecheck: $(STAMP_TEST)
 	$(BIN)/mypy
 
 pytest: $(STAMP_TEST)
-	$(BIN)/pytest -n 2 -q
+	$(BIN)/pytest -n 2 --dist worksteal -q --durations=8
 
 test: lint typecheck pytest
 
