@@ -44,8 +44,9 @@ from __future__ import annotations
 import bisect
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, TypeVar
 
 from mctslab.errors import InvalidConfigError
 from mctslab.game import CHANCE, TERMINAL, GameInfo, State, heuristic_or_none
@@ -67,6 +68,8 @@ __all__ = [
 Expansion = Literal["one", "all"]
 Simulation = Literal["random", "heavy", "cutoff"]
 FinalRule = Literal["robust", "max", "robust-max"]
+
+C = TypeVar("C", bound="ChildLike")
 
 _EXPANSIONS = ("one", "all")
 _SIMULATIONS = ("random", "heavy", "cutoff")
@@ -167,7 +170,8 @@ class SearchResult:
     names the rule that picked ``action`` (``"solver"`` when a proof did);
     ``stopped_by`` is ``"iterations"``, ``"time"``, ``"nodes"``, ``"proven"`` or
     ``"agreement"`` (robust-max stopped in its extension once its rules agreed).
-    ``seconds`` and ``sims_per_s`` count search time only.
+    ``seconds`` and ``sims_per_s`` count search time only; ``compile_seconds`` is
+    the time spent compiling or loading compiled code for this search.
     """
 
     action: int
@@ -181,6 +185,7 @@ class SearchResult:
     player: int
     final_rule: str
     stopped_by: str
+    compile_seconds: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -485,25 +490,39 @@ def _leaf_rewards(leaf: Node) -> list[float] | None:
     return None
 
 
-def _robust(children: list[Node]) -> Node:
+class ChildLike(Protocol):
+    """What the final-move rules read of a root child (a :class:`Node`, or the
+    compiled engine's view of one)."""
+
+    action: int
+    visits: int
+    value_sum: float
+    proven: int | None
+
+    @property
+    def mean(self) -> float: ...
+
+
+def _robust(children: Sequence[C]) -> C:
     return max(children, key=lambda n: (n.visits, n.mean, -n.action))
 
 
-def _max(children: list[Node]) -> Node:
+def _max(children: Sequence[C]) -> C:
     seen = [n for n in children if n.visits] or children
     return max(seen, key=lambda n: (n.mean, n.visits, -n.action))
 
 
-def _draw_reward(root: Node, info: GameInfo) -> float:
-    """The reward of a draw (return 0) for the player to move at ``root``."""
-    return _rewards([0.0] * info.num_players, info)[root.to_play]
+def _draw_reward(to_play: int, info: GameInfo) -> float:
+    """The reward of a draw (return 0) for ``to_play``."""
+    return _rewards([0.0] * info.num_players, info)[to_play]
 
 
-def _final_choice(root: Node, config: SearchConfig, info: GameInfo) -> tuple[Node, str]:
+def final_choice(
+    children: Sequence[C], to_play: int, config: SearchConfig, info: GameInfo
+) -> tuple[C, str]:
     """The move to play: the final-move rule, after MCTS-Solver's proofs have their say."""
-    children = root.children
     if config.solver:
-        p = root.to_play
+        p = to_play
         wins = [n for n in children if n.proven is not None and _value_for(n.proven, p) == 1]
         if wins:
             return _robust(wins), "solver"
@@ -511,9 +530,8 @@ def _final_choice(root: Node, config: SearchConfig, info: GameInfo) -> tuple[Nod
         draws = [n for n in children if n.proven is not None and n.proven == 0]
         if not open_:  # every move is proven: a draw if there is one, else the longest loss
             return _robust(draws or children), "solver"
-        children = open_
-        pick = _max(children) if config.final == "max" else _robust(children)
-        if draws and pick.mean < _draw_reward(root, info):
+        pick = _max(open_) if config.final == "max" else _robust(open_)
+        if draws and pick.mean < _draw_reward(p, info):
             return _robust(draws), "solver"  # a sure draw beats an unproven move that loses
         return pick, config.final
     if config.final == "max":
@@ -647,37 +665,65 @@ def _agree(root: Node) -> bool:
 
 
 def _result(tree: _Tree, iterations: int, seconds: float, stopped_by: str) -> SearchResult:
-    root, info, config = tree.root, tree.info, tree.config
-    p = root.to_play
+    root = tree.root
+    return make_result(
+        root.children,
+        root.to_play,
+        root.proven,
+        tree.config,
+        tree.info,
+        iterations=iterations,
+        nodes=tree.nodes,
+        seconds=seconds,
+        stopped_by=stopped_by,
+    )
+
+
+def make_result(
+    children: Sequence[ChildLike],
+    to_play: int,
+    root_proven: int | None,
+    config: SearchConfig,
+    info: GameInfo,
+    *,
+    iterations: int,
+    nodes: int,
+    seconds: float,
+    stopped_by: str,
+    compile_seconds: float = 0.0,
+) -> SearchResult:
+    """The :class:`SearchResult` of a root's children (shared by both engines)."""
+    p = to_play
     span = info.max_utility - info.min_utility
 
     def utility(mean: float) -> float:
         return info.min_utility + mean * span
 
-    children = tuple(
+    stats = tuple(
         ChildStats(
             action=ch.action,
             visits=ch.visits,
             value=utility(ch.mean) if ch.visits else 0.0,
             proven=None if ch.proven is None else _value_for(ch.proven, p),
         )
-        for ch in root.children
+        for ch in children
     )
-    visits = sum(ch.visits for ch in root.children)
-    total = sum(ch.value_sum for ch in root.children)
-    chosen, rule = _final_choice(root, config, info)
+    visits = sum(ch.visits for ch in children)
+    total = sum(ch.value_sum for ch in children)
+    chosen, rule = final_choice(children, p, config, info)
     return SearchResult(
         action=chosen.action,
         value=utility(total / visits) if visits else 0.0,
-        children=children,
+        children=stats,
         iterations=iterations,
-        nodes=tree.nodes,
+        nodes=nodes,
         seconds=seconds,
         sims_per_s=iterations / seconds if seconds > 0 else 0.0,
-        proven=None if root.proven is None else _value_for(root.proven, p),
+        proven=None if root_proven is None else _value_for(root_proven, p),
         player=p,
         final_rule=rule,
         stopped_by=stopped_by,
+        compile_seconds=compile_seconds,
     )
 
 
