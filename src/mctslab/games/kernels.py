@@ -50,6 +50,10 @@ class RuleKernels:
     apply_action: Callable[[IntArray, IntArray, int], None]
     returns: Callable[[IntArray, IntArray, FloatArray], None]
     heuristic: Callable[[IntArray, IntArray, FloatArray], None]
+    #: The compiled engine's ``run_chunk`` bound to these kernels by a module-level
+    #: function compiled with ``cache=True`` (optional: without it the engine binds
+    #: them itself, compiled on first use in each process).
+    search_chunk: Callable[..., int] | None = None
 
 
 class KernelGame:
