@@ -30,8 +30,9 @@ SEARCH_KEYS = {
     "player",
     "final_rule",
     "stopped_by",
+    "compile_seconds",
 }
-TIMING_KEYS = {"seconds", "sims_per_s"}
+TIMING_KEYS = {"seconds", "sims_per_s", "compile_seconds"}
 
 # Connect Four, x to move: x x x . on the third row, so column 4 wins at once.
 C4_WIN_IN_ONE = "0,4,5,0,4,0,4,2,6,4,1,6,0,1,1,5,1,3,4,5,6,3,2,2,4,3,2,5"
@@ -253,7 +254,7 @@ def test_play_abandoned_on_ctrl_c(monkeypatch: pytest.MonkeyPatch) -> None:
         (["search", "tic_tac_toe", "--iterations", "0"], "iterations must be a positive"),
         (["search", "tic_tac_toe", "--time", "-1"], "time must be a positive"),
         (["search", "tic_tac_toe", "--moves", "0,3,1,4,2"], "the game is over"),
-        (["search", "tic_tac_toe", "--engine", "nope"], "valid engines: reference"),
+        (["search", "tic_tac_toe", "--engine", "nope"], "valid engines: auto, reference, compiled"),
         (["search", "nim", "--param", "foo=1"], "unknown parameter 'foo'"),
         (["search", "nim", "--param", "piles"], "bad --param"),
         (["search", "connect_four", "-p", "rows=0"], "rows must be an integer"),

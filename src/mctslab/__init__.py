@@ -11,7 +11,9 @@ from mctslab.errors import (
     UnknownGameError,
 )
 from mctslab.game import CHANCE, TERMINAL, Game, GameInfo, State
-from mctslab.mcts import MCTS, ChildStats, SearchConfig, SearchResult, search
+from mctslab.compiled import CompiledMCTS
+from mctslab.engine import make_searcher, search
+from mctslab.mcts import MCTS, ChildStats, SearchConfig, SearchResult
 from mctslab.minimax import MinimaxResult, SolveResult, alphabeta, solve
 from mctslab.players import Player, make_player, play_game
 from mctslab.registry import available_games, make, register
@@ -25,6 +27,7 @@ __all__ = [
     "MCTS",
     "TERMINAL",
     "ChildStats",
+    "CompiledMCTS",
     "Game",
     "GameInfo",
     "IllegalActionError",
@@ -44,6 +47,7 @@ __all__ = [
     "check_game",
     "make",
     "make_player",
+    "make_searcher",
     "play_game",
     "register",
     "search",

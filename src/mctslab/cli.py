@@ -27,9 +27,10 @@ from rich.markup import escape
 from rich.table import Table
 
 from mctslab import minimax
+from mctslab.engine import ENGINES, make_searcher
 from mctslab.errors import MctslabError
 from mctslab.game import CHANCE, Game, GameInfo, State
-from mctslab.mcts import MCTS, SearchResult
+from mctslab.mcts import SearchResult
 from mctslab.players import MCTSPlayer, Player, make_player, search_config
 from mctslab.registry import available_games, game_parameters, make
 
@@ -39,8 +40,6 @@ __all__ = ["app", "main"]
 EXIT_USER_ERROR = 2
 #: Exit status when the human interrupts the game with Ctrl-C (128 + SIGINT).
 EXIT_INTERRUPTED = 130
-#: The search engines ``--engine`` accepts.
-ENGINES = ("reference",)
 #: How the players of a game are called on the board; other games say "player 1", "player 2".
 _PLAYER_MARKS = {"tic_tac_toe": ("x", "o"), "connect_four": ("x", "o")}
 _OUTCOMES = {1: "win", 0: "draw", -1: "loss"}
@@ -301,8 +300,9 @@ def search(
         typer.Option("--time", help="Time budget in seconds (alone: no iteration limit)."),
     ] = None,
     engine: Annotated[
-        str, typer.Option("--engine", help="Search engine: reference.")
-    ] = "reference",
+        str,
+        typer.Option("--engine", help="auto (compiled for built-in games), reference or compiled."),
+    ] = "auto",
     seed: SeedOpt = 0,
     param: ParamOpt = None,
     json_output: JsonOpt = False,
@@ -317,7 +317,7 @@ def search(
         if time_budget is not None:
             raw["time"] = repr(time_budget)
         config = search_config(raw, seed)
-        result = MCTS(config).search(state, g.info)
+        result = make_searcher(config, state, engine).search(state, g.info)
     if json_output:
         print(json.dumps(result.to_dict(), indent=2))
     else:

@@ -5,6 +5,7 @@ of every action played, by anyone, so that an MCTS player can keep its tree).
 Spec strings, usable everywhere a player is named (CLI, arena)::
 
     mcts:iterations=5000,c=1.4,expansion=all,simulation=heavy,solver=1
+    mcts:engine=reference,iterations=500
     mcts:time=0.5
     minimax:depth=4
     minimax            # exact
@@ -19,9 +20,10 @@ from collections.abc import Callable
 from dataclasses import fields
 from typing import Any, Protocol, TextIO, runtime_checkable
 
+from mctslab.engine import ENGINES, Searcher, make_searcher
 from mctslab.errors import IllegalActionError, InvalidConfigError, InvalidSpecError
 from mctslab.game import CHANCE, GameInfo, State
-from mctslab.mcts import MCTS, SearchConfig, SearchResult
+from mctslab.mcts import SearchConfig, SearchResult
 from mctslab.minimax import alphabeta, solve
 from mctslab.rng import Rng
 
@@ -64,19 +66,29 @@ class RandomPlayer:
 
 
 class MCTSPlayer:
-    """MCTS with tree reuse: the tree under the moves played is kept for the next search."""
+    """MCTS with tree reuse: the tree under the moves played is kept for the next search.
 
-    def __init__(self, info: GameInfo, config: SearchConfig | None = None) -> None:
+    ``engine`` is ``"auto"`` (compiled for games with rule kernels), ``"reference"``
+    or ``"compiled"``; the searcher is made at the first move, when the game is known.
+    """
+
+    def __init__(
+        self, info: GameInfo, config: SearchConfig | None = None, engine: str = "auto"
+    ) -> None:
+        if engine not in ENGINES:
+            raise InvalidSpecError(
+                f"unknown engine {engine!r}; valid engines: {', '.join(ENGINES)}"
+            )
         self.name = "mcts"
         self.info = info
-        self.searcher = MCTS(config)
+        self.config = config or SearchConfig()
+        self.engine = engine
+        self.searcher: Searcher | None = None
         self.last_result: SearchResult | None = None
 
-    @property
-    def config(self) -> SearchConfig:
-        return self.searcher.config
-
     def choose(self, state: State) -> int:
+        if self.searcher is None:
+            self.searcher = make_searcher(self.config, state, self.engine)
         self.last_result = self.searcher.search(state, self.info)
         return self.last_result.action
 
@@ -194,7 +206,8 @@ def search_config(options: dict[str, str], seed: int | None = None) -> SearchCon
         name = _ALIASES.get(key, key)
         if name not in _MCTS_KEYS:
             raise InvalidSpecError(
-                f"unknown mcts option {key!r}; valid options: {', '.join(sorted(_MCTS_KEYS))}"
+                f"unknown mcts option {key!r}; valid options: "
+                f"{', '.join(sorted(_MCTS_KEYS | {'engine'}))}"
             )
         values[name] = _convert(name, raw)
     if "time" in values and "iterations" not in values:
@@ -215,7 +228,8 @@ def make_player(spec: str, info: GameInfo, seed: int = 0) -> Player:
     """
     kind, options = parse_spec(spec)
     if kind == "mcts":
-        return MCTSPlayer(info, search_config(options, seed))
+        engine = options.pop("engine", "auto")
+        return MCTSPlayer(info, search_config(options, seed), engine)
     if kind == "minimax":
         unknown = sorted(set(options) - {"depth"})
         if unknown:

@@ -1,0 +1,62 @@
+"""Choosing a search engine: ``engine="reference"``, ``"compiled"`` or ``"auto"``.
+
+Both engines take the same :class:`~mctslab.mcts.SearchConfig` and return the
+same :class:`~mctslab.mcts.SearchResult`; from the same seed they build the
+same tree. ``"auto"`` (the default) picks the compiled engine for games with
+rule kernels (every built-in game) and the reference engine for the others.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from mctslab.compiled import CompiledMCTS
+from mctslab.errors import InvalidConfigError
+from mctslab.game import GameInfo, State
+from mctslab.mcts import MCTS, SearchConfig, SearchResult
+
+__all__ = ["ENGINES", "Searcher", "has_kernels", "make_searcher", "search"]
+
+ENGINES = ("auto", "reference", "compiled")
+
+
+class Searcher(Protocol):
+    """What both engines offer: a config, ``search`` and ``reset``."""
+
+    config: SearchConfig
+
+    def search(self, state: State, game_info: GameInfo | None = None) -> SearchResult: ...
+
+    def reset(self) -> None: ...
+
+
+def has_kernels(state: State) -> bool:
+    """Whether ``state`` belongs to a game with rule kernels (the compiled engine runs it)."""
+    return (
+        hasattr(state, "array")
+        and getattr(getattr(state, "game", None), "kernels", None) is not None
+    )
+
+
+def make_searcher(config: SearchConfig, state: State, engine: str = "auto") -> Searcher:
+    """A searcher for ``state``'s game with the chosen engine (``"auto"``: compiled if it can)."""
+    if engine not in ENGINES:
+        raise InvalidConfigError(f"unknown engine {engine!r}; valid engines: {', '.join(ENGINES)}")
+    if engine == "compiled" or (engine == "auto" and has_kernels(state)):
+        if not has_kernels(state):
+            raise InvalidConfigError(
+                "engine='compiled' needs a game with rule kernels; use engine='reference'"
+            )
+        return CompiledMCTS(config)
+    return MCTS(config)
+
+
+def search(
+    state: State,
+    config: SearchConfig | None = None,
+    game_info: GameInfo | None = None,
+    engine: str = "auto",
+) -> SearchResult:
+    """One search from ``state`` with a fresh tree, on the chosen engine."""
+    config = config or SearchConfig()
+    return make_searcher(config, state, engine).search(state, game_info)
