@@ -3,6 +3,8 @@
 Write the rules of a game once; get a player, see why it plays, measure it.
 """
 
+from mctslab.compiled import CompiledMCTS
+from mctslab.engine import make_searcher, search
 from mctslab.errors import (
     IllegalActionError,
     InvalidConfigError,
@@ -11,8 +13,6 @@ from mctslab.errors import (
     UnknownGameError,
 )
 from mctslab.game import CHANCE, TERMINAL, Game, GameInfo, State
-from mctslab.compiled import CompiledMCTS
-from mctslab.engine import make_searcher, search
 from mctslab.mcts import MCTS, ChildStats, SearchConfig, SearchResult
 from mctslab.minimax import MinimaxResult, SolveResult, alphabeta, solve
 from mctslab.players import Player, make_player, play_game
