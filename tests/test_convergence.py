@@ -2,6 +2,11 @@
 
 Oracles: exact minimax (``mctslab.minimax.solve``) on every reachable
 tic-tac-toe position; Pons's exact scores of Connect Four end-games.
+
+The full sweeps run on the compiled engine, which builds the reference
+engine's tree node for node (``test_compiled.py``); a sample of the positions
+is searched with both engines here too, so the reference engine's own choices
+are checked against the oracle directly.
 """
 
 from __future__ import annotations
@@ -9,21 +14,25 @@ from __future__ import annotations
 import pytest
 
 import mctslab
-from mctslab.mcts import SearchConfig, search
+from mctslab.engine import search
+from mctslab.mcts import SearchConfig
 from test_minimax import C4, connect4_positions
 from ttt_positions import reachable_positions
 
 TTT = mctslab.make("tic_tac_toe")
-CHUNKS = 8
+CHUNKS = 4
+SAMPLE = 23  # the reference engine searches every 23rd position (197 of them)
 
 
-def _misses(chunk: int, solver: bool) -> tuple[int, list[tuple[tuple[int, ...], int]]]:
-    """Search every CHUNKS-th position from ``chunk`` with 20,000 seeded iterations."""
-    positions = list(enumerate(reachable_positions()))[chunk::CHUNKS]
+def _sweep(
+    chunk: int, solver: bool, engine: str = "compiled", step: int = CHUNKS
+) -> tuple[int, list[tuple[tuple[int, ...], int]]]:
+    """Search the positions ``chunk, chunk + step, ...`` with 20,000 seeded iterations."""
+    positions = list(enumerate(reachable_positions()))[chunk::step]
     misses = []
     for seed, (history, optimal) in positions:
         config = SearchConfig(iterations=20_000, seed=seed, solver=solver)
-        result = search(TTT.state_from_actions(list(history)), config)
+        result = search(TTT.state_from_actions(list(history)), config, engine=engine)
         if result.action not in optimal:
             misses.append((history, result.action))
     return len(positions), misses
@@ -37,15 +46,24 @@ def test_there_are_4520_reachable_non_terminal_positions() -> None:
 
 @pytest.mark.parametrize("chunk", range(CHUNKS))
 def test_uct_picks_a_minimax_optimal_move_in_99_percent(chunk: int) -> None:
-    """Plain UCT, 20,000 iterations: at least 99% of the positions of each eighth."""
-    total, misses = _misses(chunk, solver=False)
-    assert total == 565 and len(misses) <= total // 100, misses
+    """Plain UCT, 20,000 iterations: at least 99% of the positions of each quarter."""
+    total, misses = _sweep(chunk, solver=False)
+    assert total == 1130 and len(misses) <= total // 100, misses
 
 
 @pytest.mark.parametrize("chunk", range(CHUNKS))
 def test_mcts_solver_picks_a_minimax_optimal_move_everywhere(chunk: int) -> None:
-    total, misses = _misses(chunk, solver=True)
-    assert total == 565 and not misses
+    total, misses = _sweep(chunk, solver=True)
+    assert total == 1130 and not misses
+
+
+@pytest.mark.parametrize("solver", [False, True])
+def test_reference_engine_on_a_sample_of_positions(solver: bool) -> None:
+    """The reference engine itself, on every 23rd position: the same bar, same moves."""
+    total, misses = _sweep(0, solver=solver, engine="reference", step=SAMPLE)
+    _, compiled_misses = _sweep(0, solver=solver, engine="compiled", step=SAMPLE)
+    assert total == 197 and misses == compiled_misses
+    assert len(misses) <= (total // 100 if not solver else 0), misses
 
 
 @pytest.mark.parametrize("chunk", range(4))
@@ -54,7 +72,7 @@ def test_mcts_solver_proves_connect_four_end_games(chunk: int) -> None:
     wrong = []
     for i, (moves, outcome) in enumerate(connect4_positions()[chunk * 25 : (chunk + 1) * 25]):
         config = SearchConfig(iterations=200_000, seed=i, solver=True)
-        result = search(C4.state_from_actions(moves), config)
+        result = search(C4.state_from_actions(moves), config, engine="reference")
         if result.proven != outcome:
             wrong.append((chunk * 25 + i, result.proven, outcome, result.iterations))
     assert not wrong

@@ -1,0 +1,578 @@
+"""Engine benchmark: mctslab's two engines against OpenSpiel's MCTS, in one run.
+
+Run ``python benchmarks/bench_engines.py [--quick]`` (or ``make bench``). Everything is
+single-threaded and searches from the initial position of ``tic_tac_toe`` and
+``connect_four`` with uniformly random playouts and equivalent exploration constants
+(mctslab ``c=1.0`` on rewards in ``[0, 1]`` is OpenSpiel ``uct_c=2.0`` on ``[-1, 1]``).
+
+It measures:
+
+1. simulations per second of the compiled engine (``CompiledMCTS``), the reference
+   engine (``mctslab.mcts.MCTS``), OpenSpiel's C++ ``pyspiel.MCTSBot`` and OpenSpiel's
+   Python ``MCTSBot`` (both timed around ``bot.step``); the engines take turns within
+   each repeat so that a noisy machine slows them alike, and the medians are reported;
+2. the raw random-playout rate of the same rule kernels with no tree: the ceiling of
+   any random-playout MCTS on these kernels;
+3. the compiled engine's bytes per tree node, and its rate as the tree grows;
+4. the time to the first move in a fresh process, with numba's cache cold and warm.
+
+Ratios are printed against their targets with PASS/MISS, and the run always exits 0:
+benchmarks record, tests assert. The numbers also go to ``benchmarks/results/engines.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numba
+import numpy as np
+from numba import njit
+
+import mctslab
+from mctslab.compiled import CompiledMCTS, rng_randint
+from mctslab.mcts import MCTS, SearchConfig
+
+try:
+    import pyspiel
+    from open_spiel.python.algorithms import mcts as os_mcts
+except ImportError:  # pragma: no cover - the dev extras install it
+    pyspiel = None
+    os_mcts = None
+
+GAMES = ("tic_tac_toe", "connect_four")
+C = 1.0  # mctslab's c on [0, 1] rewards ...
+UCT_C = 2.0 * C  # ... is OpenSpiel's uct_c on [-1, 1] rewards.
+OPENSPIEL_MAX_MEMORY_MB = 1000  # far above what these searches use: no garbage collection
+OPENSPIEL_NODE_BYTES = 80  # sizeof(open_spiel::algorithms::SearchNode) on 64-bit Linux
+RESULTS = Path(__file__).resolve().parent / "results" / "engines.json"
+
+# Iterations per measurement, chosen so that one takes about 1-3 s on a 2.5 GHz Xeon.
+FULL_ITERATIONS = {
+    "tic_tac_toe": {
+        "compiled": 2_000_000,
+        "reference": 40_000,
+        "openspiel_cpp": 500_000,
+        "openspiel_python": 10_000,
+        "raw_playouts": 2_000_000,
+    },
+    "connect_four": {
+        "compiled": 300_000,
+        "reference": 10_000,
+        "openspiel_cpp": 60_000,
+        "openspiel_python": 3_000,
+        "raw_playouts": 300_000,
+    },
+}
+SCALING_ITERATIONS = (10_000, 100_000, 1_000_000)  # compiled engine on connect_four
+ENGINE_LABELS = {
+    "compiled": "mctslab compiled (numba)",
+    "reference": "mctslab reference (Python)",
+    "openspiel_cpp": "OpenSpiel C++ MCTSBot",
+    "openspiel_python": "OpenSpiel Python MCTSBot",
+    "raw_playouts": "raw random playouts, no tree",
+}
+
+
+@dataclass
+class Mode:
+    """How hard to measure: ``--quick`` divides the iterations and repeats less."""
+
+    repeats: int
+    divisor: int
+    cold_games: tuple[str, ...]
+    cached_repeats: int
+    scaling: tuple[int, ...]
+    scaling_runs: int
+
+    def iterations(self, game: str, engine: str) -> int:
+        return max(1, FULL_ITERATIONS[game][engine] // self.divisor)
+
+
+FULL = Mode(5, 1, GAMES, 3, SCALING_ITERATIONS, 3)
+QUICK = Mode(2, 5, ("connect_four",), 1, (10_000, 1_000_000), 1)
+
+
+@dataclass
+class Rates:
+    """Repeated measurements of one rate (per second)."""
+
+    iterations: int
+    rates: list[float] = field(default_factory=list)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.rates) if self.rates else float("nan")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "iterations": self.iterations,
+            "median_per_s": self.median,
+            "min_per_s": min(self.rates, default=float("nan")),
+            "max_per_s": max(self.rates, default=float("nan")),
+            "per_s": self.rates,
+        }
+
+
+# --- 2. Raw playouts: the rule kernels with no tree -------------------------------------
+
+
+@njit
+def random_playouts(legal_fn, apply_fn, returns_fn, root, params, n, rng, width):
+    """Play ``n`` uniformly random games from ``root`` as the compiled engine's simulation
+    phase does (SplitMix64 draws, same kernels); returns the plies played and a checksum."""
+    state = root.copy()
+    legal = np.zeros(width, dtype=np.int64)
+    rets = np.zeros(2, dtype=np.float64)
+    plies = 0
+    checksum = 0.0
+    for _ in range(n):
+        state[:] = root
+        while state[0] >= 0:
+            k = legal_fn(state, params, legal)
+            apply_fn(state, params, legal[rng_randint(rng, k)])
+            plies += 1
+        returns_fn(state, params, rets)
+        checksum += rets[0]
+    return plies, checksum
+
+
+def raw_playout_rate(game_name: str, n: int, seed: int) -> tuple[float, float]:
+    """Playouts per second and mean plies per playout."""
+    game = mctslab.make(game_name)
+    k = game.kernels
+    root = game.new_initial_state().array
+    rng = np.array([seed], dtype=np.uint64)
+    width = max(len(root), game.info.num_actions)
+    args = (k.legal_actions, k.apply_action, k.returns, root, game.params)
+    start = time.perf_counter()
+    plies, _ = random_playouts(*args, n, rng, width)
+    seconds = time.perf_counter() - start
+    return n / seconds, plies / n
+
+
+def warm_raw_playouts(game_name: str) -> float:
+    """Compile the playout loop for this game's kernels; returns the seconds it took."""
+    start = time.perf_counter()
+    raw_playout_rate(game_name, 1, 0)
+    return time.perf_counter() - start
+
+
+# --- 1. Simulations per second of each engine -------------------------------------------
+
+
+def _config(iterations: int, seed: int) -> SearchConfig:
+    return SearchConfig(c=C, expansion="one", simulation="random", iterations=iterations, seed=seed)
+
+
+def compiled_rate(game_name: str, iterations: int, seed: int) -> tuple[float, CompiledMCTS]:
+    """Search time only (``SearchResult.sims_per_s``); the searcher for its tree."""
+    game = mctslab.make(game_name)
+    searcher = CompiledMCTS(_config(iterations, seed))
+    return searcher.search(game.new_initial_state()).sims_per_s, searcher
+
+
+def reference_rate(game_name: str, iterations: int, seed: int) -> float:
+    game = mctslab.make(game_name)
+    return MCTS(_config(iterations, seed)).search(game.new_initial_state()).sims_per_s
+
+
+def openspiel_cpp_rate(game_name: str, iterations: int, seed: int) -> float:
+    game = pyspiel.load_game(game_name)
+    evaluator = pyspiel.RandomRolloutEvaluator(1, seed)
+    bot = pyspiel.MCTSBot(
+        game, evaluator, UCT_C, iterations, OPENSPIEL_MAX_MEMORY_MB, False, seed, False
+    )
+    state = game.new_initial_state()
+    start = time.perf_counter()
+    bot.step(state)
+    return iterations / (time.perf_counter() - start)
+
+
+def openspiel_python_rate(game_name: str, iterations: int, seed: int) -> float:
+    game = pyspiel.load_game(game_name)
+    evaluator = os_mcts.RandomRolloutEvaluator(1, np.random.RandomState(seed))
+    bot = os_mcts.MCTSBot(
+        game,
+        UCT_C,
+        iterations,
+        evaluator,
+        solve=False,
+        random_state=np.random.RandomState(seed),
+    )
+    state = game.new_initial_state()
+    start = time.perf_counter()
+    bot.step(state)
+    return iterations / (time.perf_counter() - start)
+
+
+def measure_game(game_name: str, mode: Mode) -> dict[str, Any]:
+    """Every engine's rate on one game, the engines taking turns in each repeat."""
+    # First calls compile or load numba's cache: time them apart from the rates.
+    first = CompiledMCTS(_config(100, 0)).search(mctslab.make(game_name).new_initial_state())
+    raw_compile = warm_raw_playouts(game_name)
+    runners: dict[str, Callable[[int, int], float]] = {
+        "compiled": lambda n, seed: compiled_rate(game_name, n, seed)[0],
+        "reference": lambda n, seed: reference_rate(game_name, n, seed),
+        "raw_playouts": lambda n, seed: raw_playout_rate(game_name, n, seed)[0],
+    }
+    if pyspiel is not None:
+        runners["openspiel_cpp"] = lambda n, seed: openspiel_cpp_rate(game_name, n, seed)
+        runners["openspiel_python"] = lambda n, seed: openspiel_python_rate(game_name, n, seed)
+    rates = {name: Rates(mode.iterations(game_name, name)) for name in runners}
+    for r in range(mode.repeats):
+        for name, run in runners.items():
+            rates[name].rates.append(run(rates[name].iterations, 1 + r))
+            print(
+                f"  {game_name} {name} repeat {r + 1}: {rates[name].rates[-1]:,.0f}/s", flush=True
+            )
+    _, plies = raw_playout_rate(game_name, 10_000, 99)
+    return {
+        "rates": {name: rate.to_dict() for name, rate in rates.items()},
+        "compiled_compile_seconds": first.compile_seconds,
+        "raw_playout_compile_seconds": raw_compile,
+        "mean_playout_plies": plies,
+    }
+
+
+# --- 3. Tree memory and the rate as the tree grows --------------------------------------
+
+
+def tree_memory(searcher: CompiledMCTS) -> dict[str, Any]:
+    """Bytes of the compiled tree per node: per allocated node, per node created, and what
+    the per-node arrays and the used slots alone would take."""
+    tree = searcher.tree
+    assert tree is not None
+    capacity = len(tree[0])
+    total = sum(a.nbytes for a in tree)
+    per_node_arrays = sum(a.itemsize for a in tree[:12])
+    slot_bytes = sum(a.itemsize for a in tree[12:])
+    return {
+        "capacity_nodes": capacity,
+        "capacity_slots": len(tree[12]),
+        "nodes": searcher.nodes,
+        "slots_used": searcher.slots,
+        "total_bytes": total,
+        "bytes_per_node_capacity": total / capacity,
+        "bytes_per_node_created": total / max(1, searcher.nodes),
+        "node_array_bytes_per_node": per_node_arrays,
+        "slot_bytes_per_node_used": slot_bytes * searcher.slots / max(1, searcher.nodes),
+    }
+
+
+def scaling(game_name: str, mode: Mode) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The compiled engine's rate by iteration budget (tree size), each budget run for at
+    least 2 s and ``scaling_runs`` searches, and the memory of the largest tree."""
+    rows = []
+    memory: dict[str, Any] = {}
+    for n in mode.scaling:
+        rates = Rates(n)
+        start = time.perf_counter()
+        seed = 1
+        while len(rates.rates) < mode.scaling_runs or time.perf_counter() - start < 2.0:
+            rate, searcher = compiled_rate(game_name, n, seed)
+            rates.rates.append(rate)
+            seed += 1
+        row = rates.to_dict() | {"nodes": searcher.nodes}
+        rows.append(row)
+        print(f"  {game_name} compiled {n:,} iterations: {rates.median:,.0f}/s", flush=True)
+        if n == max(mode.scaling):
+            memory = tree_memory(searcher)
+    return rows, memory
+
+
+# --- 4. Time to first move in a fresh process -------------------------------------------
+
+_FIRST_MOVE = """
+import json, sys, time
+t0 = time.perf_counter()
+import mctslab
+from mctslab.compiled import CompiledMCTS
+from mctslab.mcts import SearchConfig
+state = mctslab.make(sys.argv[1]).new_initial_state()
+r = CompiledMCTS(SearchConfig(c=1.0, iterations=1000, seed=0)).search(state)
+print(json.dumps({"in_process_s": time.perf_counter() - t0,
+                  "compile_seconds": r.compile_seconds, "action": r.action}))
+"""
+
+
+def first_move(game_name: str, cache_dir: str | None) -> dict[str, float]:
+    """A fresh interpreter imports mctslab and searches 1,000 iterations. ``wall_s``
+    includes interpreter start-up; ``in_process_s`` counts from ``import mctslab``."""
+    env = dict(os.environ)
+    if cache_dir is not None:
+        env["NUMBA_CACHE_DIR"] = cache_dir
+    start = time.perf_counter()
+    out = subprocess.run(
+        [sys.executable, "-c", _FIRST_MOVE, game_name],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    wall = time.perf_counter() - start
+    return {"wall_s": wall} | json.loads(out.strip().splitlines()[-1])
+
+
+def first_moves(mode: Mode) -> dict[str, Any]:
+    results: dict[str, Any] = {}
+    for game_name in GAMES:
+        entry: dict[str, Any] = {}
+        if game_name in mode.cold_games:
+            with tempfile.TemporaryDirectory(prefix="numba-cold-") as cold_dir:
+                entry["cold"] = first_move(game_name, cold_dir)
+            print(f"  {game_name} cold first move: {entry['cold']['wall_s']:.2f} s", flush=True)
+        first_move(game_name, None)  # make sure the normal cache is filled
+        runs = [first_move(game_name, None) for _ in range(mode.cached_repeats)]
+        entry["cached"] = {key: statistics.median(r[key] for r in runs) for key in runs[0]}
+        entry["cached_runs"] = runs
+        print(f"  {game_name} cached first move: {entry['cached']['wall_s']:.2f} s", flush=True)
+        results[game_name] = entry
+    return results
+
+
+# --- Report -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    game: str
+    value: float
+    goal: float
+    higher_is_better: bool = True
+    unit: str = "x"
+
+    @property
+    def passed(self) -> bool:
+        return self.value >= self.goal if self.higher_is_better else self.value <= self.goal
+
+    def to_dict(self) -> dict[str, Any]:
+        digits = 0 if self.unit == "%" else 1
+        return {
+            "name": self.name,
+            "shown": f"{self.value:.{digits}f}{self.unit}",
+            "game": self.game,
+            "value": self.value,
+            "target": (">= " if self.higher_is_better else "<= ") + f"{self.goal:g}{self.unit}",
+            "passed": self.passed,
+        }
+
+
+def targets(games: dict[str, Any], memory: dict[str, Any]) -> list[Target]:
+    out = []
+    goals = {"tic_tac_toe": 2.5, "connect_four": 10.0}
+
+    def med(game_name: str, engine: str) -> float:
+        rates = games[game_name]["rates"]
+        return rates[engine]["median_per_s"] if engine in rates else float("nan")
+
+    for g in GAMES:
+        out.append(
+            Target(
+                "compiled / OpenSpiel C++",
+                g,
+                med(g, "compiled") / med(g, "openspiel_cpp"),
+                goals[g],
+            )
+        )
+    for g in GAMES:
+        out.append(
+            Target(
+                "compiled / raw playouts",
+                g,
+                100 * med(g, "compiled") / med(g, "raw_playouts"),
+                20.0,
+                unit="%",
+            )
+        )
+    out.append(
+        Target(
+            "bytes per node (1M-iteration tree)",
+            "connect_four",
+            memory.get("bytes_per_node_created", float("nan")),
+            32.0,
+            higher_is_better=False,
+            unit=" B",
+        )
+    )
+    for g in GAMES:
+        out.append(
+            Target(
+                "reference / OpenSpiel Python",
+                g,
+                med(g, "reference") / med(g, "openspiel_python"),
+                3.0,
+            )
+        )
+    return out
+
+
+def _rule(title: str) -> str:
+    return f"\n{title}\n{'-' * len(title)}"
+
+
+def render(report: dict[str, Any]) -> str:
+    lines = [
+        "mctslab engine benchmark: single thread, initial position, random playouts, "
+        f"mctslab c={C} = OpenSpiel uct_c={UCT_C}",
+        f"{report['date']}  {report['machine']['processor']}  "
+        f"{report['machine']['cpu_count']} CPUs  Python {report['versions']['python']}  "
+        f"numba {report['versions']['numba']}  open-spiel {report['versions']['open_spiel']}  "
+        f"({report['mode']}: medians of {report['repeats']})",
+        _rule("Simulations per second (search time only)"),
+        f"{'game':<14}{'engine':<30}{'iterations':>11}{'per second':>13}"
+        f"{'min':>12}{'max':>12}  compile/load",
+    ]
+    for g in GAMES:
+        entry = report["games"][g]
+        for engine in ENGINE_LABELS:
+            if engine not in entry["rates"]:
+                lines.append(f"{g:<14}{ENGINE_LABELS[engine]:<30}{'not installed':>11}")
+                continue
+            r = entry["rates"][engine]
+            compile_s = ""
+            if engine == "compiled":
+                compile_s = f"{entry['compiled_compile_seconds']:.3f} s"
+            elif engine == "raw_playouts":
+                compile_s = f"{entry['raw_playout_compile_seconds']:.3f} s"
+            lines.append(
+                f"{g:<14}{ENGINE_LABELS[engine]:<30}{r['iterations']:>11,}"
+                f"{r['median_per_s']:>13,.0f}{r['min_per_s']:>12,.0f}{r['max_per_s']:>12,.0f}"
+                f"  {compile_s}"
+            )
+        lines.append(
+            f"{'':<14}(raw playouts: {entry['mean_playout_plies']:.1f} plies per game "
+            "from the initial position)"
+        )
+
+    lines.append(_rule("Compiled engine on connect_four by tree size"))
+    lines.append(f"{'iterations':>11}{'nodes':>11}{'per second':>13}{'min':>12}{'max':>12}")
+    for row in report["scaling"]:
+        lines.append(
+            f"{row['iterations']:>11,}{row['nodes']:>11,}{row['median_per_s']:>13,.0f}"
+            f"{row['min_per_s']:>12,.0f}{row['max_per_s']:>12,.0f}"
+        )
+
+    m = report["memory"]
+    lines += [
+        _rule("Tree memory (compiled engine, connect_four, largest search above)"),
+        f"nodes created {m['nodes']:,}; capacity {m['capacity_nodes']:,} nodes and "
+        f"{m['capacity_slots']:,} slots; arrays {m['total_bytes'] / 2**20:,.1f} MiB",
+        f"bytes per node of capacity   {m['bytes_per_node_capacity']:7.1f}",
+        f"bytes per node created       {m['bytes_per_node_created']:7.1f}",
+        f"  per-node arrays            {m['node_array_bytes_per_node']:7.1f}"
+        "   (parent, action, ..., visits, value_sum, slot_start, n_slots, n_untried)",
+        f"  slots actually used        {m['slot_bytes_per_node_used']:7.1f}"
+        "   (child_slot + untried, one per legal action of each opened node)",
+        f"OpenSpiel C++ SearchNode     {OPENSPIEL_NODE_BYTES:7d}   (constant: sizeof(SearchNode);"
+        " every child is allocated at expansion; no board is stored: the root state is",
+        f"{'':<40}cloned and replayed each simulation; terminal nodes add an outcome vector)",
+    ]
+
+    lines.append(_rule("Time to first move (fresh process, 1,000-iteration compiled search)"))
+    lines.append(
+        f"{'game':<14}{'numba cache':<14}{'process wall':>13}{'in process':>12}{'compile/load':>14}"
+    )
+    for g, entry in report["first_move"].items():
+        for kind in ("cold", "cached"):
+            if kind in entry:
+                e = entry[kind]
+                lines.append(
+                    f"{g:<14}{kind:<14}{e['wall_s']:>11.2f} s{e['in_process_s']:>10.2f} s"
+                    f"{e['compile_seconds']:>12.2f} s"
+                )
+
+    lines.append(_rule("Targets"))
+    for t in report["targets"]:
+        status = "PASS" if t["passed"] else "MISS"
+        lines.append(f"{t['name']:<36}{t['game']:<14}{t['shown']:>10}   {t['target']:<10}{status}")
+    return "\n".join(lines)
+
+
+def machine() -> dict[str, Any]:
+    return {
+        "processor": platform.processor() or platform.machine(),
+        "cpu_count": os.cpu_count(),
+        "platform": platform.platform(),
+    }
+
+
+def versions() -> dict[str, str]:
+    def version(dist: str) -> str:
+        try:
+            return metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            return "not installed"
+
+    return {
+        "python": platform.python_version(),
+        "numba": numba.__version__,
+        "numpy": np.__version__,
+        "mctslab": mctslab.__version__,
+        "open_spiel": version("open-spiel"),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer iterations and repeats")
+    parser.add_argument("--output", type=Path, default=RESULTS, help="where to write the JSON")
+    args = parser.parse_args(argv)
+    mode = QUICK if args.quick else FULL
+    if pyspiel is None:
+        print("open-spiel is not installed: its engines are skipped (pip install open-spiel)")
+
+    started = time.perf_counter()
+    print("measuring simulations per second ...", flush=True)
+    games = {g: measure_game(g, mode) for g in GAMES}
+    print("measuring the compiled engine as the tree grows ...", flush=True)
+    scaling_rows, memory = scaling("connect_four", mode)
+    print("measuring the time to the first move ...", flush=True)
+    first = first_moves(mode)
+
+    report: dict[str, Any] = {
+        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "mode": "quick" if args.quick else "full",
+        "repeats": mode.repeats,
+        "machine": machine(),
+        "versions": versions(),
+        "settings": {
+            "mctslab_c": C,
+            "openspiel_uct_c": UCT_C,
+            "expansion": "one",
+            "simulation": "random",
+            "openspiel_max_memory_mb": OPENSPIEL_MAX_MEMORY_MB,
+            "openspiel_rollouts_per_simulation": 1,
+        },
+        "games": games,
+        "scaling": scaling_rows,
+        "memory": memory | {"openspiel_cpp_node_bytes": OPENSPIEL_NODE_BYTES},
+        "first_move": first,
+    }
+    report["targets"] = [t.to_dict() for t in targets(games, memory)]
+    report["benchmark_seconds"] = time.perf_counter() - started
+
+    print()
+    print(render(report))
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(report, indent=2) + "\n")
+    print(f"\nresults written to {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
