@@ -60,28 +60,31 @@ OPENSPIEL_MAX_MEMORY_MB = 1000  # far above what these searches use: no garbage 
 OPENSPIEL_NODE_BYTES = 80  # sizeof(open_spiel::algorithms::SearchNode) on 64-bit Linux
 RESULTS = Path(__file__).resolve().parent / "results" / "engines.json"
 
-# Iterations per measurement, chosen so that one takes about 1-3 s on a 2.5 GHz Xeon.
-FULL_ITERATIONS = {
+# Iterations per search. The rate of an MCTS depends on the size of its tree, so engines
+# compared with each other search the same budget: the compiled engine against OpenSpiel's
+# C++ bot, the reference engine against OpenSpiel's Python bot. A measurement repeats the
+# search until it has run for at least ``Mode.min_seconds``.
+BUDGETS = {
     "tic_tac_toe": {
-        "compiled": 2_000_000,
-        "reference": 40_000,
-        "openspiel_cpp": 500_000,
+        "compiled": 200_000,
+        "openspiel_cpp": 200_000,
+        "reference": 10_000,
         "openspiel_python": 10_000,
-        "raw_playouts": 2_000_000,
+        "raw_playouts": 1_000_000,
     },
     "connect_four": {
-        "compiled": 300_000,
-        "reference": 10_000,
-        "openspiel_cpp": 60_000,
+        "compiled": 100_000,
+        "openspiel_cpp": 100_000,
+        "reference": 3_000,
         "openspiel_python": 3_000,
-        "raw_playouts": 300_000,
+        "raw_playouts": 200_000,
     },
 }
 SCALING_ITERATIONS = (10_000, 100_000, 1_000_000)  # compiled engine on connect_four
 ENGINE_LABELS = {
     "compiled": "mctslab compiled (numba)",
-    "reference": "mctslab reference (Python)",
     "openspiel_cpp": "OpenSpiel C++ MCTSBot",
+    "reference": "mctslab reference (Python)",
     "openspiel_python": "OpenSpiel Python MCTSBot",
     "raw_playouts": "raw random playouts, no tree",
 }
@@ -89,9 +92,10 @@ ENGINE_LABELS = {
 
 @dataclass
 class Mode:
-    """How hard to measure: ``--quick`` divides the iterations and repeats less."""
+    """How hard to measure: ``--quick`` divides the budgets and repeats less."""
 
     repeats: int
+    min_seconds: float
     divisor: int
     cold_games: tuple[str, ...]
     cached_repeats: int
@@ -99,19 +103,31 @@ class Mode:
     scaling_runs: int
 
     def iterations(self, game: str, engine: str) -> int:
-        return max(1, FULL_ITERATIONS[game][engine] // self.divisor)
+        return max(1, BUDGETS[game][engine] // self.divisor)
 
 
-FULL = Mode(5, 1, GAMES, 3, SCALING_ITERATIONS, 3)
-QUICK = Mode(2, 5, ("connect_four",), 1, (10_000, 1_000_000), 1)
+FULL = Mode(5, 1.5, 1, GAMES, 3, SCALING_ITERATIONS, 3)
+QUICK = Mode(2, 0.5, 5, ("connect_four",), 1, (10_000, 1_000_000), 1)
 
 
 @dataclass
 class Rates:
-    """Repeated measurements of one rate (per second)."""
+    """Repeated measurements of one rate (per second of search time)."""
 
     iterations: int
     rates: list[float] = field(default_factory=list)
+    searches: list[int] = field(default_factory=list)
+
+    def measure(self, run: Callable[[int, int], float], seed: int, min_seconds: float) -> float:
+        """Run searches of ``iterations`` until ``min_seconds`` of search time; add the rate."""
+        seconds = 0.0
+        searches = 0
+        while searches == 0 or seconds < min_seconds:
+            seconds += run(self.iterations, seed + searches)
+            searches += 1
+        self.rates.append(searches * self.iterations / seconds)
+        self.searches.append(searches)
+        return self.rates[-1]
 
     @property
     def median(self) -> float:
@@ -124,6 +140,7 @@ class Rates:
             "min_per_s": min(self.rates, default=float("nan")),
             "max_per_s": max(self.rates, default=float("nan")),
             "per_s": self.rates,
+            "searches_per_repeat": self.searches,
         }
 
 
@@ -150,8 +167,8 @@ def random_playouts(legal_fn, apply_fn, returns_fn, root, params, n, rng, width)
     return plies, checksum
 
 
-def raw_playout_rate(game_name: str, n: int, seed: int) -> tuple[float, float]:
-    """Playouts per second and mean plies per playout."""
+def raw_playouts(game_name: str, n: int, seed: int) -> tuple[float, float]:
+    """Seconds for ``n`` random playouts from the initial position, and plies per playout."""
     game = mctslab.make(game_name)
     k = game.kernels
     root = game.new_initial_state().array
@@ -160,37 +177,33 @@ def raw_playout_rate(game_name: str, n: int, seed: int) -> tuple[float, float]:
     args = (k.legal_actions, k.apply_action, k.returns, root, game.params)
     start = time.perf_counter()
     plies, _ = random_playouts(*args, n, rng, width)
-    seconds = time.perf_counter() - start
-    return n / seconds, plies / n
+    return time.perf_counter() - start, plies / n
 
 
-def warm_raw_playouts(game_name: str) -> float:
-    """Compile the playout loop for this game's kernels; returns the seconds it took."""
-    start = time.perf_counter()
-    raw_playout_rate(game_name, 1, 0)
-    return time.perf_counter() - start
-
-
-# --- 1. Simulations per second of each engine -------------------------------------------
+# --- 1. Simulations per second of each engine (each runner returns search seconds) -------
 
 
 def _config(iterations: int, seed: int) -> SearchConfig:
     return SearchConfig(c=C, expansion="one", simulation="random", iterations=iterations, seed=seed)
 
 
-def compiled_rate(game_name: str, iterations: int, seed: int) -> tuple[float, CompiledMCTS]:
-    """Search time only (``SearchResult.sims_per_s``); the searcher for its tree."""
+def compiled_search(game_name: str, iterations: int, seed: int) -> tuple[float, CompiledMCTS]:
+    """Search time only (``SearchResult.seconds``), and the searcher for its tree."""
     game = mctslab.make(game_name)
     searcher = CompiledMCTS(_config(iterations, seed))
-    return searcher.search(game.new_initial_state()).sims_per_s, searcher
+    result = searcher.search(game.new_initial_state())
+    assert result.iterations == iterations
+    return result.seconds, searcher
 
 
-def reference_rate(game_name: str, iterations: int, seed: int) -> float:
+def reference_search(game_name: str, iterations: int, seed: int) -> float:
     game = mctslab.make(game_name)
-    return MCTS(_config(iterations, seed)).search(game.new_initial_state()).sims_per_s
+    result = MCTS(_config(iterations, seed)).search(game.new_initial_state())
+    assert result.iterations == iterations
+    return result.seconds
 
 
-def openspiel_cpp_rate(game_name: str, iterations: int, seed: int) -> float:
+def openspiel_cpp_search(game_name: str, iterations: int, seed: int) -> float:
     game = pyspiel.load_game(game_name)
     evaluator = pyspiel.RandomRolloutEvaluator(1, seed)
     bot = pyspiel.MCTSBot(
@@ -199,10 +212,10 @@ def openspiel_cpp_rate(game_name: str, iterations: int, seed: int) -> float:
     state = game.new_initial_state()
     start = time.perf_counter()
     bot.step(state)
-    return iterations / (time.perf_counter() - start)
+    return time.perf_counter() - start
 
 
-def openspiel_python_rate(game_name: str, iterations: int, seed: int) -> float:
+def openspiel_python_search(game_name: str, iterations: int, seed: int) -> float:
     game = pyspiel.load_game(game_name)
     evaluator = os_mcts.RandomRolloutEvaluator(1, np.random.RandomState(seed))
     bot = os_mcts.MCTSBot(
@@ -216,30 +229,32 @@ def openspiel_python_rate(game_name: str, iterations: int, seed: int) -> float:
     state = game.new_initial_state()
     start = time.perf_counter()
     bot.step(state)
-    return iterations / (time.perf_counter() - start)
+    return time.perf_counter() - start
 
 
 def measure_game(game_name: str, mode: Mode) -> dict[str, Any]:
     """Every engine's rate on one game, the engines taking turns in each repeat."""
     # First calls compile or load numba's cache: time them apart from the rates.
-    first = CompiledMCTS(_config(100, 0)).search(mctslab.make(game_name).new_initial_state())
-    raw_compile = warm_raw_playouts(game_name)
+    state = mctslab.make(game_name).new_initial_state()
+    first = CompiledMCTS(_config(100, 0)).search(state)
+    start = time.perf_counter()
+    raw_playouts(game_name, 1, 0)
+    raw_compile = time.perf_counter() - start
+
     runners: dict[str, Callable[[int, int], float]] = {
-        "compiled": lambda n, seed: compiled_rate(game_name, n, seed)[0],
-        "reference": lambda n, seed: reference_rate(game_name, n, seed),
-        "raw_playouts": lambda n, seed: raw_playout_rate(game_name, n, seed)[0],
+        "compiled": lambda n, seed: compiled_search(game_name, n, seed)[0],
+        "reference": lambda n, seed: reference_search(game_name, n, seed),
+        "raw_playouts": lambda n, seed: raw_playouts(game_name, n, seed)[0],
     }
     if pyspiel is not None:
-        runners["openspiel_cpp"] = lambda n, seed: openspiel_cpp_rate(game_name, n, seed)
-        runners["openspiel_python"] = lambda n, seed: openspiel_python_rate(game_name, n, seed)
+        runners["openspiel_cpp"] = lambda n, seed: openspiel_cpp_search(game_name, n, seed)
+        runners["openspiel_python"] = lambda n, seed: openspiel_python_search(game_name, n, seed)
     rates = {name: Rates(mode.iterations(game_name, name)) for name in runners}
     for r in range(mode.repeats):
         for name, run in runners.items():
-            rates[name].rates.append(run(rates[name].iterations, 1 + r))
-            print(
-                f"  {game_name} {name} repeat {r + 1}: {rates[name].rates[-1]:,.0f}/s", flush=True
-            )
-    _, plies = raw_playout_rate(game_name, 10_000, 99)
+            rate = rates[name].measure(run, 1000 * (r + 1), mode.min_seconds)
+            print(f"  {game_name} {name} repeat {r + 1}: {rate:,.0f}/s", flush=True)
+    _, plies = raw_playouts(game_name, 10_000, 99)
     return {
         "rates": {name: rate.to_dict() for name, rate in rates.items()},
         "compiled_compile_seconds": first.compile_seconds,
@@ -283,8 +298,8 @@ def scaling(game_name: str, mode: Mode) -> tuple[list[dict[str, Any]], dict[str,
         start = time.perf_counter()
         seed = 1
         while len(rates.rates) < mode.scaling_runs or time.perf_counter() - start < 2.0:
-            rate, searcher = compiled_rate(game_name, n, seed)
-            rates.rates.append(rate)
+            seconds, searcher = compiled_search(game_name, n, seed)
+            rates.rates.append(n / seconds)
             seed += 1
         row = rates.to_dict() | {"nodes": searcher.nodes}
         rows.append(row)
@@ -429,10 +444,10 @@ def render(report: dict[str, Any]) -> str:
     lines = [
         "mctslab engine benchmark: single thread, initial position, random playouts, "
         f"mctslab c={C} = OpenSpiel uct_c={UCT_C}",
-        f"{report['date']}  {report['machine']['processor']}  "
+        f"{report['date']}  {report['machine']['cpu_model'] or report['machine']['processor']}  "
         f"{report['machine']['cpu_count']} CPUs  Python {report['versions']['python']}  "
         f"numba {report['versions']['numba']}  open-spiel {report['versions']['open_spiel']}  "
-        f"({report['mode']}: medians of {report['repeats']})",
+        f"({report['mode']}: medians of {report['repeats']} repeats)",
         _rule("Simulations per second (search time only)"),
         f"{'game':<14}{'engine':<30}{'iterations':>11}{'per second':>13}"
         f"{'min':>12}{'max':>12}  compile/load",
@@ -504,8 +519,14 @@ def render(report: dict[str, Any]) -> str:
 
 
 def machine() -> dict[str, Any]:
+    model = ""
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.exists():
+        names = [ln for ln in cpuinfo.read_text().splitlines() if ln.startswith("model name")]
+        model = names[0].split(":", 1)[1].strip() if names else ""
     return {
         "processor": platform.processor() or platform.machine(),
+        "cpu_model": model,
         "cpu_count": os.cpu_count(),
         "platform": platform.platform(),
     }

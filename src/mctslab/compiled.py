@@ -626,6 +626,13 @@ def _grow(
     return new
 
 
+def _same_game(a: Any, b: Any) -> bool:
+    """The same rules: the same object, or an equal copy (a state sent to a worker process)."""
+    return a is b or (
+        type(a) is type(b) and a.info == b.info and np.array_equal(a.params, b.params)
+    )
+
+
 @dataclass
 class _RootChild:
     """The compiled tree's root child, as the final-move rules read it."""
@@ -679,7 +686,11 @@ class CompiledMCTS:
 
     def _reuse(self, state: Any, num_actions: int) -> bool:
         """Re-root the kept tree under the moves played since the last search, if it can."""
-        if self.tree is None or not self.config.reuse_tree or state.game is not self._game:
+        if (
+            self.tree is None
+            or not self.config.reuse_tree
+            or not _same_game(state.game, self._game)
+        ):
             return False
         history = state.history()
         n = len(self._history)
@@ -716,6 +727,8 @@ class CompiledMCTS:
     def search(self, state: State, game_info: GameInfo | None = None) -> SearchResult:
         """Search from ``state`` within the budget; the same result as the reference engine."""
         config = self.config
+        if config.workers != 1:
+            raise InvalidConfigError("workers > 1: make the searcher with mctslab.make_searcher")
         game: Any = getattr(state, "game", None)
         kernels = getattr(game, "kernels", None)
         if kernels is None or not hasattr(state, "array"):
@@ -847,6 +860,12 @@ class CompiledMCTS:
             stopped_by=stopped_by,
             compile_seconds=compile_seconds,
         )
+
+    def root_children(self) -> list[tuple[int, int, float, int | None]]:
+        """(action, visits, value sum, proof for player 0) of each root child."""
+        if self.tree is None:
+            return []
+        return [(c.action, c.visits, c.value_sum, c.proven) for c in self._root_children()]
 
     def _root_children(self) -> list[_RootChild]:
         assert self.tree is not None

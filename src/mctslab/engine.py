@@ -14,6 +14,7 @@ from mctslab.compiled import CompiledMCTS
 from mctslab.errors import InvalidConfigError
 from mctslab.game import GameInfo, State
 from mctslab.mcts import MCTS, SearchConfig, SearchResult
+from mctslab.parallel import RootParallelSearcher
 
 __all__ = ["ENGINES", "Searcher", "has_kernels", "make_searcher", "search"]
 
@@ -21,13 +22,15 @@ ENGINES = ("auto", "reference", "compiled")
 
 
 class Searcher(Protocol):
-    """What both engines offer: a config, ``search`` and ``reset``."""
+    """What both engines offer: a config, ``search``, ``reset`` and the root's statistics."""
 
     config: SearchConfig
 
     def search(self, state: State, game_info: GameInfo | None = None) -> SearchResult: ...
 
     def reset(self) -> None: ...
+
+    def root_children(self) -> list[tuple[int, int, float, int | None]]: ...
 
 
 def has_kernels(state: State) -> bool:
@@ -42,6 +45,12 @@ def make_searcher(config: SearchConfig, state: State, engine: str = "auto") -> S
     """A searcher for ``state``'s game with the chosen engine (``"auto"``: compiled if it can)."""
     if engine not in ENGINES:
         raise InvalidConfigError(f"unknown engine {engine!r}; valid engines: {', '.join(ENGINES)}")
+    if config.workers > 1:
+        if engine == "compiled" and not has_kernels(state):
+            raise InvalidConfigError(
+                "engine='compiled' needs a game with rule kernels; use engine='reference'"
+            )
+        return RootParallelSearcher(config, engine)
     if engine == "compiled" or (engine == "auto" and has_kernels(state)):
         if not has_kernels(state):
             raise InvalidConfigError(
@@ -59,4 +68,9 @@ def search(
 ) -> SearchResult:
     """One search from ``state`` with a fresh tree, on the chosen engine."""
     config = config or SearchConfig()
-    return make_searcher(config, state, engine).search(state, game_info)
+    searcher = make_searcher(config, state, engine)
+    try:
+        return searcher.search(state, game_info)
+    finally:
+        if isinstance(searcher, RootParallelSearcher):
+            searcher.close()

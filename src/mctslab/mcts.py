@@ -95,6 +95,9 @@ class SearchConfig:
         max_nodes: tree-size budget (``None``: no limit); the tree never grows past it.
         seed: seed of the :class:`~mctslab.rng.Rng` behind every random choice.
         reuse_tree: keep the subtree of the played moves between searches (:class:`MCTS`).
+        workers: root parallelism: this many independent searches in processes
+            (seeds ``seed``, ``seed + 1``, ...), root statistics merged
+            (:func:`mctslab.make_searcher` sets it up).
     """
 
     c: float = math.sqrt(2.0)
@@ -109,6 +112,7 @@ class SearchConfig:
     max_nodes: int | None = None
     seed: int = 0
     reuse_tree: bool = True
+    workers: int = 1
 
     def __post_init__(self) -> None:
         def bad(msg: str) -> InvalidConfigError:
@@ -142,6 +146,8 @@ class SearchConfig:
             raise bad("give at least one budget: iterations, time or max_nodes")
         if not _is_int(self.seed):
             raise bad(f"seed must be an integer, got {self.seed!r}")
+        if not _is_int(self.workers) or not 1 <= self.workers <= 256:
+            raise bad(f"workers must be an integer in [1, 256], got {self.workers!r}")
 
 
 def _is_int(x: object) -> bool:
@@ -560,6 +566,12 @@ class MCTS:
         self.root = None
         self._root_history = []
 
+    def root_children(self) -> list[tuple[int, int, float, int | None]]:
+        """(action, visits, value sum, proof for player 0) of each root child."""
+        if self.root is None:
+            return []
+        return [(ch.action, ch.visits, ch.value_sum, ch.proven) for ch in self.root.children]
+
     def _root_for(self, state: State) -> Node:
         history = state.history()
         old = self.root
@@ -580,6 +592,8 @@ class MCTS:
     def search(self, state: State, game_info: GameInfo | None = None) -> SearchResult:
         """Search from ``state`` within the budget and return the chosen move and statistics."""
         config = self.config
+        if config.workers != 1:
+            raise InvalidConfigError("workers > 1: make the searcher with mctslab.make_searcher")
         if state.is_terminal():
             raise InvalidConfigError("cannot search a terminal state: the game is over")
         info = game_info or _info_of(state)

@@ -173,7 +173,7 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     return kind, options
 
 
-_INT_KEYS = {"iterations", "max_nodes", "seed", "cutoff_depth", "depth"}
+_INT_KEYS = {"iterations", "max_nodes", "seed", "cutoff_depth", "depth", "workers"}
 _FLOAT_KEYS = {"c", "time", "robust_max_extra"}
 _BOOL_KEYS = {"solver", "reuse_tree"}
 _OPTIONAL_KEYS = {"iterations", "time", "max_nodes"}

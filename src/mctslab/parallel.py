@@ -1,0 +1,150 @@
+"""Root parallelism: ``workers=N`` independent seeded searches, root statistics merged.
+
+Each worker is a process holding its own searcher (so each keeps its own tree
+between moves, as one searcher does), and each gets the whole budget (iterations,
+time or nodes). Worker ``i`` searches with seed
+``seed + i``: worker 0 alone would give exactly the single-process result. The
+merged root sums every child's visits and value sums over the workers and takes
+any proof a worker found (proofs are exact); the final-move rule then reads the
+merged root (Chaslot, Winands and van den Herik 2008, "Parallel Monte-Carlo
+tree search": root parallelization).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing as mp
+import time
+from dataclasses import dataclass, replace
+from multiprocessing.connection import Connection
+from typing import Any
+
+from mctslab.errors import InvalidConfigError
+from mctslab.game import GameInfo, State
+from mctslab.mcts import SearchConfig, SearchResult, make_result
+
+__all__ = ["RootParallelSearcher"]
+
+
+@dataclass
+class _Child:
+    action: int
+    visits: int
+    value_sum: float
+    proven: int | None
+
+    @property
+    def mean(self) -> float:
+        return self.value_sum / self.visits if self.visits else 0.0
+
+
+def _worker(conn: Connection, config: SearchConfig, engine: str) -> None:
+    """A worker process: search each state it is sent, reply with its root statistics."""
+    from mctslab.engine import make_searcher
+
+    searcher: Any = None
+    while True:
+        message = conn.recv()
+        if message is None:
+            return
+        state, info = message
+        try:
+            if searcher is None:
+                searcher = make_searcher(config, state, engine)
+            result = searcher.search(state, info)
+            conn.send(("ok", result, searcher.root_children()))
+        except Exception as err:  # a user error is raised again in the parent
+            conn.send(("error", f"{type(err).__name__}: {err}", None))
+
+
+class RootParallelSearcher:
+    """``config.workers`` searchers in processes, behind the one-searcher interface."""
+
+    def __init__(self, config: SearchConfig, engine: str = "auto") -> None:
+        if config.workers < 2:
+            raise InvalidConfigError("RootParallelSearcher needs workers >= 2")
+        self.config = config
+        self.engine = engine
+        self._conns: list[Connection] = []
+        self._procs: list[Any] = []
+
+    def _start(self) -> None:
+        # fork: the workers inherit the loaded game and compiled code, and no script has
+        # to guard its main module; spawn where fork does not exist.
+        method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
+        ctx = mp.get_context(method)
+        for i in range(self.config.workers):
+            cfg = replace(self.config, workers=1, seed=self.config.seed + i)
+            parent, child = ctx.Pipe()
+            proc = ctx.Process(  # type: ignore[attr-defined]
+                target=_worker, args=(child, cfg, self.engine), daemon=True
+            )
+            proc.start()
+            self._conns.append(parent)
+            self._procs.append(proc)
+
+    def search(self, state: State, game_info: GameInfo | None = None) -> SearchResult:
+        info = game_info or getattr(getattr(state, "game", None), "info", None)
+        if not isinstance(info, GameInfo):
+            raise InvalidConfigError("pass game_info=game.info: the state has no .game")
+        if not self._procs:
+            self._start()
+        start = time.perf_counter()
+        for conn in self._conns:
+            conn.send((state, info))
+        replies = [conn.recv() for conn in self._conns]
+        seconds = time.perf_counter() - start
+        for status, payload, _ in replies:
+            if status == "error":
+                raise InvalidConfigError(f"a worker failed: {payload}")
+        results: list[SearchResult] = [r[1] for r in replies]
+        merged: dict[int, _Child] = {}
+        for _, _, children in replies:
+            for action, visits, value_sum, proven in children:
+                ch = merged.setdefault(action, _Child(action, 0, 0.0, None))
+                ch.visits += visits
+                ch.value_sum += value_sum
+                if proven is not None:
+                    ch.proven = proven
+        proofs = [r.proven for r in results if r.proven is not None]
+        to_play = results[0].player
+        root_proven = None
+        if proofs:  # back to player 0's point of view, as the engines keep proofs
+            root_proven = proofs[0] if to_play == 0 else -proofs[0]
+        stopped = {r.stopped_by for r in results}
+        iterations = sum(r.iterations for r in results)
+        merged_children = [merged[a] for a in sorted(merged)]
+        result = make_result(
+            merged_children,
+            to_play,
+            root_proven,
+            self.config,
+            info,
+            iterations=iterations,
+            nodes=sum(r.nodes for r in results),
+            seconds=seconds,
+            stopped_by=stopped.pop() if len(stopped) == 1 else "mixed",
+            compile_seconds=max(r.compile_seconds for r in results),
+        )
+        return result
+
+    def reset(self) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop the worker processes (a later search starts new ones)."""
+        for conn in self._conns:
+            with contextlib.suppress(BrokenPipeError, OSError):
+                conn.send(None)
+        for proc in self._procs:
+            proc.join(timeout=5)
+            if proc.is_alive():
+                proc.kill()
+        self._conns, self._procs = [], []
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):
+            self.close()
+
+    def root_children(self) -> list[tuple[int, int, float, int | None]]:
+        raise InvalidConfigError("a root-parallel searcher has no single tree")
