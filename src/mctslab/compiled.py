@@ -602,9 +602,9 @@ _TREE_DTYPES = (
     np.uint8,  # opened
     np.uint8,  # terminal
     np.int8,  # proven
-    np.int64,  # visits
-    np.float64,  # value_sum
-    np.int64,  # slot_start
+    np.int32,  # visits (2**31 iterations are far beyond any budget here)
+    np.float64,  # value_sum (float64: the reference engine adds in double precision)
+    np.int32,  # slot_start
     np.int32,  # n_slots
     np.int32,  # n_untried
 )
