@@ -31,13 +31,14 @@ board always holds exactly one connection, so there are no draws. Action
 ``row * columns + column`` (row 0 on top); cell ``(r, c)`` touches ``(r - 1, c)``,
 ``(r - 1, c + 1)``, ``(r, c - 1)``, ``(r, c + 1)``, ``(r + 1, c - 1)`` and
 ``(r + 1, c)``. Action names are ``a1`` .. : column letter, row number from the
-top, as OpenSpiel writes them.
+top, as OpenSpiel writes them. (On a board one cell wide a single stone touches
+both of one player's edges and wins; OpenSpiel's ``hex`` never ends there.)
 
 State layout (``int64``), with ``N = rows * columns`` cells:
 ``[player, winner, moves, stone_0 .. stone_{N-1}, edges_0 .. edges_{N-1}]``;
 ``stone`` is 0 empty, 1 ``x``, 2 ``o``; ``edges`` is, for a stone, a bit mask of
 its owner's edges that the stone's group touches (1: top or left, 2: bottom or
-right), so a move wins when it joins groups whose masks add up to 3. The masks
+right), so a move wins when the masks it joins cover both edges (mask 3). The masks
 are a function of the stones alone: equal positions are equal arrays.
 ``params = [rows, columns]``.
 
@@ -49,6 +50,13 @@ It checks the rules with ``mctslab.check_game``, searches the opening with both
 engines from the same seed (the root statistics are identical), reports the
 compiled engine's simulations per second and registers the game, so that
 ``mctslab.make("hex", rows=4)`` works once this module is imported.
+
+A caveat of numba's on-disk cache, not of mctslab: a cached function records the
+name of the module it was compiled in, and a later process imports the module
+by that name to load it (numba issue #7075). So import this file under one name,
+its own: run it as a script, or ``import kernel_game`` with ``examples/`` on the
+path (the tests load it by path under that name); a cache written under another
+name fails to load with ``ModuleNotFoundError`` until ``__pycache__`` is cleared.
 """
 
 from __future__ import annotations
@@ -283,37 +291,43 @@ _register()
 
 def main() -> None:
     game = Hex(5)
-    start = time.perf_counter()
+    t0 = time.perf_counter()
     checked = check_game(game, n_games=200, seed=0)
-    print(f"check_game: {checked} states of 200 random games conform (incl. first compile) "
-          f"in {time.perf_counter() - start:.1f} s")  # fmt: skip
+    seconds = time.perf_counter() - t0
+    print(f"check_game: {checked} states of 200 random games conform ({seconds:.1f} s)")
 
     state = game.state_from_actions([12])  # x takes the centre
-    print(f"\n{state}\n\no to move; both engines search 5,000 iterations from seed 1:")
+    print(f"\n{state}\n\no to move; both engines search 5,000 iterations from seed 1.")
     config = SearchConfig(iterations=5_000, seed=1)
     compiled = mctslab.CompiledMCTS(config).search(state)
     reference = MCTS(config).search(state)
-    best = sorted(compiled.children, key=lambda ch: -ch.visits)[:5]
-    print("  move  visits  value (compiled = reference)")
-    for ch in best:
-        print(f"  {state.action_to_string(ch.action):>4}  {ch.visits:6}  {ch.value:+.4f}")
+    print("        compiled           reference")
+    print("  move  visits  value      visits  value")
+    rows = sorted(
+        zip(compiled.children, reference.children, strict=True), key=lambda x: -x[0].visits
+    )
+    for ours, theirs in rows[:6]:
+        print(
+            f"  {state.action_to_string(ours.action):>4}  {ours.visits:6}  {ours.value:+.4f}"
+            f"    {theirs.visits:6}  {theirs.value:+.4f}"
+        )
     same = compiled.children == reference.children and compiled.action == reference.action
-    print(f"  identical root statistics: {same}")
+    print(f"  all {len(compiled.children)} root children identical: {same}")
     print(
-        f"  reference: {reference.sims_per_s:,.0f} sims/s; compiled: {compiled.sims_per_s:,.0f}"
-        f" sims/s (compile/load {compiled.compile_seconds:.2f} s)"
+        f"  reference engine {reference.sims_per_s:,.0f} sims/s, compiled engine"
+        f" {compiled.sims_per_s:,.0f} sims/s (compiled or loaded from the cache in"
+        f" {compiled.compile_seconds:.2f} s)"
     )
 
-    big = mctslab.search(
-        game.new_initial_state(), SearchConfig(iterations=None, time=2.0), engine="compiled"
-    )
+    empty = game.new_initial_state()
+    timed = mctslab.search(empty, SearchConfig(iterations=None, time=2.0), engine="compiled")
     print(
-        f"\ncompiled engine, 2 s from the empty 5x5 board: {big.iterations:,} iterations, "
-        f"{big.sims_per_s:,.0f} sims/s, plays {game.new_initial_state().action_to_string(big.action)}"
+        f"\ncompiled engine, 2 s from the empty board: {timed.iterations:,} iterations,"
+        f" {timed.sims_per_s:,.0f} sims/s; it plays {empty.action_to_string(timed.action)}"
     )
 
-    state = mctslab.make("hex", rows=4).new_initial_state()
-    print(f"\nmctslab.make('hex', rows=4) works after import:\n{state}")
+    small = mctslab.make("hex", rows=4).new_initial_state()
+    print(f"\nmctslab.make('hex', rows=4) works once this module is imported:\n{small}")
     if not same:
         raise SystemExit("the engines disagree")
 
