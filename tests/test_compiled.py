@@ -36,9 +36,7 @@ def reference_tree(searcher: MCTS) -> Signature:
 def compiled_tree(searcher: CompiledMCTS) -> Signature:
     """Every node of the compiled tree, in the same form."""
     assert searcher.tree is not None
-    (_, action, _, _, _, _, proven, visits, value_sum, slot_start, n_slots, _, child_slot, _) = (
-        searcher.tree
-    )
+    first_child, next_sibling, action, visits, value_sum, _, _, proven, _ = searcher.tree
     out: Signature = {}
     stack: list[tuple[tuple[int, ...], int]] = [((), 0)]
     while stack:
@@ -49,10 +47,10 @@ def compiled_tree(searcher: CompiledMCTS) -> Signature:
             float(value_sum[i]) if path else 0.0,
             None if p == UNPROVEN else p,
         )
-        for k in range(int(n_slots[i])):
-            ch = int(child_slot[int(slot_start[i]) + k])
-            if ch >= 0:
-                stack.append(((*path, int(action[ch])), ch))
+        ch = int(first_child[i])
+        while ch >= 0:
+            stack.append(((*path, int(action[ch])), ch))
+            ch = int(next_sibling[ch])
     return out
 
 

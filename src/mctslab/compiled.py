@@ -5,16 +5,17 @@ the same seed, so it builds the same tree: the same four phases, the same
 SplitMix64 draws (:mod:`mctslab.rng`), the same tie-breaking (lowest action)
 and the same floating-point expressions. Only the data structure differs:
 
-The tree is a struct of preallocated arrays (as mctx's ``Tree``); node ``i``
-is described by ``parent[i]``, ``action[i]``, ``player[i]`` (who moved into
-it, whose statistics ``visits[i]``/``value_sum[i]`` are), ``to_play[i]``,
-``opened[i]``, ``terminal[i]``, ``proven[i]`` (1/0/-1 for player 0,
-``UNPROVEN`` else), and a block of ``n_slots[i]`` slots starting at
-``slot_start[i]``, one per legal action in ascending order:
-``child_slot[s]`` is the child for that action (``-1`` before it exists) and
-``untried[slot_start[i]:slot_start[i] + n_untried[i]]`` lists the legal-action
-indices not yet expanded, in the order the random draws leave them. Node 0 is
-the root. Boards are not stored: each iteration replays the path from the root.
+The tree is a struct of preallocated arrays (as mctx's ``Tree``; the fields
+are :data:`TREE_FIELDS`, 31 bytes a node): node ``i`` has ``visits[i]`` and
+``value_sum[i]`` (the statistics of the player who moved into it, that is its
+parent's ``to_play``), ``action[i]``, ``n_untried[i]`` (legal actions with no
+child yet), ``to_play[i]``, ``proven[i]`` (1/0/-1 for player 0, else
+``UNPROVEN``), ``flags[i]`` (opened, terminal), and its children as a list
+sorted by action: ``first_child[i]``, then ``next_sibling`` of each. Node 0 is
+the root. Neither boards nor untried lists are stored: each iteration replays
+the path from the root, and expansion recomputes the legal actions there and
+takes the k-th one without a child, as the reference engine pops the k-th of
+its sorted list.
 
 Python calls :func:`run_chunk` once per chunk of iterations; between chunks it
 checks the clock (numba has none in nopython mode), grows the arrays when they
@@ -44,7 +45,8 @@ from mctslab.mcts import SearchConfig, SearchResult, make_result
 __all__ = ["CompiledMCTS", "run_chunk"]
 
 UNPROVEN = 2
-NO_CHILD = -1
+NONE = -1  # no child / no sibling
+OPENED, TERMINAL_FLAG = 1, 2  # bits of flags[i]
 
 # run_chunk's return codes.
 CHUNK_DONE, STOP_ITERATIONS, STOP_TIME, STOP_NODES, STOP_PROVEN = 0, 1, 2, 3, 4
@@ -61,7 +63,7 @@ _STOP_NAMES = {
 EXPANSION, SIMULATION, CUTOFF_DEPTH, SOLVER, FINAL, MAX_NODES = 0, 1, 2, 3, 4, 5
 C, MIN_UTILITY, SPAN, EXTRA = 0, 1, 2, 3
 # ctl: the search's mutable counters, kept across chunks.
-ITERATIONS, IS_EXTENDED, NODES, SLOTS, TIME_UP = 0, 1, 2, 3, 4
+ITERATIONS, IS_EXTENDED, NODES, TIME_UP = 0, 1, 2, 3
 # ctl_f: mutable float state.
 MAX_ITERATIONS = 0
 
@@ -72,6 +74,19 @@ _FINAL_CODE = {"robust": 0, "max": 1, "robust-max": 2}
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MUL1 = np.uint64(0xBF58476D1CE4E5B9)
 _MUL2 = np.uint64(0x94D049BB133111EB)
+
+#: The tree's arrays, one entry per node, in this order (31 bytes a node).
+TREE_FIELDS = (
+    ("first_child", np.int32),  # lowest-action child, or NONE
+    ("next_sibling", np.int32),  # next child of the same parent by action, or NONE
+    ("action", np.int32),  # the action that leads here
+    ("visits", np.int32),  # N (2**31 iterations are far beyond any budget here)
+    ("value_sum", np.float64),  # Q: float64, as the reference engine adds
+    ("n_untried", np.int32),  # legal actions without a child yet
+    ("to_play", np.int8),  # player to move here, once opened
+    ("proven", np.int8),  # 1/0/-1 for player 0, or UNPROVEN
+    ("flags", np.uint8),  # OPENED | TERMINAL_FLAG
+)
 
 
 @njit(cache=True)
@@ -118,105 +133,82 @@ def _agree(tree):  # type: ignore[no-untyped-def]
     Children come in ascending action order, so a later child must be strictly
     better to win: ties go to the lowest action, as in the reference's ``max``.
     """
-    (_, _, _, _, _, _, _, visits, value_sum, slot_start, n_slots, _, child_slot, _) = tree
-    robust = -1
-    best = -1
+    first_child, next_sibling, _, visits, value_sum, _, _, _, _ = tree
+    robust = NONE
+    best = NONE
     any_visited = False
-    s0 = slot_start[0]
-    for k in range(n_slots[0]):
-        if child_slot[s0 + k] >= 0 and visits[child_slot[s0 + k]] > 0:
+    ch = first_child[0]
+    while ch >= 0:
+        if visits[ch] > 0:
             any_visited = True
-    for k in range(n_slots[0]):
-        ch = child_slot[s0 + k]
-        if ch < 0:
-            continue
+        ch = next_sibling[ch]
+    ch = first_child[0]
+    while ch >= 0:
         m = _mean(value_sum, visits, ch)
         if robust < 0 or _better(
             visits[ch], m, visits[robust], _mean(value_sum, visits, robust), True
         ):
             robust = ch
-        if any_visited and visits[ch] == 0:
-            continue
-        if best < 0 or _better(visits[ch], m, visits[best], _mean(value_sum, visits, best), False):
+        if not (any_visited and visits[ch] == 0) and (
+            best < 0 or _better(visits[ch], m, visits[best], _mean(value_sum, visits, best), False)
+        ):
             best = ch
+        ch = next_sibling[ch]
     return robust < 0 or robust == best
 
 
 @njit(inline="always")  # inlined: a call passing the kernels on would defeat the cache
-def _open(legal_fn, returns_fn, tree, node, state, params, solver, ctl, legal, rets):  # type: ignore[no-untyped-def]
-    """Record the node's position: player to move, a slot block for its legal actions,
+def _open(legal_fn, returns_fn, tree, node, state, params, solver, legal, rets):  # type: ignore[no-untyped-def]
+    """Record the node's position: the player to move, how many legal actions it has,
     and for a terminal position its proof. Returns False at a chance node."""
-    (
-        _,
-        _,
-        _,
-        to_play,
-        opened,
-        terminal,
-        proven,
-        _,
-        _,
-        slot_start,
-        n_slots,
-        n_untried,
-        child_slot,
-        untried,
-    ) = tree
+    _, _, _, _, _, n_untried, to_play, proven, flags = tree
     p = state[0]
     if p == CHANCE:
         return False
-    opened[node] = 1
     to_play[node] = p
     if p == TERMINAL:
-        terminal[node] = 1
+        flags[node] = OPENED | TERMINAL_FLAG
         if solver:
             returns_fn(state, params, rets)
             proven[node] = 1 if rets[0] > rets[1] else (-1 if rets[0] < rets[1] else 0)
         return True
-    n = legal_fn(state, params, legal)
-    start = ctl[SLOTS]
-    ctl[SLOTS] = start + n
-    slot_start[node] = start
-    n_slots[node] = n
-    n_untried[node] = n
-    for k in range(n):
-        child_slot[start + k] = NO_CHILD
-        untried[start + k] = k
+    flags[node] = OPENED
+    n_untried[node] = legal_fn(state, params, legal)
     return True
 
 
 @njit(cache=True)
-def _new_node(tree, parent_node, a, mover, ctl):  # type: ignore[no-untyped-def]
-    (
-        parent,
-        action,
-        player,
-        to_play,
-        opened,
-        terminal,
-        proven,
-        visits,
-        value_sum,
-        _,
-        n_slots,
-        n_untried,
-        _,
-        _,
-    ) = tree
+def _new_node(tree, a, ctl):  # type: ignore[no-untyped-def]
+    first_child, next_sibling, action, visits, value_sum, n_untried, to_play, proven, flags = tree
     i = ctl[NODES]
     ctl[NODES] = i + 1
-    parent[i] = parent_node
+    first_child[i] = NONE
+    next_sibling[i] = NONE
     action[i] = a
-    player[i] = mover
-    to_play[i] = TERMINAL
-    opened[i] = 0
-    terminal[i] = 0
-    proven[i] = UNPROVEN
     visits[i] = 0
     value_sum[i] = 0.0
-    n_slots[i] = 0
     n_untried[i] = 0
+    to_play[i] = TERMINAL
+    proven[i] = UNPROVEN
+    flags[i] = 0
     return i
+
+
+@njit(cache=True)
+def _link(tree, parent, child):  # type: ignore[no-untyped-def]
+    """Insert ``child`` among ``parent``'s children, keeping them sorted by action."""
+    first_child, next_sibling, action = tree[0], tree[1], tree[2]
+    a = action[child]
+    prev = NONE
+    ch = first_child[parent]
+    while ch >= 0 and action[ch] < a:
+        prev = ch
+        ch = next_sibling[ch]
+    next_sibling[child] = ch
+    if prev < 0:
+        first_child[parent] = child
+    else:
+        next_sibling[prev] = child
 
 
 @njit(inline="always")
@@ -264,41 +256,24 @@ def _heavy_action(
 @njit(cache=True)
 def _prove(tree, node):  # type: ignore[no-untyped-def]
     """MCTS-Solver's backup at one node, as the reference's ``_prove``."""
-    (
-        _,
-        _,
-        _,
-        to_play,
-        opened,
-        terminal,
-        proven,
-        _,
-        _,
-        slot_start,
-        n_slots,
-        n_untried,
-        child_slot,
-        _,
-    ) = tree
-    if proven[node] != UNPROVEN or terminal[node] or not opened[node]:
+    first_child, next_sibling, _, _, _, n_untried, to_play, proven, flags = tree
+    if proven[node] != UNPROVEN or flags[node] != OPENED:
         return False
     p = to_play[node]
     best = -9
     complete = n_untried[node] == 0
-    s0 = slot_start[node]
-    for k in range(n_slots[node]):
-        ch = child_slot[s0 + k]
-        if ch < 0:
-            continue
+    ch = first_child[node]
+    while ch >= 0:
         if proven[ch] == UNPROVEN:
             complete = False
-            continue
-        v = proven[ch] if p == 0 else -proven[ch]
-        if v == 1:
-            proven[node] = proven[ch]
-            return True
-        if v > best:
-            best = v
+        else:
+            v = proven[ch] if p == 0 else -proven[ch]
+            if v == 1:
+                proven[node] = proven[ch]
+                return True
+            if v > best:
+                best = v
+        ch = next_sibling[ch]
     if complete and best != -9:
         proven[node] = best if p == 0 else -best
         return True
@@ -330,24 +305,10 @@ def run_chunk(  # type: ignore[no-untyped-def]
     ``bufs`` is an int64 matrix of scratch rows: 0 the working state, 1-2
     scratch states, 3-5 legal-action buffers, 6 the safe-move buffer (all as
     long as the longer of state and action count); ``fbufs`` rows 0-1 hold
-    rewards and returns. ``capacity`` = (node capacity, slot capacity).
+    rewards and returns; ``path`` the node ids of the current descent.
+    ``capacity`` = (node capacity, number of actions).
     """
-    (
-        _parent,
-        action,
-        player,
-        to_play,
-        opened,
-        terminal,
-        proven,
-        visits,
-        value_sum,
-        slot_start,
-        n_slots,
-        n_untried,
-        child_slot,
-        untried,
-    ) = tree
+    first_child, next_sibling, action, visits, value_sum, n_untried, to_play, proven, flags = tree
     expansion = cfg_i[EXPANSION]
     simulation = cfg_i[SIMULATION]
     cutoff_depth = cfg_i[CUTOFF_DEPTH]
@@ -358,7 +319,7 @@ def run_chunk(  # type: ignore[no-untyped-def]
     min_u = cfg_f[MIN_UTILITY]
     span = cfg_f[SPAN]
     n_state = root_state.shape[0]
-    num_actions = capacity[2]
+    num_actions = capacity[1]
     state = bufs[0, :n_state]
     tmp1 = bufs[1, :n_state]
     tmp2 = bufs[2, :n_state]
@@ -369,9 +330,9 @@ def run_chunk(  # type: ignore[no-untyped-def]
     rewards = fbufs[0]
     rets = fbufs[1]
     num_players = rewards.shape[0]
-    if not opened[0]:
+    if flags[0] == 0:
         state[:] = root_state
-        if not _open(legal_fn, returns_fn, tree, 0, state, params, solver, ctl, legal, rets):
+        if not _open(legal_fn, returns_fn, tree, 0, state, params, solver, legal, rets):
             return CHANCE_NODE
     done = 0
     while True:
@@ -390,9 +351,7 @@ def run_chunk(  # type: ignore[no-untyped-def]
             return STOP_AGREEMENT
         if done >= max_chunk:
             return CHUNK_DONE
-        if ctl[NODES] + num_actions > capacity[0] and max_nodes < 0:
-            return NEED_SPACE
-        if ctl[SLOTS] + 2 * num_actions > capacity[1]:
+        if max_nodes < 0 and ctl[NODES] + num_actions > capacity[0]:
             return NEED_SPACE
 
         # 1. Selection: replay the root state down the path chosen by UCT.
@@ -400,71 +359,77 @@ def run_chunk(  # type: ignore[no-untyped-def]
         node = 0
         depth = 0
         path[0] = 0
-        while n_untried[node] == 0 and not terminal[node] and proven[node] == UNPROVEN:
+        while n_untried[node] == 0 and flags[node] == OPENED and proven[node] == UNPROVEN:
             log_n = math.log(visits[node]) if visits[node] else 0.0
-            best = -1
+            best = NONE
             best_value = -math.inf
-            s0 = slot_start[node]
-            for k in range(n_slots[node]):
-                ch = child_slot[s0 + k]
-                if ch < 0 or (solver and proven[ch] != UNPROVEN):
-                    continue
-                n = visits[ch]
-                if n == 0:
-                    best = ch
-                    break
-                value = value_sum[ch] / n + c * math.sqrt(log_n / n)
-                if value > best_value:
-                    best = ch
-                    best_value = value
+            ch = first_child[node]
+            while ch >= 0:
+                if not (solver and proven[ch] != UNPROVEN):
+                    n = visits[ch]
+                    if n == 0:
+                        best = ch
+                        break
+                    value = value_sum[ch] / n + c * math.sqrt(log_n / n)
+                    if value > best_value:
+                        best = ch
+                        best_value = value
+                ch = next_sibling[ch]
             node = best
             apply_fn(state, params, action[node])
             depth += 1
             path[depth] = node
-            if not opened[node]:
-                if not _open(
-                    legal_fn, returns_fn, tree, node, state, params, solver, ctl, legal, rets
-                ):
+            if flags[node] == 0:
+                if not _open(legal_fn, returns_fn, tree, node, state, params, solver, legal, rets):
                     return CHANCE_NODE
                 break
 
         # 2. Expansion.
         leaf = node
         if n_untried[leaf] > 0 and proven[leaf] == UNPROVEN and (visits[leaf] > 0 or leaf == 0):
-            legal_fn(state, params, legal)
-            s0 = slot_start[leaf]
-            mover = to_play[leaf]
+            n = legal_fn(state, params, legal)
             if expansion == 0:
                 if max_nodes >= 0 and ctl[NODES] + 1 > max_nodes:
                     return NODE_BUDGET
-                i = rng_randint(rng, n_untried[leaf])
-                idx = untried[s0 + i]
-                untried[s0 + i] = untried[s0 + n_untried[leaf] - 1]
+                # The k-th legal action without a child, in ascending order.
+                k = rng_randint(rng, n_untried[leaf])
+                ch = first_child[leaf]
+                chosen = -1
+                for j in range(n):
+                    while ch >= 0 and action[ch] < legal[j]:
+                        ch = next_sibling[ch]
+                    if ch >= 0 and action[ch] == legal[j]:
+                        continue
+                    if k == 0:
+                        chosen = legal[j]
+                        break
+                    k -= 1
+                first = _new_node(tree, chosen, ctl)
+                _link(tree, leaf, first)
                 n_untried[leaf] -= 1
-                first = _new_node(tree, leaf, legal[idx], mover, ctl)
-                child_slot[s0 + idx] = first
             else:
                 if max_nodes >= 0 and ctl[NODES] + n_untried[leaf] > max_nodes:
                     return NODE_BUDGET
-                first = -1
-                for k in range(n_slots[leaf]):
-                    if child_slot[s0 + k] < 0:
-                        ch = _new_node(tree, leaf, legal[k], mover, ctl)
-                        child_slot[s0 + k] = ch
-                        if first < 0:
-                            first = ch
+                first = NONE
+                last = NONE
+                for j in range(n):  # the node has no child yet: link them in order
+                    ch = _new_node(tree, legal[j], ctl)
+                    if last < 0:
+                        first = ch
+                        first_child[leaf] = ch
+                    else:
+                        next_sibling[last] = ch
+                    last = ch
                 n_untried[leaf] = 0
             apply_fn(state, params, action[first])
-            if not _open(
-                legal_fn, returns_fn, tree, first, state, params, solver, ctl, legal, rets
-            ):
+            if not _open(legal_fn, returns_fn, tree, first, state, params, solver, legal, rets):
                 return CHANCE_NODE
             depth += 1
             path[depth] = first
             leaf = first
 
         # 3. Simulation (or the exact rewards of a terminal or proven leaf).
-        if terminal[leaf]:
+        if flags[leaf] & TERMINAL_FLAG:
             returns_fn(state, params, rets)
             for p in range(num_players):
                 rewards[p] = (rets[p] - min_u) / span
@@ -509,13 +474,14 @@ def run_chunk(  # type: ignore[no-untyped-def]
                 for p in range(num_players):
                     rewards[p] = (rets[p] - min_u) / span
 
-        # 4. Backpropagation, with MCTS-Solver's proofs as far as they go.
+        # 4. Backpropagation: each node scores for the player who moved into it (its
+        # parent's player to move), with MCTS-Solver's proofs as far as they go.
         proving = solver
         for d in range(depth, -1, -1):
             nd = path[d]
             visits[nd] += 1
-            if player[nd] >= 0:
-                value_sum[nd] += rewards[player[nd]]
+            if d > 0:
+                value_sum[nd] += rewards[to_play[path[d - 1]]]
             if proving and d != depth:
                 proving = _prove(tree, nd)
         ctl[ITERATIONS] += 1
@@ -525,105 +491,54 @@ def run_chunk(  # type: ignore[no-untyped-def]
 @njit(cache=True)
 def compact(old, root, new):  # type: ignore[no-untyped-def]
     """Copy the subtree under ``root`` into the empty tree ``new`` (root at 0), breadth
-    first; returns (nodes, slots) used. Tree reuse keeps only what lies below the move."""
-    (
-        o_parent,
-        o_action,
-        o_player,
-        o_to_play,
-        o_opened,
-        o_terminal,
-        o_proven,
-        o_visits,
-        o_value,
-        o_start,
-        o_nslots,
-        o_nuntried,
-        o_child,
-        o_untried,
-    ) = old
-    (
-        parent,
-        action,
-        player,
-        to_play,
-        opened,
-        terminal,
-        proven,
-        visits,
-        value_sum,
-        slot_start,
-        n_slots,
-        n_untried,
-        child_slot,
-        untried,
-    ) = new
-    queue = np.empty(o_parent.shape[0], dtype=np.int64)  # old ids, in new-id order
+    first, children in the same order; returns the number of nodes. Tree reuse keeps
+    only what lies below the moves played."""
+    queue = np.empty(old[0].shape[0], dtype=np.int64)  # old ids, in new-id order
     queue[0] = root
+    new[1][0] = NONE
     head = 0
     tail = 1
-    slots = 0
     while head < tail:
         o = queue[head]
         i = head
         head += 1
-        action[i] = o_action[o]
-        player[i] = o_player[o] if i > 0 else -1
-        to_play[i] = o_to_play[o]
-        opened[i] = o_opened[o]
-        terminal[i] = o_terminal[o]
-        proven[i] = o_proven[o]
-        visits[i] = o_visits[o]
-        value_sum[i] = o_value[o]
-        n_slots[i] = o_nslots[o]
-        n_untried[i] = o_nuntried[o]
-        slot_start[i] = slots
-        if i == 0:
-            parent[i] = -1
-        for k in range(o_nslots[o]):
-            oc = o_child[o_start[o] + k]
-            untried[slots + k] = o_untried[o_start[o] + k]
-            if oc >= 0:
-                queue[tail] = oc
-                parent[tail] = i
-                child_slot[slots + k] = tail
-                tail += 1
+        new[2][i] = old[2][o]  # every field but the links, copied as it is
+        new[3][i] = old[3][o]
+        new[4][i] = old[4][o]
+        new[5][i] = old[5][o]
+        new[6][i] = old[6][o]
+        new[7][i] = old[7][o]
+        new[8][i] = old[8][o]
+        new[0][i] = NONE  # (next_sibling[i] was set when i was queued)
+        last = NONE
+        oc = old[0][o]
+        while oc >= 0:
+            queue[tail] = oc
+            new[1][tail] = NONE
+            if last < 0:
+                new[0][i] = tail
             else:
-                child_slot[slots + k] = NO_CHILD
-        slots += o_nslots[o]
-    return tail, slots
+                new[1][last] = tail
+            last = tail
+            tail += 1
+            oc = old[1][oc]
+    return tail
 
 
-_TREE_DTYPES = (
-    np.int32,  # parent
-    np.int32,  # action
-    np.int8,  # player
-    np.int8,  # to_play
-    np.uint8,  # opened
-    np.uint8,  # terminal
-    np.int8,  # proven
-    np.int32,  # visits (2**31 iterations are far beyond any budget here)
-    np.float64,  # value_sum (float64: the reference engine adds in double precision)
-    np.int32,  # slot_start
-    np.int32,  # n_slots
-    np.int32,  # n_untried
-)
+def _allocate(nodes: int) -> tuple[npt.NDArray[Any], ...]:
+    return tuple(np.zeros(nodes, dtype=dt) for _, dt in TREE_FIELDS)
 
 
-def _allocate(nodes: int, slots: int) -> tuple[npt.NDArray[Any], ...]:
-    arrays = [np.zeros(nodes, dtype=dt) for dt in _TREE_DTYPES]
-    arrays.append(np.full(slots, NO_CHILD, dtype=np.int32))  # child_slot
-    arrays.append(np.zeros(slots, dtype=np.int32))  # untried
-    return tuple(arrays)
-
-
-def _grow(
-    tree: tuple[npt.NDArray[Any], ...], nodes: int, slots: int
-) -> tuple[npt.NDArray[Any], ...]:
-    new = _allocate(nodes, slots)
+def _grow(tree: tuple[npt.NDArray[Any], ...], nodes: int) -> tuple[npt.NDArray[Any], ...]:
+    new = _allocate(nodes)
     for old, fresh in zip(tree, new, strict=True):
         fresh[: len(old)] = old
     return new
+
+
+def bytes_per_node() -> int:
+    """Memory of one node of the compiled tree, in bytes."""
+    return sum(np.dtype(dt).itemsize for _, dt in TREE_FIELDS)
 
 
 def _same_game(a: Any, b: Any) -> bool:
@@ -659,7 +574,6 @@ class CompiledMCTS:
         self.rng = np.array([self.config.seed & ((1 << 64) - 1)], dtype=np.uint64)
         self.tree: tuple[npt.NDArray[Any], ...] | None = None
         self.nodes = 0
-        self.slots = 0
         self._history: list[int] = []
         self._game: Any = None
         self._compiled: set[Any] = set()
@@ -697,29 +611,16 @@ class CompiledMCTS:
         if history[:n] != self._history:
             return False
         tree = self.tree
-        child_slot, slot_start, n_slots, action, opened = (
-            tree[12],
-            tree[9],
-            tree[10],
-            tree[1],
-            tree[4],
-        )
         node = 0
         for a in history[n:]:
-            nxt = -1
-            for k in range(int(n_slots[node])):
-                ch = int(child_slot[int(slot_start[node]) + k])
-                if ch >= 0 and int(action[ch]) == a:
-                    nxt = ch
-                    break
-            if nxt < 0:
+            node = next((ch for ch in self._children(node) if int(tree[2][ch]) == a), NONE)
+            if node < 0:
                 return False
-            node = nxt
-        if not opened[node]:
+        if not tree[8][node] & OPENED:
             return False
         if node != 0:
-            new = _allocate(len(tree[0]), len(tree[12]))
-            self.nodes, self.slots = (int(x) for x in compact(tree, node, new))
+            new = _allocate(len(tree[0]))
+            self.nodes = int(compact(tree, node, new))
             self.tree = new
         self._history = history
         return True
@@ -748,14 +649,13 @@ class CompiledMCTS:
                 cap = config.max_nodes
             else:
                 cap = max(1024, min(1 << 16, 4 * (config.iterations or 1 << 14)))
-            self.tree = _allocate(cap, cap * num_actions + 2 * num_actions)
-            self.nodes, self.slots = 1, 0
+            self.tree = _allocate(cap)
+            self.nodes = 1
             tree = self.tree
-            tree[0][0], tree[2][0], tree[6][0], tree[4][0] = -1, -1, UNPROVEN, 0
+            tree[0][0], tree[1][0], tree[7][0], tree[8][0] = NONE, NONE, UNPROVEN, 0
             self._history = state.history()
             self._game = game
         assert self.tree is not None
-        self.tree[2][0] = -1  # the root's statistics belong to nobody
         cfg_i = np.array(
             [
                 _EXPANSION_CODE[config.expansion],
@@ -769,7 +669,7 @@ class CompiledMCTS:
         )
         span = info.max_utility - info.min_utility
         cfg_f = np.array([config.c, info.min_utility, span, config.robust_max_extra])
-        ctl = np.array([0, 0, self.nodes, self.slots, 0], dtype=np.int64)
+        ctl = np.array([0, 0, self.nodes, 0], dtype=np.int64)
         ctl_f = np.array([math.inf if config.iterations is None else float(config.iterations)])
         width = max(len(root_state), num_actions)
         bufs = np.zeros((7, width), dtype=np.int64)
@@ -780,9 +680,7 @@ class CompiledMCTS:
 
         def call(max_chunk: int) -> int:
             assert self.tree is not None
-            capacity = np.array(
-                [len(self.tree[0]), len(self.tree[12]), num_actions], dtype=np.int64
-            )
+            capacity = np.array([len(self.tree[0]), num_actions], dtype=np.int64)
             return int(
                 chunk_fn(
                     self.tree,
@@ -830,7 +728,7 @@ class CompiledMCTS:
                 continue
             if code == NEED_SPACE:
                 assert self.tree is not None
-                self.tree = _grow(self.tree, 2 * len(self.tree[0]), 2 * len(self.tree[12]))
+                self.tree = _grow(self.tree, 2 * len(self.tree[0]))
                 continue
             if code == CHANCE_NODE:
                 raise InvalidConfigError("the compiled engine does not take chance nodes")
@@ -844,10 +742,10 @@ class CompiledMCTS:
                 stopped_by = _STOP_NAMES[code]
             break
         seconds = time.perf_counter() - start
-        self.nodes, self.slots = int(ctl[NODES]), int(ctl[SLOTS])
+        self.nodes = int(ctl[NODES])
         tree = self.tree
-        to_play = int(tree[3][0])
-        root_proven = int(tree[6][0])
+        to_play = int(tree[6][0])
+        root_proven = int(tree[7][0])
         return make_result(
             self._root_children(),
             to_play,
@@ -867,35 +765,28 @@ class CompiledMCTS:
             return []
         return [(c.action, c.visits, c.value_sum, c.proven) for c in self._root_children()]
 
+    def _children(self, node: int) -> list[int]:
+        """The ids of ``node``'s children, by ascending action."""
+        assert self.tree is not None
+        first_child, next_sibling = self.tree[0], self.tree[1]
+        out, ch = [], int(first_child[node])
+        while ch >= 0:
+            out.append(ch)
+            ch = int(next_sibling[ch])
+        return out
+
     def _root_children(self) -> list[_RootChild]:
         assert self.tree is not None
-        (
-            _,
-            action,
-            _,
-            _,
-            _,
-            _,
-            proven,
-            visits,
-            value_sum,
-            slot_start,
-            n_slots,
-            _,
-            child_slot,
-            _,
-        ) = self.tree
+        _, _, action, visits, value_sum, _, _, proven, _ = self.tree
         out = []
-        for k in range(int(n_slots[0])):
-            ch = int(child_slot[int(slot_start[0]) + k])
-            if ch >= 0:
-                p = int(proven[ch])
-                out.append(
-                    _RootChild(
-                        int(action[ch]),
-                        int(visits[ch]),
-                        float(value_sum[ch]),
-                        None if p == UNPROVEN else p,
-                    )
+        for ch in self._children(0):
+            p = int(proven[ch])
+            out.append(
+                _RootChild(
+                    int(action[ch]),
+                    int(visits[ch]),
+                    float(value_sum[ch]),
+                    None if p == UNPROVEN else p,
                 )
+            )
         return out

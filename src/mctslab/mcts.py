@@ -296,7 +296,7 @@ def _open(node: Node, state: State, tree: _Tree) -> None:
         if tree.config.solver:
             node.proven = (returns[0] > returns[1]) - (returns[0] < returns[1])
     else:
-        node.untried = list(state.legal_actions())  # ours to shuffle: never the caller's list
+        node.untried = list(state.legal_actions())  # ours to change: never the caller's list
 
 
 def _value_for(proven: int, player: int) -> int:
@@ -369,15 +369,14 @@ def expand(node: Node, tree: _Tree) -> Node:
     if config.expansion == "one":
         if config.max_nodes is not None and tree.nodes + 1 > config.max_nodes:
             raise _NodeBudget
-        i = rng.randint(len(node.untried))
-        action = node.untried[i]
-        node.untried[i] = node.untried[-1]
-        node.untried.pop()
+        # The i-th untried action in ascending order, i uniform: a random order of
+        # expansion that a compiled tree can follow without storing the list.
+        action = node.untried.pop(rng.randint(len(node.untried)))
         new = [Node(action, node.to_play, node)]
     else:
         if config.max_nodes is not None and tree.nodes + len(node.untried) > config.max_nodes:
             raise _NodeBudget
-        new = [Node(a, node.to_play, node) for a in sorted(node.untried)]
+        new = [Node(a, node.to_play, node) for a in node.untried]  # ascending
         node.untried = []
     for ch in new:
         bisect.insort(node.children, ch, key=lambda n: n.action)
