@@ -533,7 +533,7 @@ def final_choice(
             return _robust(wins), "solver"
         open_ = [n for n in children if n.proven is None]
         draws = [n for n in children if n.proven is not None and n.proven == 0]
-        if not open_:  # every move is proven: a draw if there is one, else the longest loss
+        if not open_:  # every move is proven: a draw if there is one, else the most-visited loss
             return _robust(draws or children), "solver"
         pick = _max(open_) if config.final == "max" else _robust(open_)
         if draws and pick.mean < _draw_reward(p, info):
