@@ -20,6 +20,7 @@ def test_every_registered_game_conforms(name: str) -> None:
     "name,params",
     [
         ("connect_four", {"rows": 4, "columns": 5, "x_in_row": 3}),
+        ("connect_four", {"rows": 8, "columns": 9, "x_in_row": 5}),  # too big for bitboards
         ("nim", {"piles": [2, 5], "max_take": 3, "misere": True}),
         ("nim", {"piles": "3;4;5"}),
         ("bachet", {"stones": 10}),

@@ -56,6 +56,7 @@ CASES = [
     _connect_four(5, 6, 3, 2000),
     _connect_four(6, 7, 5, 2000),
     _connect_four(3, 8, 4, 2000),  # x_in_row > rows: no vertical wins
+    _connect_four(8, 9, 4, 300),  # too big for bitboards: the cell-scanning rules
     _nim("1;3;5;7", misere=False),
     _nim("1;3;5;7", misere=True),
     _nim("2;4", misere=False),

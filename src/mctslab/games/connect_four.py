@@ -7,9 +7,15 @@ the left, as in OpenSpiel's ``connect_four``. The first player to line up
 1, as Connect Four solvers and their test sets write them.
 
 State layout (``int64``), with ``R`` rows and ``C`` columns:
-``[player, winner, moves, height_0 .. height_{C-1}, cell(0, 0) .. cell(R-1, C-1)]``;
+``[player, winner, moves, height_0 .. height_{C-1}, cell(0, 0) .. cell(R-1, C-1), bits_x, bits_o]``;
 cell ``(r, c)`` is at ``3 + C + r * C + c`` with row 0 at the bottom; 0 empty,
-1 ``x``, 2 ``o``. ``params = [R, C, x_in_row]``.
+1 ``x``, 2 ``o``. ``params = [R, C, x_in_row, bitboards]``.
+
+Where the board fits in 63 bits (``(R + 1) * C <= 63``, the standard 6x7 board
+included), each side's stones are also kept as a bitboard, bit ``c * (R + 1) + r``
+(a column of ``R + 1`` bits whose top bit stays empty, so that no line wraps
+from one column to the next: Pons's layout), and a win is found with a few
+shifts and ands; larger boards scan the cells around the new stone instead.
 """
 
 from __future__ import annotations
@@ -28,9 +34,26 @@ __all__ = ["ConnectFour"]
 @njit(cache=True)
 def init(params):  # type: ignore[no-untyped-def]
     rows, cols = params[0], params[1]
-    s = np.zeros(3 + cols + rows * cols, dtype=np.int64)
+    s = np.zeros(3 + cols + rows * cols + 2, dtype=np.int64)
     s[1] = -1
     return s
+
+
+@njit(cache=True)
+def _bits_win(b, k, height):  # type: ignore[no-untyped-def]
+    """Whether bitboard ``b`` holds ``k`` in a row: vertical (shift 1), horizontal
+    (shift ``height``) or diagonal (``height - 1``, ``height + 1``)."""
+    for d in (1, height, height - 1, height + 1):
+        t = b
+        for i in range(1, k):
+            shift = i * d
+            if shift >= 63:
+                t = 0
+                break
+            t &= b >> shift
+        if t != 0:
+            return True
+    return False
 
 
 @njit(cache=True)
@@ -70,12 +93,18 @@ def apply_action(s, params, a):  # type: ignore[no-untyped-def]
     s[3 + cols + r * cols + a] = mark
     s[3 + a] = r + 1
     s[2] += 1
-    if (
-        1 + _run(s, params, r, a, 0, 1, mark) + _run(s, params, r, a, 0, -1, mark) >= k
-        or 1 + _run(s, params, r, a, -1, 0, mark) >= k
-        or 1 + _run(s, params, r, a, 1, 1, mark) + _run(s, params, r, a, -1, -1, mark) >= k
-        or 1 + _run(s, params, r, a, 1, -1, mark) + _run(s, params, r, a, -1, 1, mark) >= k
-    ):
+    if params[3]:
+        at = 3 + cols + rows * cols + p
+        s[at] |= np.int64(1) << (a * (rows + 1) + r)
+        won = _bits_win(s[at], k, rows + 1)
+    else:
+        won = (
+            1 + _run(s, params, r, a, 0, 1, mark) + _run(s, params, r, a, 0, -1, mark) >= k
+            or 1 + _run(s, params, r, a, -1, 0, mark) >= k
+            or 1 + _run(s, params, r, a, 1, 1, mark) + _run(s, params, r, a, -1, -1, mark) >= k
+            or 1 + _run(s, params, r, a, 1, -1, mark) + _run(s, params, r, a, -1, 1, mark) >= k
+        )
+    if won:
         s[1] = p
         s[0] = TERMINAL
     elif s[2] == rows * cols:
@@ -153,7 +182,7 @@ class ConnectFour(KernelGame):
         self.rows, self.columns, self.x_in_row = rows, columns, x_in_row
         info = GameInfo(
             name="connect_four",
-            version=1,
+            version=2,  # 2: bitboards in the state array
             num_players=2,
             num_actions=columns,
             max_game_length=rows * columns,
@@ -161,7 +190,8 @@ class ConnectFour(KernelGame):
             min_utility=-1.0,
             max_utility=1.0,
         )
-        super().__init__(info, np.array([rows, columns, x_in_row], dtype=np.int64))
+        bitboards = int((rows + 1) * columns <= 63)
+        super().__init__(info, np.array([rows, columns, x_in_row, bitboards], dtype=np.int64))
 
     def action_name(self, state: KernelState, action: int) -> str:
         return str(action + 1)
