@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP_RUN  := $(VENV)/.stamp-run
 STAMP_TEST := $(VENV)/.stamp-test
 
-.PHONY: run test lint typecheck pytest clean
+.PHONY: run test lint typecheck pytest bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,11 +21,11 @@ $(STAMP_TEST): pyproject.toml | $(BIN)/python
 
 # Play Connect Four against MCTS in the terminal.
 run: $(STAMP_RUN)
-	$(BIN)/mctslab play connect_four --player1 human --player2 mcts:iterations=5000
+	$(BIN)/mctslab play connect_four --player1 human --player2 mcts:time=1,solver=1,c=0.5
 
 lint: $(STAMP_TEST)
-	$(BIN)/ruff check src tests examples
-	$(BIN)/ruff format --check src tests examples
+	$(BIN)/ruff check src tests examples benchmarks
+	$(BIN)/ruff format --check src tests examples benchmarks
 
 typecheck: $(STAMP_TEST)
 	$(BIN)/mypy
@@ -34,6 +34,10 @@ pytest: $(STAMP_TEST)
 	$(BIN)/pytest -n 2 --dist worksteal -q --durations=8
 
 test: lint typecheck pytest
+
+# Engine speed against OpenSpiel (needs the dev extras); writes benchmarks/results/engines.json.
+bench: $(STAMP_TEST)
+	$(BIN)/python benchmarks/bench_engines.py
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info

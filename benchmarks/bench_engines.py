@@ -9,8 +9,10 @@ It measures:
 
 1. simulations per second of the compiled engine (``CompiledMCTS``), the reference
    engine (``mctslab.mcts.MCTS``), OpenSpiel's C++ ``pyspiel.MCTSBot`` and OpenSpiel's
-   Python ``MCTSBot`` (both timed around ``bot.step``); the engines take turns within
-   each repeat so that a noisy machine slows them alike, and the medians are reported;
+   Python ``MCTSBot`` (both timed around ``bot.step``). Engines compared with each other
+   search the same number of iterations; they take turns within each repeat, so that a
+   noisy machine slows them alike; rates are medians over repeats, ratios the medians of
+   the per-repeat ratios;
 2. the raw random-playout rate of the same rule kernels with no tree: the ceiling of
    any random-playout MCTS on these kernels;
 3. the compiled engine's bytes per tree node, and its rate as the tree grows;
@@ -106,8 +108,24 @@ class Mode:
         return max(1, BUDGETS[game][engine] // self.divisor)
 
 
-FULL = Mode(5, 1.5, 1, GAMES, 3, SCALING_ITERATIONS, 3)
-QUICK = Mode(2, 0.5, 5, ("connect_four",), 1, (10_000, 1_000_000), 1)
+FULL = Mode(
+    repeats=5,
+    min_seconds=1.5,
+    divisor=1,
+    cold_games=GAMES,
+    cached_repeats=3,
+    scaling=SCALING_ITERATIONS,
+    scaling_runs=3,
+)
+QUICK = Mode(
+    repeats=2,
+    min_seconds=0.5,
+    divisor=5,
+    cold_games=("connect_four",),
+    cached_repeats=1,
+    scaling=(10_000, 1_000_000),
+    scaling_runs=1,
+)
 
 
 @dataclass
@@ -241,13 +259,16 @@ def measure_game(game_name: str, mode: Mode) -> dict[str, Any]:
     raw_playouts(game_name, 1, 0)
     raw_compile = time.perf_counter() - start
 
+    # In this order, each engine runs right after the one it is compared with (the ratios
+    # are taken per repeat, on measurements seconds apart, then their median).
     runners: dict[str, Callable[[int, int], float]] = {
-        "compiled": lambda n, seed: compiled_search(game_name, n, seed)[0],
-        "reference": lambda n, seed: reference_search(game_name, n, seed),
         "raw_playouts": lambda n, seed: raw_playouts(game_name, n, seed)[0],
+        "compiled": lambda n, seed: compiled_search(game_name, n, seed)[0],
     }
     if pyspiel is not None:
         runners["openspiel_cpp"] = lambda n, seed: openspiel_cpp_search(game_name, n, seed)
+    runners["reference"] = lambda n, seed: reference_search(game_name, n, seed)
+    if pyspiel is not None:
         runners["openspiel_python"] = lambda n, seed: openspiel_python_search(game_name, n, seed)
     rates = {name: Rates(mode.iterations(game_name, name)) for name in runners}
     for r in range(mode.repeats):
@@ -267,24 +288,29 @@ def measure_game(game_name: str, mode: Mode) -> dict[str, Any]:
 
 
 def tree_memory(searcher: CompiledMCTS) -> dict[str, Any]:
-    """Bytes of the compiled tree per node: per allocated node, per node created, and what
-    the per-node arrays and the used slots alone would take."""
+    """Bytes of the compiled tree per node: per allocated node and per node created, split
+    into the per-node arrays (as long as the first array) and any per-slot arrays (longer:
+    one entry per legal action of an opened node, in layouts that have them)."""
     tree = searcher.tree
     assert tree is not None
     capacity = len(tree[0])
+    node_arrays = [a for a in tree if len(a) == capacity]
+    slot_arrays = [a for a in tree if len(a) != capacity]
     total = sum(a.nbytes for a in tree)
-    per_node_arrays = sum(a.itemsize for a in tree[:12])
-    slot_bytes = sum(a.itemsize for a in tree[12:])
+    nodes = max(1, searcher.nodes)
+    slots_used = getattr(searcher, "slots", 0) if slot_arrays else 0
     return {
         "capacity_nodes": capacity,
-        "capacity_slots": len(tree[12]),
+        "capacity_slots": sum(len(a) for a in slot_arrays[:1]),
         "nodes": searcher.nodes,
-        "slots_used": searcher.slots,
+        "slots_used": slots_used,
         "total_bytes": total,
         "bytes_per_node_capacity": total / capacity,
-        "bytes_per_node_created": total / max(1, searcher.nodes),
-        "node_array_bytes_per_node": per_node_arrays,
-        "slot_bytes_per_node_used": slot_bytes * searcher.slots / max(1, searcher.nodes),
+        "bytes_per_node_created": total / nodes,
+        "node_arrays": len(node_arrays),
+        "node_array_bytes_per_node": sum(a.itemsize for a in node_arrays),
+        "slot_arrays": len(slot_arrays),
+        "slot_bytes_per_node_used": sum(a.itemsize for a in slot_arrays) * slots_used / nodes,
     }
 
 
@@ -376,7 +402,7 @@ class Target:
         return self.value >= self.goal if self.higher_is_better else self.value <= self.goal
 
     def to_dict(self) -> dict[str, Any]:
-        digits = 0 if self.unit == "%" else 1
+        digits = {"%": 0, "x": 2}.get(self.unit, 1)
         return {
             "name": self.name,
             "shown": f"{self.value:.{digits}f}{self.unit}",
@@ -387,52 +413,60 @@ class Target:
         }
 
 
+def paired_ratio(games: dict[str, Any], game_name: str, a: str, b: str) -> float:
+    """Median over repeats of rate ``a`` / rate ``b``, each pair measured seconds apart:
+    steadier than the ratio of medians on a machine whose load changes."""
+    rates = games[game_name]["rates"]
+    if a not in rates or b not in rates:
+        return float("nan")
+    pairs = zip(rates[a]["per_s"], rates[b]["per_s"], strict=True)
+    return statistics.median(x / y for x, y in pairs)
+
+
 def targets(games: dict[str, Any], memory: dict[str, Any]) -> list[Target]:
-    out = []
-    goals = {"tic_tac_toe": 2.5, "connect_four": 10.0}
-
-    def med(game_name: str, engine: str) -> float:
-        rates = games[game_name]["rates"]
-        return rates[engine]["median_per_s"] if engine in rates else float("nan")
-
-    for g in GAMES:
-        out.append(
-            Target(
-                "compiled / OpenSpiel C++",
-                g,
-                med(g, "compiled") / med(g, "openspiel_cpp"),
-                goals[g],
-            )
-        )
-    for g in GAMES:
-        out.append(
-            Target(
-                "compiled / raw playouts",
-                g,
-                100 * med(g, "compiled") / med(g, "raw_playouts"),
-                20.0,
-                unit="%",
-            )
-        )
-    out.append(
+    speedup = {"tic_tac_toe": 2.5, "connect_four": 10.0}
+    out = [
         Target(
-            "bytes per node (1M-iteration tree)",
+            "compiled / OpenSpiel C++",
+            g,
+            paired_ratio(games, g, "compiled", "openspiel_cpp"),
+            speedup[g],
+        )
+        for g in GAMES
+    ]
+    out += [
+        Target(
+            "compiled / raw playouts",
+            g,
+            100 * paired_ratio(games, g, "compiled", "raw_playouts"),
+            20.0,
+            unit="%",
+        )
+        for g in GAMES
+    ]
+    out += [
+        Target(
+            name,
             "connect_four",
-            memory.get("bytes_per_node_created", float("nan")),
+            memory.get(key, float("nan")),
             32.0,
             higher_is_better=False,
             unit=" B",
         )
-    )
-    for g in GAMES:
-        out.append(
-            Target(
-                "reference / OpenSpiel Python",
-                g,
-                med(g, "reference") / med(g, "openspiel_python"),
-                3.0,
-            )
+        for name, key in (
+            ("bytes per node of capacity", "bytes_per_node_capacity"),
+            ("bytes per node created (1M iterations)", "bytes_per_node_created"),
         )
+    ]
+    out += [
+        Target(
+            "reference / OpenSpiel Python",
+            g,
+            paired_ratio(games, g, "reference", "openspiel_python"),
+            3.0,
+        )
+        for g in GAMES
+    ]
     return out
 
 
@@ -483,19 +517,25 @@ def render(report: dict[str, Any]) -> str:
         )
 
     m = report["memory"]
+    slots = f" and {m['capacity_slots']:,} slots" if m["slot_arrays"] else ""
     lines += [
         _rule("Tree memory (compiled engine, connect_four, largest search above)"),
-        f"nodes created {m['nodes']:,}; capacity {m['capacity_nodes']:,} nodes and "
-        f"{m['capacity_slots']:,} slots; arrays {m['total_bytes'] / 2**20:,.1f} MiB",
+        f"nodes created {m['nodes']:,}; capacity {m['capacity_nodes']:,} nodes{slots}; "
+        f"arrays {m['total_bytes'] / 2**20:,.1f} MiB",
         f"bytes per node of capacity   {m['bytes_per_node_capacity']:7.1f}",
         f"bytes per node created       {m['bytes_per_node_created']:7.1f}",
         f"  per-node arrays            {m['node_array_bytes_per_node']:7.1f}"
-        "   (parent, action, ..., visits, value_sum, slot_start, n_slots, n_untried)",
-        f"  slots actually used        {m['slot_bytes_per_node_used']:7.1f}"
-        "   (child_slot + untried, one per legal action of each opened node)",
+        f"   ({m['node_arrays']} arrays, one entry per node)",
+    ]
+    if m["slot_arrays"]:
+        lines.append(
+            f"  slots in use               {m['slot_bytes_per_node_used']:7.1f}"
+            f"   ({m['slot_arrays']} arrays, one entry per legal action of an opened node)"
+        )
+    lines += [
         f"OpenSpiel C++ SearchNode     {OPENSPIEL_NODE_BYTES:7d}   (constant: sizeof(SearchNode);"
-        " every child is allocated at expansion; no board is stored: the root state is",
-        f"{'':<40}cloned and replayed each simulation; terminal nodes add an outcome vector)",
+        " all children allocated",
+        f"{'':<39}at once; no board stored: the root state is cloned and replayed)",
     ]
 
     lines.append(_rule("Time to first move (fresh process, 1,000-iteration compiled search)"))
@@ -511,10 +551,10 @@ def render(report: dict[str, Any]) -> str:
                     f"{e['compile_seconds']:>12.2f} s"
                 )
 
-    lines.append(_rule("Targets"))
+    lines.append(_rule("Targets (ratios: median over repeats of paired measurements)"))
     for t in report["targets"]:
         status = "PASS" if t["passed"] else "MISS"
-        lines.append(f"{t['name']:<36}{t['game']:<14}{t['shown']:>10}   {t['target']:<10}{status}")
+        lines.append(f"{t['name']:<40}{t['game']:<14}{t['shown']:>10}   {t['target']:<10}{status}")
     return "\n".join(lines)
 
 

@@ -1,6 +1,9 @@
 """Playing strength: mctslab's compiled engine against OpenSpiel's C++ MCTSBot at Connect Four.
 
 Run ``python benchmarks/strength_connect_four.py [--games N] [--time S] [--seed K] [--c C ...]``.
+By default it plays two matches of 100 games at 0.1 s per move: mctslab with ``c=1.0`` (the
+same exploration as its opponent) and with ``c=0.5`` (less exploration, which plays better
+at this budget).
 
 Both sides search for the same wall-clock time per move, single-threaded, with MCTS-Solver
 and uniformly random playouts:
@@ -301,7 +304,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--time", type=float, default=0.1, help="seconds per move, both sides")
     parser.add_argument("--seed", type=int, default=0, help="base seed of both sides")
     parser.add_argument(
-        "--c", type=float, nargs="+", default=[1.0], help="mctslab exploration constant(s)"
+        "--c",
+        type=float,
+        nargs="+",
+        default=[1.0, 0.5],
+        help="mctslab exploration constant(s), one match each (1.0: OpenSpiel's uct_c=2)",
     )
     parser.add_argument("--output", type=Path, default=RESULTS, help="where to write the JSON")
     args = parser.parse_args(argv)

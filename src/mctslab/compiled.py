@@ -649,7 +649,10 @@ class CompiledMCTS:
             if config.max_nodes is not None:
                 cap = config.max_nodes
             else:
-                cap = max(1024, min(1 << 16, 4 * (config.iterations or 1 << 14)))
+                # expansion="one" makes one node an iteration: room for exactly that;
+                # otherwise start small and double when an iteration might not fit.
+                one = config.expansion == "one" and config.time is None
+                cap = (config.iterations or 0) + num_actions + 1 if one else 1 << 16
             self.tree = _allocate(cap)
             self.nodes = 1
             tree = self.tree
