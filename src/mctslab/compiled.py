@@ -31,7 +31,6 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -40,7 +39,7 @@ from numba import njit
 
 from mctslab.errors import InvalidConfigError
 from mctslab.game import CHANCE, TERMINAL, GameInfo, State
-from mctslab.mcts import SearchConfig, SearchResult, make_result
+from mctslab.mcts import RootChild, SearchConfig, SearchResult, make_result
 
 __all__ = ["CompiledMCTS", "run_chunk"]
 
@@ -548,20 +547,6 @@ def _same_game(a: Any, b: Any) -> bool:
     )
 
 
-@dataclass
-class _RootChild:
-    """The compiled tree's root child, as the final-move rules read it."""
-
-    action: int
-    visits: int
-    value_sum: float
-    proven: int | None
-
-    @property
-    def mean(self) -> float:
-        return self.value_sum / self.visits if self.visits else 0.0
-
-
 class CompiledMCTS:
     """The compiled engine behind the same interface as :class:`mctslab.mcts.MCTS`.
 
@@ -780,14 +765,14 @@ class CompiledMCTS:
             ch = int(next_sibling[ch])
         return out
 
-    def _root_children(self) -> list[_RootChild]:
+    def _root_children(self) -> list[RootChild]:
         assert self.tree is not None
         _, _, action, visits, value_sum, _, _, proven, _ = self.tree
         out = []
         for ch in self._children(0):
             p = int(proven[ch])
             out.append(
-                _RootChild(
+                RootChild(
                     int(action[ch]),
                     int(visits[ch]),
                     float(value_sum[ch]),

@@ -508,6 +508,21 @@ class ChildLike(Protocol):
     def mean(self) -> float: ...
 
 
+@dataclass
+class RootChild:
+    """A root child's statistics apart from any tree (the compiled engine's and the
+    root-parallel searcher's view of one); ``proven`` is for player 0."""
+
+    action: int
+    visits: int
+    value_sum: float
+    proven: int | None
+
+    @property
+    def mean(self) -> float:
+        return self.value_sum / self.visits if self.visits else 0.0
+
+
 def _robust(children: Sequence[C]) -> C:
     return max(children, key=lambda n: (n.visits, n.mean, -n.action))
 

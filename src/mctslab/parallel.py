@@ -15,27 +15,15 @@ from __future__ import annotations
 import contextlib
 import multiprocessing as mp
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from multiprocessing.connection import Connection
 from typing import Any
 
 from mctslab.errors import InvalidConfigError
 from mctslab.game import GameInfo, State
-from mctslab.mcts import SearchConfig, SearchResult, make_result
+from mctslab.mcts import RootChild, SearchConfig, SearchResult, make_result
 
 __all__ = ["RootParallelSearcher"]
-
-
-@dataclass
-class _Child:
-    action: int
-    visits: int
-    value_sum: float
-    proven: int | None
-
-    @property
-    def mean(self) -> float:
-        return self.value_sum / self.visits if self.visits else 0.0
 
 
 def _worker(conn: Connection, config: SearchConfig, engine: str) -> None:
@@ -98,10 +86,10 @@ class RootParallelSearcher:
             if status == "error":
                 raise InvalidConfigError(f"a worker failed: {payload}")
         results: list[SearchResult] = [r[1] for r in replies]
-        merged: dict[int, _Child] = {}
+        merged: dict[int, RootChild] = {}
         for _, _, children in replies:
             for action, visits, value_sum, proven in children:
-                ch = merged.setdefault(action, _Child(action, 0, 0.0, None))
+                ch = merged.setdefault(action, RootChild(action, 0, 0.0, None))
                 ch.visits += visits
                 ch.value_sum += value_sum
                 if proven is not None:
