@@ -31,14 +31,26 @@ from typing import Any, Self
 
 import numpy as np
 import numpy.typing as npt
+from numba import njit
 
 from mctslab.errors import IllegalActionError
 from mctslab.game import TERMINAL, GameInfo, State
 
-__all__ = ["KernelGame", "KernelState", "RuleKernels"]
+__all__ = ["KernelGame", "KernelState", "RuleKernels", "winner_returns"]
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
+
+
+@njit(cache=True)
+def winner_returns(s, params, out):  # type: ignore[no-untyped-def]
+    """``returns`` of a two-player game whose state keeps the winner in ``s[1]``
+    (-1 while undecided or drawn): +1 to the winner, -1 to the other, 0 each on a draw."""
+    out[0] = 0.0
+    out[1] = 0.0
+    if s[1] >= 0:
+        out[s[1]] = 1.0
+        out[1 - s[1]] = -1.0
 
 
 @dataclass(frozen=True)

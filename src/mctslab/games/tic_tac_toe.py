@@ -16,7 +16,7 @@ from numba import njit
 
 from mctslab.compiled import run_chunk
 from mctslab.game import TERMINAL, GameInfo
-from mctslab.games.kernels import KernelGame, KernelState, RuleKernels
+from mctslab.games.kernels import KernelGame, KernelState, RuleKernels, winner_returns
 
 __all__ = ["TicTacToe"]
 
@@ -63,13 +63,7 @@ def apply_action(s, params, a):  # type: ignore[no-untyped-def]
         s[0] = 1 - p
 
 
-@njit(cache=True)
-def returns(s, params, out):  # type: ignore[no-untyped-def]
-    out[0] = 0.0
-    out[1] = 0.0
-    if s[1] >= 0:
-        out[s[1]] = 1.0
-        out[1 - s[1]] = -1.0
+returns = winner_returns  # the winner is kept in s[1]
 
 
 @njit(cache=True)
