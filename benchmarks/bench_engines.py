@@ -45,7 +45,7 @@ import numpy as np
 from numba import njit
 
 import mctslab
-from mctslab.compiled import CompiledMCTS, rng_randint
+from mctslab.compiled import CompiledMCTS, borrow, rng_randint
 from mctslab.mcts import MCTS, SearchConfig
 
 try:
@@ -166,12 +166,15 @@ class Rates:
 
 
 @njit
-def random_playouts(legal_fn, apply_fn, returns_fn, root, params, n, rng, width):
+def random_playouts(legal_fn, apply_fn, returns_fn, root, params, n, rng, state, legal, rets):
     """Play ``n`` uniformly random games from ``root`` as the compiled engine's simulation
-    phase does (SplitMix64 draws, same kernels); returns the plies played and a checksum."""
-    state = root.copy()
-    legal = np.zeros(width, dtype=np.int64)
-    rets = np.zeros(2, dtype=np.float64)
+    phase does (SplitMix64 draws, same kernels, scratch arrays owned by the caller and
+    passed on as borrowed views); returns the plies played and a checksum."""
+    state = borrow(state)
+    legal = borrow(legal)
+    rets = borrow(rets)
+    params = borrow(params)
+    rng = borrow(rng)
     plies = 0
     checksum = 0.0
     for _ in range(n):
@@ -194,7 +197,8 @@ def raw_playouts(game_name: str, n: int, seed: int) -> tuple[float, float]:
     width = max(len(root), game.info.num_actions)
     args = (k.legal_actions, k.apply_action, k.returns, root, game.params)
     start = time.perf_counter()
-    plies, _ = random_playouts(*args, n, rng, width)
+    bufs = (root.copy(), np.zeros(width, dtype=np.int64), np.zeros(2, dtype=np.float64))
+    plies, _ = random_playouts(*args, n, rng, *bufs)
     return time.perf_counter() - start, plies / n
 
 

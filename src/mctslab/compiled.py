@@ -35,7 +35,9 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from numba import njit
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from mctslab.errors import InvalidConfigError
 from mctslab.game import CHANCE, TERMINAL, GameInfo, State
@@ -86,6 +88,34 @@ TREE_FIELDS = (
     ("proven", np.int8),  # 1/0/-1 for player 0, or UNPROVEN
     ("flags", np.uint8),  # OPENED | TERMINAL_FLAG
 )
+
+
+def _borrow_typer(typingctx, arr):  # type: ignore[no-untyped-def]
+    """The same array without its reference-count owner (a NULL ``meminfo``).
+
+    numba counts references to every array passed to another compiled function,
+    with atomic increments and decrements; in the search loop, which calls the rule
+    kernels a few times a ply, that bookkeeping cost about half the time. The
+    caller of :func:`run_chunk` owns every array for the whole call, so inside it
+    the arrays can be passed as borrowed views, for which numba's reference
+    counting is a no-op (it skips a NULL ``meminfo``).
+
+    A borrowed view does not keep its memory alive: borrow only arrays that the
+    caller owns for longer than the view is used (here, the arguments of the call).
+    """
+    if not isinstance(arr, types.Array):
+        return None
+
+    def codegen(context, builder, sig, args):  # type: ignore[no-untyped-def]
+        ary = context.make_array(sig.args[0])(context, builder, value=args[0])
+        ary.meminfo = cgutils.get_null_value(ary.meminfo.type)
+        ary.parent = cgutils.get_null_value(ary.parent.type)
+        return ary._getvalue()
+
+    return arr(arr), codegen
+
+
+borrow: Any = intrinsic(_borrow_typer)
 
 
 @njit(cache=True)
@@ -308,6 +338,24 @@ def run_chunk(  # type: ignore[no-untyped-def]
     ``capacity`` = (node capacity, number of actions).
     """
     first_child, next_sibling, action, visits, value_sum, n_untried, to_play, proven, flags = tree
+    first_child = borrow(first_child)
+    next_sibling = borrow(next_sibling)
+    action = borrow(action)
+    visits = borrow(visits)
+    value_sum = borrow(value_sum)
+    n_untried = borrow(n_untried)
+    to_play = borrow(to_play)
+    proven = borrow(proven)
+    flags = borrow(flags)
+    tree = (first_child, next_sibling, action, visits, value_sum, n_untried, to_play, proven, flags)
+    root_state = borrow(root_state)
+    params = borrow(params)
+    ctl = borrow(ctl)
+    ctl_f = borrow(ctl_f)
+    rng = borrow(rng)
+    bufs = borrow(bufs)
+    fbufs = borrow(fbufs)
+    path = borrow(path)
     expansion = cfg_i[EXPANSION]
     simulation = cfg_i[SIMULATION]
     cutoff_depth = cfg_i[CUTOFF_DEPTH]

@@ -435,6 +435,16 @@ def _random_action(state: State, rng: Rng) -> int:
 def simulate(state: State, tree: _Tree) -> list[float]:
     """Phase 3: play out from ``state`` (consumed) and return each player's reward in ``[0, 1]``."""
     config, rng, info = tree.config, tree.rng, tree.info
+    if config.simulation == "random":  # the common case, with fewer calls per ply
+        is_terminal, current_player = state.is_terminal, state.current_player
+        legal_actions, apply_action, randint = state.legal_actions, state.apply_action, rng.randint
+        while not is_terminal():
+            if current_player() == CHANCE:
+                apply_action(_random_action(state, rng))
+            else:
+                legal = legal_actions()
+                apply_action(legal[randint(len(legal))])
+        return _rewards(state.returns(), info)
     plies = 0
     while not state.is_terminal():
         if config.simulation == "cutoff" and plies >= config.cutoff_depth:
