@@ -43,6 +43,18 @@ def init(params):  # type: ignore[no-untyped-def]
 def _bits_win(b, k, height):  # type: ignore[no-untyped-def]
     """Whether bitboard ``b`` holds ``k`` in a row: vertical (shift 1), horizontal
     (shift ``height``) or diagonal (``height - 1``, ``height + 1``)."""
+    if k == 4:  # the usual game: two shifts a direction (Pons)
+        m = b & (b >> height)
+        if m & (m >> (2 * height)):
+            return True
+        m = b & (b >> (height - 1))
+        if m & (m >> (2 * (height - 1))):
+            return True
+        m = b & (b >> (height + 1))
+        if m & (m >> (2 * (height + 1))):
+            return True
+        m = b & (b >> 1)
+        return (m & (m >> 2)) != 0
     for d in (1, height, height - 1, height + 1):
         t = b
         for i in range(1, k):
