@@ -280,7 +280,7 @@ def test_usage_errors_exit_2() -> None:
 
 def _command() -> list[str]:
     script = Path(sys.executable).with_name("mctslab")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "mctslab.cli"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "mctslab"]
 
 
 def _run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:

@@ -359,6 +359,10 @@ def solve(
     print(f"{result.nodes} nodes, {result.seconds:.3f} s")
 
 
+# The arena's commands live in their own module and register themselves on ``app``.
+from mctslab import arena_cli  # noqa: E402, F401
+
+
 def main() -> None:
     """The ``mctslab`` console script."""
     app()

@@ -1,0 +1,5 @@
+"""``python -m mctslab``: the ``mctslab`` command."""
+
+from mctslab.cli import main
+
+main()

@@ -1,0 +1,390 @@
+"""The arena's commands: ``mctslab arena``, ``mctslab ratings`` and ``mctslab sprt``.
+
+::
+
+    mctslab arena connect_four --player uct=mcts:iterations=2000 --player mm=minimax:depth=4 \\
+        --games 20 --time-per-move 0.5 --workers 2 --db results.db [--resume]
+    mctslab ratings --db results.db --json
+    mctslab sprt tic_tac_toe --player new=mcts:iterations=400 --player old=mcts:iterations=50 \\
+        --elo0 0 --elo1 50
+
+They are registered on :data:`mctslab.cli.app`; user errors print one ``error:``
+line and exit 2, as everywhere in the CLI, and leave the store untouched.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from mctslab.arena import (
+    ArenaConfig,
+    Entrant,
+    check_players,
+    default_workers,
+    move_time_stats,
+    run_arena,
+    run_sprt,
+    standings,
+)
+from mctslab.cli import (
+    CliError,
+    GameArg,
+    JsonOpt,
+    ParamOpt,
+    app,
+    parse_pairs,
+    parse_value,
+    user_errors,
+)
+from mctslab.ratings import GameOutcome, Ratings, compute_ratings
+from mctslab.registry import make
+from mctslab.sprt import Sprt, SprtConfig
+from mctslab.store import GameRecord, NotAStoreError, ResultStore
+
+__all__ = ["arena", "ratings", "sprt"]
+
+PlayerOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--player",
+        help="A player NAME=SPEC, e.g. uct=mcts:iterations=2000 (repeatable).",
+        show_default=False,
+    ),
+]
+DbOpt = Annotated[Path, typer.Option("--db", help="The results store (SQLite).")]
+WorkersOpt = Annotated[
+    int | None,
+    typer.Option("--workers", help="Games played at once (default: the number of cores)."),
+]
+TimeOpt = Annotated[
+    float | None, typer.Option("--time-per-move", help="Seconds a move (timed, see --strict).")
+]
+StrictOpt = Annotated[
+    bool, typer.Option("--strict", help="A move over the time limit loses the game.")
+]
+SeedOpt = Annotated[int, typer.Option("--seed", help="Base seed of every game.")]
+OpeningsOpt = Annotated[
+    int, typer.Option("--openings", help="Random plies before the players take over.")
+]
+ResumeOpt = Annotated[
+    bool, typer.Option("--resume", help="Continue the same run in the store; play what is missing.")
+]
+BackendOpt = Annotated[str, typer.Option("--backend", help="Where games run: local or ray.")]
+RayAddressOpt = Annotated[
+    str | None, typer.Option("--ray-address", help="Ray cluster address (default: start locally).")
+]
+ProgressOpt = Annotated[
+    bool, typer.Option("--progress/--no-progress", help="Show a live progress bar.")
+]
+AnchorOpt = Annotated[
+    str | None, typer.Option("--anchor", help="Player whose Elo is 0 (default: the first).")
+]
+
+
+def parse_players(items: list[str] | None) -> tuple[Entrant, ...]:
+    """``["a=mcts:c=1", "b=random"]`` -> entrants, in order."""
+    out = []
+    for item in items or []:
+        name, eq, spec = item.partition("=")
+        if not eq or not name.strip() or not spec.strip():
+            raise CliError(f"bad --player {item!r}: write NAME=SPEC, e.g. uct=mcts:iterations=1000")
+        out.append(Entrant(name.strip(), spec.strip()))
+    return tuple(out)
+
+
+def open_store(path: Path, must_exist: bool = False) -> ResultStore:
+    if must_exist and not path.exists():
+        raise NotAStoreError(f"no results store at {str(path)!r}")
+    return ResultStore(path)
+
+
+def outcomes(records: list[GameRecord]) -> list[GameOutcome]:
+    return [
+        GameOutcome(r.seats[0], r.seats[1], r.score)
+        for r in records
+        if r.score is not None and len(r.seats) == 2
+    ]
+
+
+def _standing_text(records: list[GameRecord], names: list[str]) -> str:
+    parts = [f"{n} {pts:g}/{g}" for n, pts, g in standings(records, names)[:4]]
+    return "  ".join(parts)
+
+
+def report(
+    console: Console,
+    records: list[GameRecord],
+    rat: Ratings,
+    title: str,
+) -> None:
+    """Ratings, pairwise results, move times and problems of a set of games."""
+    table = Table(title=title)
+    for col in ("rank", "player", "Elo", "95% interval", "W", "D", "L", "score", "games"):
+        table.add_column(col, justify="left" if col == "player" else "right")
+    for rank, p in enumerate(rat.players, 1):
+        if p.elo is None:
+            elo = {"+": "+inf", "-": "-inf"}.get(p.unbounded or "", "n/a")
+            interval = "unbounded" if p.unbounded else "not connected"
+        else:
+            elo = f"{p.elo:+.0f}"
+            interval = f"{p.low:+.0f} .. {p.high:+.0f}" if p.low is not None else ""
+        table.add_row(
+            str(rank), escape(p.name), elo, interval, str(p.wins), str(p.draws),
+            str(p.losses), f"{p.score:.3f}", str(p.games),
+        )  # fmt: skip
+    console.print(table)
+    names = [p.name for p in rat.players]
+    if rat.pairwise:
+        pw = Table(title="pairwise W/D/L (row against column)")
+        pw.add_column("")
+        for n in names:
+            pw.add_column(escape(n), justify="right")
+        for a in names:
+            cells = []
+            for b in names:
+                wdl = rat.pairwise.get((a, b))
+                cells.append("" if wdl is None else "/".join(map(str, wdl)))
+            pw.add_row(escape(a), *cells)
+        console.print(pw)
+    times = move_time_stats(records)
+    if times:
+        tt = Table(title="move times (seconds)")
+        for col in ("player", "moves", "p50", "p99", "max", "overruns", "worst overrun"):
+            tt.add_column(col, justify="left" if col == "player" else "right")
+        for n in names:
+            t = times.get(n)
+            if t is None:
+                continue
+            tt.add_row(
+                escape(n), str(t.moves), f"{t.p50:.4f}", f"{t.p99:.4f}", f"{t.max:.4f}",
+                str(t.overruns), f"{t.worst_overrun:.4f}" if t.overruns else "",
+            )  # fmt: skip
+        console.print(tt)
+    errors = [r for r in records if r.termination != "normal"]
+    if errors:
+        console.print(f"[bold]{len(errors)} game(s) ended by a forfeit:[/bold]")
+        for r in errors[:10]:
+            console.print(f"  slot {r.slot} ({r.termination}): {escape(r.error or '')}")
+
+
+def report_json(records: list[GameRecord], rat: Ratings) -> dict[str, Any]:
+    data = rat.to_dict()
+    data["move_times"] = {n: vars(t) for n, t in move_time_stats(records).items()}
+    data["forfeits"] = [
+        {"slot": r.slot, "termination": r.termination, "error": r.error}
+        for r in records
+        if r.termination != "normal"
+    ]
+    return data
+
+
+@app.command()
+def arena(
+    game: GameArg,
+    player: PlayerOpt = None,
+    games: Annotated[int, typer.Option("--games", help="Games per pairing.")] = 2,
+    time_per_move: TimeOpt = None,
+    strict: StrictOpt = False,
+    seed: SeedOpt = 0,
+    openings: OpeningsOpt = 0,
+    workers: WorkersOpt = None,
+    db: DbOpt = Path("mctslab.db"),
+    resume: ResumeOpt = False,
+    backend: BackendOpt = "local",
+    ray_address: RayAddressOpt = None,
+    anchor: AnchorOpt = None,
+    param: ParamOpt = None,
+    progress: ProgressOpt = True,
+    json_output: JsonOpt = False,
+) -> None:
+    """Round-robin tournament between players; every game is stored as it finishes."""
+    console = Console(stderr=json_output)
+    with user_errors():
+        players = parse_players(player)
+        values = tuple(
+            sorted((k, parse_value(v)) for k, v in parse_pairs(param, "--param").items())
+        )
+        config = ArenaConfig(
+            game=game,
+            players=players,
+            games=games,
+            game_params=values,
+            time_per_move=time_per_move,
+            strict=strict,
+            seed=seed,
+            openings=openings,
+            workers=workers or default_workers(),
+            backend=backend,
+            ray_address=ray_address,
+        )
+        if anchor is not None and anchor not in {p.name for p in players}:
+            raise CliError(
+                f"unknown --anchor {anchor!r}; players: {', '.join(p.name for p in players)}"
+            )
+        check_players(config, make(game, **dict(values)))
+        with open_store(db) as store:
+            names = [p.name for p in players]
+            seen: list[GameRecord] = []
+            with Progress(
+                TextColumn("[bold]{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeRemainingColumn(),
+                TextColumn("{task.fields[standing]}"),
+                console=Console(stderr=True),
+                disable=not progress,
+            ) as bar:
+                task_id = bar.add_task(game, total=None, standing="")
+
+                def on_record(record: GameRecord, done: int, total: int) -> None:
+                    seen.append(record)
+                    bar.update(
+                        task_id, completed=done, total=total, standing=_standing_text(seen, names)
+                    )
+
+                result = run_arena(config, store, resume=resume, on_record=on_record)
+            records = list(result.records)
+            rat = compute_ratings(outcomes(records), anchor=anchor or players[0].name)
+            if json_output:
+                data = report_json(records, rat)
+                data.update(run=result.run_id, planned=result.planned, played_now=result.played_now)
+                print(json.dumps(data, indent=2))
+            else:
+                console.print(
+                    f"run {result.run_id} in {db}: {len(records)}/{result.planned} games "
+                    f"({result.played_now} played now)"
+                )
+                report(console, records, rat, f"{game}: Elo by maximum likelihood")
+
+
+@app.command()
+def ratings(
+    db: DbOpt = Path("mctslab.db"),
+    game: Annotated[
+        str | None, typer.Option("--game", help="Only this game (needed if the store has several).")
+    ] = None,
+    run: Annotated[int | None, typer.Option("--run", help="Only this run id.")] = None,
+    anchor: AnchorOpt = None,
+    json_output: JsonOpt = False,
+) -> None:
+    """Elo ratings (Bradley-Terry maximum likelihood, 95% intervals) from a results store."""
+    with user_errors():
+        with open_store(db, must_exist=True) as store:
+            names = store.games_in_store()
+            if run is not None:
+                runs = [r for r in store.runs() if r.id == run]
+                if not runs:
+                    raise CliError(f"no run {run} in {db}")
+                records = list(store.games([run]))
+            else:
+                if game is None and len(names) > 1:
+                    raise CliError(
+                        f"{db} holds results of several games ({', '.join(names)}): "
+                        "choose one with --game"
+                    )
+                if game is not None and game not in names:
+                    raise CliError(f"no results for {game!r} in {db}; games: {', '.join(names)}")
+                records = list(store.games(game=game or (names[0] if names else None)))
+        players = sorted({n for r in records for n in r.seats})
+        if anchor is not None and anchor not in players:
+            raise CliError(f"unknown --anchor {anchor!r}; players: {', '.join(players)}")
+        rat = compute_ratings(outcomes(records), anchor=anchor)
+        if json_output:
+            print(json.dumps(report_json(records, rat), indent=2))
+        else:
+            report(Console(), records, rat, "Elo by maximum likelihood")
+
+
+@app.command()
+def sprt(
+    game: GameArg,
+    player: PlayerOpt = None,
+    elo0: Annotated[float, typer.Option("--elo0", help="H0: A is this much stronger.")] = 0.0,
+    elo1: Annotated[float, typer.Option("--elo1", help="H1: A is this much stronger.")] = 10.0,
+    alpha: Annotated[float, typer.Option("--alpha", help="False positive rate.")] = 0.05,
+    beta: Annotated[float, typer.Option("--beta", help="False negative rate.")] = 0.05,
+    max_games: Annotated[
+        int, typer.Option("--max-games", help="Stop undecided after this many games.")
+    ] = 20_000,
+    time_per_move: TimeOpt = None,
+    strict: StrictOpt = False,
+    seed: SeedOpt = 0,
+    openings: OpeningsOpt = 0,
+    workers: WorkersOpt = None,
+    db: DbOpt = Path("mctslab.db"),
+    resume: ResumeOpt = False,
+    backend: BackendOpt = "local",
+    ray_address: RayAddressOpt = None,
+    param: ParamOpt = None,
+    progress: ProgressOpt = True,
+    json_output: JsonOpt = False,
+) -> None:
+    """Sequential probability ratio test: is player A stronger than B by elo1 rather than elo0?"""
+    with user_errors():
+        players = parse_players(player)
+        if len(players) != 2:
+            raise CliError(f"sprt takes exactly two --player (A then B), got {len(players)}")
+        values = tuple(
+            sorted((k, parse_value(v)) for k, v in parse_pairs(param, "--param").items())
+        )
+        config = ArenaConfig(
+            game=game,
+            players=players,
+            games=2,
+            game_params=values,
+            time_per_move=time_per_move,
+            strict=strict,
+            seed=seed,
+            openings=openings,
+            workers=workers or default_workers(),
+            backend=backend,
+            ray_address=ray_address,
+        )
+        test = Sprt(SprtConfig(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta))
+        check_players(config, make(game, **dict(values)))
+        with (
+            open_store(db) as store,
+            Progress(
+                TextColumn("[bold]SPRT"),
+                TextColumn("{task.fields[line]}"),
+                console=Console(stderr=True),
+                disable=not progress,
+            ) as bar,
+        ):
+            task_id = bar.add_task("sprt", total=None, line="")
+
+            def on_pair(t: Any, pairs: int) -> None:
+                bar.update(
+                    task_id,
+                    line=f"pairs {pairs}  LLR {t.llr:+.3f} in [{t.lower:+.3f}, {t.upper:+.3f}]",
+                )
+
+            out = run_sprt(config, test, store, max_games, resume=resume, on_pair=on_pair)
+        status = dict(out.status)
+        status.update(run=out.run_id, pairs=out.pairs, decision=out.decision)
+        if json_output:
+            print(json.dumps(status, indent=2))
+        else:
+            a, b = players[0].name, players[1].name
+            verdict = {
+                "H1": f"H1 accepted: {a} is stronger than {b} by about {elo1:g} Elo or more",
+                "H0": f"H0 accepted: {a} is not stronger than {b} by {elo1:g} Elo "
+                f"(at most about {elo0:g})",
+                None: f"no decision after {2 * out.pairs} games (--max-games {max_games})",
+            }[out.decision]
+            print(verdict)
+            print(
+                f"{2 * out.pairs} games in {out.pairs} pairs; LLR {test.llr:+.3f} "
+                f"(bounds {test.lower:+.3f}, {test.upper:+.3f}); run {out.run_id} in {db}"
+            )
+    if out.decision is None:
+        sys.exit(1)
