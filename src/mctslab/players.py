@@ -11,6 +11,8 @@ Spec strings, usable everywhere a player is named (CLI, arena)::
     minimax            # exact
     random
     human
+    openspiel-mcts:uct_c=2,simulations=1000   # OpenSpiel's MCTSBot (mctslab.openspiel_players)
+    openspiel-random:seed=7
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from mctslab.errors import IllegalActionError, InvalidConfigError, InvalidSpecEr
 from mctslab.game import CHANCE, GameInfo, State
 from mctslab.mcts import SearchConfig, SearchResult
 from mctslab.minimax import alphabeta, solve
+from mctslab.openspiel_players import KINDS as OPENSPIEL_KINDS
+from mctslab.openspiel_players import make_openspiel_player
 from mctslab.rng import Rng
 
 __all__ = [
@@ -155,7 +159,7 @@ _ALIASES = {
     "simulations": "iterations",
     "nodes": "max_nodes",
 }
-_KINDS = ("mcts", "minimax", "random", "human")
+_KINDS = ("mcts", "minimax", "random", "human", *OPENSPIEL_KINDS)
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
@@ -227,6 +231,8 @@ def make_player(spec: str, info: GameInfo, seed: int = 0) -> Player:
     :class:`InvalidSpecError` naming the bad key and the valid ones.
     """
     kind, options = parse_spec(spec)
+    if kind in OPENSPIEL_KINDS:  # pyspiel is imported only now
+        return make_openspiel_player(kind, options, info, seed)
     if kind == "mcts":
         engine = options.pop("engine", "auto")
         return MCTSPlayer(info, search_config(options, seed), engine)

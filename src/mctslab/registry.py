@@ -1,4 +1,9 @@
-"""The game registry: ``make(name, **params)`` and ``available_games()`` (pgx's ``make``)."""
+"""The game registry: ``make(name, **params)`` and ``available_games()`` (pgx's ``make``).
+
+Names that start with ``openspiel:`` are OpenSpiel's games, loaded through
+:mod:`mctslab.games.openspiel` (``make("openspiel:go", board_size=9)``); they are
+not listed by :func:`available_games`.
+"""
 
 from __future__ import annotations
 
@@ -12,12 +17,15 @@ from mctslab.game import Game
 __all__ = ["available_games", "game_parameters", "make", "register"]
 
 _REGISTRY: dict[str, Callable[..., Game]] = {}
+_OPENSPIEL = "openspiel:"  # mctslab.games.openspiel.PREFIX, not imported: it is optional
 
 
 def register(name: str, factory: Callable[..., Game]) -> None:
     """Register a game factory under ``name`` (keyword parameters become game parameters)."""
     if name in _REGISTRY:
         raise InvalidConfigError(f"game {name!r} is already registered")
+    if name.startswith(_OPENSPIEL):
+        raise InvalidConfigError(f"game names starting {_OPENSPIEL!r} are OpenSpiel's: {name!r}")
     _REGISTRY[name] = factory
 
 
@@ -28,6 +36,10 @@ def available_games() -> list[str]:
 
 def game_parameters(name: str) -> dict[str, Any]:
     """The parameters ``name`` accepts, with their defaults."""
+    if name.startswith(_OPENSPIEL):
+        from mctslab.games import openspiel
+
+        return openspiel.game_parameters(name.removeprefix(_OPENSPIEL))
     sig = inspect.signature(_factory(name))
     return {
         p.name: p.default
@@ -41,15 +53,22 @@ def _factory(name: str) -> Callable[..., Game]:
         return _REGISTRY[name]
     except KeyError:
         valid = ", ".join(available_games())
-        raise UnknownGameError(f"unknown game {name!r}; available games: {valid}") from None
+        raise UnknownGameError(
+            f"unknown game {name!r}; available games: {valid} "
+            f"(and any OpenSpiel game as {_OPENSPIEL}<name>)"
+        ) from None
 
 
 def make(name: str, **params: Any) -> Game:
-    """A game by registered name, e.g. ``make("connect_four", rows=5)``.
+    """A game by registered name, e.g. ``make("connect_four", rows=5)``, or ``"openspiel:<name>"``.
 
     Raises :class:`UnknownGameError` listing the valid names, and
     :class:`InvalidConfigError` for an unknown or bad parameter.
     """
+    if name.startswith(_OPENSPIEL):
+        from mctslab.games import openspiel  # imports pyspiel, only now
+
+        return openspiel.load(name.removeprefix(_OPENSPIEL), **params)
     factory = _factory(name)
     valid = game_parameters(name)
     unknown = sorted(set(params) - set(valid))
