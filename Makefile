@@ -16,7 +16,7 @@ $(STAMP_RUN): pyproject.toml | $(BIN)/python
 	touch $@
 
 $(STAMP_TEST): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -e '.[dev,ray]'
 	touch $@ $(STAMP_RUN)
 
 # Play Connect Four against MCTS in the terminal.
@@ -35,9 +35,12 @@ pytest: $(STAMP_TEST)
 
 test: lint typecheck pytest
 
-# Engine speed against OpenSpiel (needs the dev extras); writes benchmarks/results/engines.json.
+# Engine speed against OpenSpiel (needs the dev extras); writes benchmarks/results/engines.json;
+# then tuning c and a playtesting report at Connect Four (about 15 minutes on 2 cores).
 bench: $(STAMP_TEST)
 	$(BIN)/python benchmarks/bench_engines.py
+	$(BIN)/python benchmarks/tune_connect_four.py
+	$(BIN)/python benchmarks/analyze_connect_four.py
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info

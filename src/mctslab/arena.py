@@ -369,7 +369,7 @@ def run_tasks(
     ``2 * workers`` games queued at a time); ``backend="ray"`` sends them to Ray.
     """
     if backend == "ray":
-        from mctslab.ray_backend import run_tasks_ray  # type: ignore[import-not-found]
+        from mctslab.ray_backend import run_tasks_ray
 
         yield from run_tasks_ray(tasks, workers, ray_address)
         return
