@@ -360,7 +360,7 @@ def solve(
 
 
 # The arena's commands live in their own module and register themselves on ``app``.
-from mctslab import arena_cli  # noqa: E402, F401
+from mctslab import arena_cli, tune_cli  # noqa: E402, F401
 
 
 def main() -> None:
