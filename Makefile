@@ -5,23 +5,23 @@ BIN    := $(VENV)/bin
 STAMP_RUN  := $(VENV)/.stamp-run
 STAMP_TEST := $(VENV)/.stamp-test
 
-.PHONY: run test lint typecheck pytest bench clean
+.PHONY: run test lint typecheck pytest graphviz chromium bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(STAMP_RUN): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e .
+	$(BIN)/pip install --quiet -e '.[web]'
 	touch $@
 
 $(STAMP_TEST): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[dev,ray]'
+	$(BIN)/pip install --quiet -e '.[dev,ray,web]'
 	touch $@ $(STAMP_RUN)
 
-# Play Connect Four against MCTS in the terminal.
+# Start the web lab (play against MCTS, watch the tree grow) and print its address.
 run: $(STAMP_RUN)
-	$(BIN)/mctslab play connect_four --player1 human --player2 mcts:time=1,solver=1,c=0.5
+	$(BIN)/mctslab serve
 
 lint: $(STAMP_TEST)
 	$(BIN)/ruff check src tests examples benchmarks
@@ -30,10 +30,23 @@ lint: $(STAMP_TEST)
 typecheck: $(STAMP_TEST)
 	$(BIN)/mypy
 
-pytest: $(STAMP_TEST)
-	$(BIN)/pytest -n 2 --dist worksteal -q --durations=8
+# MCTSLAB_REQUIRE_BROWSER=1: the browser tests fail, not skip, without chromium.
+pytest: $(STAMP_TEST) graphviz chromium
+	MCTSLAB_REQUIRE_BROWSER=1 $(BIN)/pytest -n 2 --dist worksteal -q --durations=8
 
 test: lint typecheck pytest
+
+# Graphviz's `dot` renders `mctslab tree --format svg` (Debian's graphviz package): installed when
+# missing, as root or with sudo; the lock timeout waits out another apt-get (e.g. chromium's).
+SUDO := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
+APT  := $(SUDO) apt-get -o DPkg::Lock::Timeout=300
+graphviz:
+	@command -v dot >/dev/null || ($(APT) update -qq && $(APT) install -y -qq graphviz)
+
+# The web lab's browser tests drive Debian's chromium through Playwright (flags in
+# DEVELOPERS.md); Playwright's own browser download is never used.
+chromium:
+	@command -v chromium >/dev/null || ($(APT) update -qq && $(APT) install -y -qq chromium)
 
 # Engine speed against OpenSpiel (needs the dev extras); writes benchmarks/results/engines.json;
 # then tuning c and a playtesting report at Connect Four (about 15 minutes on 2 cores).

@@ -474,20 +474,14 @@ def run_analysis(
     the latest run of the same configuration; ``on_record(record, done, total)``
     is called after each game.
     """
-    own = store is None
-    db = ResultStore(":memory:") if store is None else store
-    try:
-        arena = run_arena(
-            config.arena_config(),
-            db,
-            resume=resume,
-            kind="analyze",
-            on_record=on_record,
-            tasks=config.tasks(),
-        )
-    finally:
-        if own:
-            db.close()
+    arena = run_arena(
+        config.arena_config(),
+        store,
+        resume=resume,
+        kind="analyze",
+        on_record=on_record,
+        tasks=config.tasks(),
+    )
     by_first: dict[str, list[GameRecord]] = {}
     for r in arena.records:
         by_first.setdefault(r.seats[0], []).append(r)

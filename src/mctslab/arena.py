@@ -487,7 +487,7 @@ def check_players(config: ArenaConfig, game: Game) -> None:
 
 def run_arena(
     config: ArenaConfig,
-    store: ResultStore,
+    store: ResultStore | None,
     resume: bool = False,
     kind: str = "arena",
     on_record: Callable[[GameRecord, int, int], None] | None = None,
@@ -495,10 +495,14 @@ def run_arena(
 ) -> ArenaResult:
     """Play ``config``'s tournament into ``store`` (see the module docstring).
 
-    With ``resume``, the latest run of the same configuration continues: only its
-    missing slots are played. ``on_record(record, done, total)`` is called after each
+    ``store=None`` plays into an in-memory store, gone afterwards. With ``resume``,
+    the latest run of the same configuration continues: only its missing slots
+    are played. ``on_record(record, done, total)`` is called after each
     game is committed. Bad players or games raise before the store is written.
     """
+    if store is None:
+        with ResultStore(":memory:") as memory:
+            return run_arena(config, memory, resume, kind, on_record, tasks)
     game = make(config.game, **dict(config.game_params))
     check_players(config, game)
     all_tasks = list(tasks) if tasks is not None else schedule(config)

@@ -359,8 +359,9 @@ def solve(
     print(f"{result.nodes} nodes, {result.seconds:.3f} s")
 
 
-# The arena's commands live in their own module and register themselves on ``app``.
-from mctslab import arena_cli, tune_cli  # noqa: E402, F401
+# The arena's, the tuning and the tree commands live in their own modules and register
+# themselves on ``app``.
+from mctslab import arena_cli, tree_cli, tune_cli  # noqa: E402, F401
 
 
 def main() -> None:

@@ -561,20 +561,14 @@ def run_tune(
     with ``resume`` the latest run of the same grid continues. ``on_record(record,
     done, total)`` is called after each game.
     """
-    own = store is None
-    db = ResultStore(":memory:") if store is None else store
-    try:
-        arena = run_arena(
-            config.arena_config(),
-            db,
-            resume=resume,
-            kind="tune",
-            on_record=on_record,
-            tasks=config.tasks(),
-        )
-    finally:
-        if own:
-            db.close()
+    arena = run_arena(
+        config.arena_config(),
+        store,
+        resume=resume,
+        kind="tune",
+        on_record=on_record,
+        tasks=config.tasks(),
+    )
     return _analyse(config, list(arena.records), arena.run_id, arena.played_now)
 
 
