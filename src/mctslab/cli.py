@@ -362,6 +362,7 @@ def solve(
 # The arena's, the tuning and the tree commands live in their own modules and register
 # themselves on ``app``.
 from mctslab import arena_cli, tree_cli, tune_cli  # noqa: E402, F401
+from mctslab.web import cli as web_cli  # noqa: E402, F401  (mctslab serve)
 
 
 def main() -> None:

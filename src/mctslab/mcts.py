@@ -60,6 +60,7 @@ __all__ = [
     "SearchResult",
     "backpropagate",
     "expand",
+    "iterate",
     "search",
     "select",
     "simulate",
@@ -260,12 +261,14 @@ class Node:
 class _Tree:
     """The root, the node count and the generator: what one search loop works on."""
 
-    def __init__(self, root: Node, info: GameInfo, config: SearchConfig, rng: Rng) -> None:
+    def __init__(
+        self, root: Node, info: GameInfo, config: SearchConfig, rng: Rng, nodes: int | None = None
+    ) -> None:
         self.root = root
         self.info = info
         self.config = config
         self.rng = rng
-        self.nodes = _count(root)
+        self.nodes = _count(root) if nodes is None else nodes
 
 
 class _NodeBudget(Exception):
@@ -495,6 +498,32 @@ def backpropagate(path: list[Node], rewards: list[float], solver: bool) -> None:
             proving = _prove(node)
 
 
+def _expands(leaf: Node, root: Node) -> bool:
+    """Whether the selected leaf grows: a leaf seen before (or the root) with untried
+    actions does; a node just reached for the first time under ``expansion="all"`` is
+    simulated as it is."""
+    return bool(leaf.untried) and leaf.proven is None and (leaf.visits > 0 or leaf is root)
+
+
+def iterate(tree: _Tree) -> None:
+    """One iteration: the four phases, as any lecture draws them.
+
+    Raises :class:`_NodeBudget` (before any statistic changes) when expanding would grow
+    the tree past ``max_nodes``. :func:`mctslab.trace.traced_iteration` runs the same
+    steps and records what each phase did.
+    """
+    path = select(tree.root, tree)
+    leaf = path[-1]
+    if _expands(leaf, tree.root):
+        leaf = expand(leaf, tree)
+        path.append(leaf)
+    rewards = _leaf_rewards(leaf)
+    if rewards is None:
+        assert leaf.state is not None
+        rewards = simulate(leaf.state.clone(), tree)
+    backpropagate(path, rewards, tree.config.solver)
+
+
 def _leaf_rewards(leaf: Node) -> list[float] | None:
     """Rewards of a terminal or proven leaf (no playout needed), else ``None``."""
     if leaf.rewards is not None:
@@ -584,11 +613,13 @@ class MCTS:
         self.rng = Rng(self.config.seed)
         self.root: Node | None = None
         self._root_history: list[int] = []
+        self._tree: _Tree | None = None  # the last search's, to keep its node count
 
     def reset(self) -> None:
         """Forget the tree (the generator keeps its stream)."""
         self.root = None
         self._root_history = []
+        self._tree = None
 
     def root_children(self) -> list[tuple[int, int, float, int | None]]:
         """(action, visits, value sum, proof for player 0) of each root child."""
@@ -615,6 +646,11 @@ class MCTS:
 
     def search(self, state: State, game_info: GameInfo | None = None) -> SearchResult:
         """Search from ``state`` within the budget and return the chosen move and statistics."""
+        return _run(self._prepare(state, game_info))
+
+    def _prepare(self, state: State, game_info: GameInfo | None = None) -> _Tree:
+        """Check the config against the game and set up the tree for ``state`` (reused
+        where it can be): what :meth:`search` and the step-by-step tracer start from."""
         config = self.config
         if config.workers != 1:
             raise InvalidConfigError("workers > 1: make the searcher with mctslab.make_searcher")
@@ -629,10 +665,15 @@ class MCTS:
             )
         root = self._root_for(state)
         root.player = -1
-        tree = _Tree(root, info, config, self.rng)
+        last = self._tree
+        # The same root as last time (more searches of one position): its count is known,
+        # which spares walking a large tree again.
+        nodes = last.nodes if last is not None and last.root is root else None
+        tree = _Tree(root, info, config, self.rng, nodes)
         if not root.opened:
             _open(root, state.clone(), tree)
-        return _run(tree)
+        self._tree = tree
+        return tree
 
 
 def _info_of(state: State) -> GameInfo:
@@ -673,13 +714,7 @@ def _run(tree: _Tree) -> SearchResult:
             stopped_by = "agreement"
             break
         try:
-            path = select(root, tree)
-            leaf = path[-1]
-            # A leaf seen before (or the root) grows; a node just reached for the
-            # first time under expansion="all" is simulated as it is.
-            if leaf.untried and leaf.proven is None and (leaf.visits > 0 or leaf is root):
-                leaf = expand(leaf, tree)
-                path.append(leaf)
+            iterate(tree)
         except _NodeBudget:
             if not root.children:
                 raise InvalidConfigError(
@@ -687,11 +722,6 @@ def _run(tree: _Tree) -> SearchResult:
                 ) from None
             stopped_by = "nodes"
             break
-        rewards = _leaf_rewards(leaf)
-        if rewards is None:
-            assert leaf.state is not None
-            rewards = simulate(leaf.state.clone(), tree)
-        backpropagate(path, rewards, config.solver)
         iterations += 1
     seconds = time.perf_counter() - start
     return _result(tree, iterations, seconds, stopped_by)

@@ -1,0 +1,73 @@
+"""What the page draws for a position: a small description per kind of board.
+
+- Tic-tac-toe and Connect Four: ``{"kind": "grid", "rows", "cols", "cells",
+  "click", "actions"}``. ``cells`` is row-major with row 0 at the *top* as the
+  board is displayed, each ``""``, ``"x"`` or ``"o"``; ``click`` is ``"cell"``
+  (a click on a cell plays it) or ``"column"`` (a click anywhere in a column
+  drops a stone there); ``actions`` maps each clickable cell index or column
+  (as a string: JSON keys are strings) to its action id, legal moves only.
+- Nim and Bachet's game: ``{"kind": "piles", "piles", "max_take", "misere",
+  "moves"}``; ``moves`` lists the legal ``{"pile", "take", "action"}`` (piles
+  from 0); ``max_take`` is the largest take the rules allow.
+- Any other game: ``{"kind": "text"}``: the page shows ``str(state)`` and a
+  button per legal move.
+
+The grids read the kernel state array (layouts documented in each game's module).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mctslab.game import State
+from mctslab.games.connect_four import ConnectFour
+from mctslab.games.nim import Nim
+from mctslab.games.tic_tac_toe import TicTacToe
+
+__all__ = ["render"]
+
+_MARKS = ("", "x", "o")
+
+
+def render(state: State) -> dict[str, Any]:
+    """The drawing description of ``state`` (see the module's docstring)."""
+    game = getattr(state, "game", None)
+    array = getattr(state, "array", None)
+    if array is None:
+        return {"kind": "text"}
+    legal = state.legal_actions()
+    if isinstance(game, TicTacToe):
+        return {
+            "kind": "grid",
+            "rows": 3,
+            "cols": 3,
+            "cells": [_MARKS[int(v)] for v in array[3:12]],
+            "click": "cell",
+            "actions": {str(a): a for a in legal},  # cell index = action id
+        }
+    if isinstance(game, ConnectFour):
+        rows, cols = game.rows, game.columns
+        base = 3 + cols  # cell (r, c) at base + r * cols + c, with row 0 at the bottom
+        cells = [
+            _MARKS[int(array[base + r * cols + c])]
+            for r in reversed(range(rows))
+            for c in range(cols)
+        ]
+        return {
+            "kind": "grid",
+            "rows": rows,
+            "cols": cols,
+            "cells": cells,
+            "click": "column",
+            "actions": {str(a): a for a in legal},  # column = action id
+        }
+    if isinstance(game, Nim):
+        k = len(game.piles)
+        return {
+            "kind": "piles",
+            "piles": [int(v) for v in array[3 : 3 + k]],
+            "max_take": int(game.params[1]),
+            "misere": game.misere,
+            "moves": [{"pile": a % k, "take": a // k + 1, "action": a} for a in legal],
+        }
+    return {"kind": "text"}

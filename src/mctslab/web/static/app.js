@@ -1,0 +1,507 @@
+// The web lab's page: settings, the board, the AI's decisions, the step mode and the
+// tree, wired to the JSON API. Plain ES modules, no build step, no dependencies.
+
+import { api } from "./api.js";
+import { drawBoard } from "./board.js";
+import { explorationChart, rootStatsChart } from "./charts.js";
+import { fmtValue, html, sleep } from "./dom.js";
+import { ThinkPanel } from "./think.js";
+import { TreeView } from "./tree.js";
+
+const $ = (id) => document.getElementById(id);
+
+const FINAL_RULES = {
+  robust: "robust child (most visits)",
+  max: "max child (highest mean)",
+  "robust-max": "robust-max child (most visits and highest mean)",
+  solver: "MCTS-Solver (a proven result)",
+};
+
+// Steps per second for each position of the speed slider; phases are animated at
+// the slower speeds only.
+const SPEEDS = [0.5, 1, 3, 10, 30];
+
+const app = {
+  games: [],
+  view: null, // the last SessionView
+  human: 0, // the human's player index, or null: the human plays both sides
+  busy: false,
+  playing: false,
+  moves: [], // labels of the moves played, for the history line
+  tree: null,
+  think: null,
+};
+
+// ---------------------------------------------------------------------------------------
+// Start-up
+
+async function main() {
+  app.tree = new TreeView($("tree"), {
+    loadSubtree: (id) => api.tree(app.view.id, { node: id, depth: 2, top: topK() }),
+    openNode: (node) => openNode(node).catch(showError),
+  });
+  app.think = new ThinkPanel(document.querySelector(".phases"), {
+    nodePosition: (id) => api.node(app.view.id, id),
+    highlight: (path, fresh) => app.tree.highlight(path, fresh),
+  });
+  wireControls();
+  drawExploration();
+  try {
+    app.games = await api.games();
+  } catch (err) {
+    showError(err);
+    setStatus("The server did not answer: is `mctslab serve` running?");
+    return;
+  }
+  const select = $("game");
+  for (const game of app.games) {
+    select.append(html("option", { value: game.name }, [prettyName(game.name)]));
+  }
+  // ?game=NAME picks the game; tic-tac-toe by default (everyone knows its board).
+  const preferred = new URLSearchParams(location.search).get("game") || "tic_tac_toe";
+  if (app.games.some((g) => g.name === preferred)) select.value = preferred;
+  drawParams();
+  await newGame();
+}
+
+function prettyName(name) {
+  return name.replace(/_/g, " ").replace(/\b\w/g, (c) => c.toUpperCase());
+}
+
+function wireControls() {
+  $("config").addEventListener("submit", (event) => {
+    event.preventDefault();
+    newGame();
+  });
+  $("game").addEventListener("change", drawParams);
+  $("simulation").addEventListener("change", () => {
+    $("cutoff-row").hidden = $("simulation").value !== "cutoff";
+  });
+  $("budget-kind").addEventListener("change", () => {
+    $("budget").value = $("budget-kind").value === "time" ? "0.5" : "2000";
+  });
+  const syncC = (value) => {
+    $("c").value = value;
+    $("c-range").value = value;
+    $("c-out").textContent = Number(value).toFixed(2);
+    drawExploration();
+  };
+  $("c").addEventListener("input", () => syncC($("c").value));
+  $("c-range").addEventListener("input", () => syncC($("c-range").value));
+  $("ai-move").addEventListener("click", () => aiMove());
+  $("cancel").addEventListener("click", () => app.view && api.cancel(app.view.id).catch(showError));
+  $("restart").addEventListener("click", () => restart());
+  $("step").addEventListener("click", () => guarded(() => step(false)));
+  $("play").addEventListener("click", togglePlay);
+  $("speed").addEventListener("input", () => {
+    $("speed-out").textContent = `${SPEEDS[$("speed").value]}/s`;
+  });
+  for (const button of document.querySelectorAll("[data-run]")) {
+    button.addEventListener("click", () => guarded(() => runIterations(Number(button.dataset.run))));
+  }
+  $("depth").addEventListener("change", () => refreshTree());
+  $("top").addEventListener("change", () => refreshTree());
+  $("fit").addEventListener("click", () => app.tree.fit());
+  $("node-view-close").addEventListener("click", () => ($("node-view").hidden = true));
+}
+
+/** One input per game parameter, prefilled with its default. */
+function drawParams() {
+  const box = $("game-params");
+  box.replaceChildren();
+  const game = currentGame();
+  if (!game) return;
+  for (const [name, value] of paramEntries(game.parameters)) {
+    const text = Array.isArray(value) ? value.join(";") : value === null ? "" : String(value);
+    const input =
+      typeof value === "boolean"
+        ? html("input", { type: "checkbox", name, "data-default": text, checked: value })
+        : html("input", { type: "text", name, value: text, "data-default": text, placeholder: value === null ? "none" : "" });
+    input.dataset.kind = Array.isArray(value) ? "list" : value === null ? "null" : typeof value;
+    input.setAttribute("data-testid", `param-${name}`);
+    const label =
+      typeof value === "boolean"
+        ? html("label", { class: "check" }, [input, ` ${name}`])
+        : html("label", {}, [name, input]);
+    box.append(label);
+  }
+}
+
+function paramEntries(parameters) {
+  if (!parameters) return [];
+  if (Array.isArray(parameters)) {
+    return parameters.map((p) => (Array.isArray(p) ? p : [p.name, p.default ?? p.value ?? null]));
+  }
+  return Object.entries(parameters);
+}
+
+function currentGame() {
+  return app.games.find((g) => g.name === $("game").value);
+}
+
+/** The game parameters the user changed (the others keep the game's defaults). */
+function readParams() {
+  const params = {};
+  for (const input of $("game-params").querySelectorAll("input")) {
+    if (input.type === "checkbox") {
+      if (String(input.checked) !== input.dataset.default) params[input.name] = input.checked;
+      continue;
+    }
+    const text = input.value.trim();
+    if (text === input.dataset.default) continue;
+    const kind = input.dataset.kind;
+    if (kind === "number" && text !== "" && !Number.isNaN(Number(text))) params[input.name] = Number(text);
+    else if (text === "" && kind === "null") continue;
+    else params[input.name] = text;
+  }
+  return params;
+}
+
+function readBudget() {
+  const value = Number($("budget").value);
+  return $("budget-kind").value === "time" ? { time: value } : { iterations: Math.round(value) };
+}
+
+function readConfig() {
+  const budget = readBudget();
+  return {
+    engine: $("engine").value,
+    c: Number($("c").value),
+    expansion: $("expansion").value,
+    simulation: $("simulation").value,
+    final: $("final").value,
+    solver: $("solver").checked,
+    cutoff_depth: Number($("cutoff-depth").value),
+    seed: Number($("seed").value),
+    iterations: budget.iterations ?? null,
+    time: budget.time ?? null,
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Playing
+
+async function newGame() {
+  stopPlay();
+  const humanValue = $("human").value;
+  app.human = humanValue === "none" ? null : Number(humanValue);
+  app.moves = [];
+  app.think.clear();
+  $("ai-report").hidden = true;
+  $("node-view").hidden = true;
+  app.tree.reset();
+  await guarded(async () => {
+    const view = await api.create({
+      game: $("game").value,
+      params: readParams(),
+      config: readConfig(),
+      human_player: app.human,
+    });
+    showView(view);
+  });
+  if (aiToMove()) await aiMove();
+}
+
+async function restart() {
+  if (!app.view) return;
+  stopPlay();
+  app.moves = [];
+  app.think.clear();
+  $("ai-report").hidden = true;
+  await guarded(async () => showView(await api.reset(app.view.id)));
+  if (aiToMove()) await aiMove();
+}
+
+function aiToMove() {
+  const v = app.view;
+  return Boolean(v) && !v.state.terminal && app.human !== null && v.state.current_player !== app.human;
+}
+
+function humanToMove() {
+  const v = app.view;
+  return Boolean(v) && !v.state.terminal && (app.human === null || v.state.current_player === app.human);
+}
+
+async function playMove(action) {
+  if (app.busy || !humanToMove()) return;
+  stopPlay();
+  const label = app.view.state.legal.find((m) => m.action === action)?.label ?? String(action);
+  const ok = await guarded(async () => {
+    const view = await api.play(app.view.id, action);
+    app.moves.push(label);
+    app.think.clear();
+    showView(view);
+  });
+  if (ok && aiToMove()) await aiMove();
+}
+
+async function aiMove() {
+  if (!app.view || app.view.state.terminal) return;
+  stopPlay();
+  $("cancel").hidden = false;
+  setStatus("The AI is thinking…");
+  let stopped = false;
+  await guarded(async () => {
+    let view;
+    try {
+      view = await api.ai(app.view.id, readBudget());
+    } catch (err) {
+      // "Stop thinking": the server answers 409 and plays no move.
+      if (!/^409: the search was cancelled/.test(err.message)) throw err;
+      stopped = true;
+      view = await api.session(app.view.id);
+    }
+    if (!stopped && view.last_ai) app.moves.push(view.last_ai.label ?? String(view.last_ai.action));
+    app.think.clear();
+    showView(view);
+  });
+  $("cancel").hidden = true;
+  if (stopped) setStatus('The AI was stopped before it moved: press "AI move" to let it think again.');
+}
+
+/** Run `fn` with the page marked busy; errors go to the error bar. Returns success. */
+async function guarded(fn) {
+  if (app.busy) return false;
+  app.busy = true;
+  updateButtons();
+  try {
+    await fn();
+    hideError();
+    return true;
+  } catch (err) {
+    showError(err);
+    return false;
+  } finally {
+    app.busy = false;
+    updateButtons();
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Drawing the session
+
+function showView(view) {
+  app.view = view;
+  drawMainBoard();
+  setStatus(statusText());
+  $("status").classList.toggle("over", view.state.terminal);
+  $("history").textContent = app.moves.length ? `Moves: ${app.moves.join(" ")}` : "";
+  drawAiReport(view.last_ai);
+  setCounts(view.tree);
+  updateButtons();
+  refreshTree();
+}
+
+function drawMainBoard() {
+  const v = app.view;
+  const board = drawBoard(v.state.render, {
+    interactive: humanToMove(),
+    onAction: (action) => playMove(action),
+    legal: v.state.legal,
+    text: v.state.text,
+    highlight: v.last_ai && app.moves.length ? lastPlayed() : null,
+    testids: true,
+  });
+  $("board").replaceChildren(board);
+}
+
+/** The last action played, when the AI played it (it gets marked on the board). */
+function lastPlayed() {
+  const actions = app.view.state.actions || [];
+  const last = actions[actions.length - 1];
+  return app.view.last_ai && app.view.last_ai.action === last ? last : null;
+}
+
+function playerName(p) {
+  const render = app.view && app.view.state.render;
+  if (render && render.kind === "grid") return render.click === "column" ? ["Red", "Yellow"][p] ?? `player ${p + 1}` : ["X", "O"][p] ?? `player ${p + 1}`;
+  return `player ${p + 1}`;
+}
+
+function statusText() {
+  const s = app.view.state;
+  if (s.terminal) {
+    const returns = s.returns || [];
+    const best = Math.max(...returns);
+    const winners = returns.map((r, i) => (r === best ? i : -1)).filter((i) => i >= 0);
+    if (winners.length !== 1) return "Game over: a draw.";
+    const w = winners[0];
+    if (app.human === null) return `Game over: ${playerName(w)} wins.`;
+    return w === app.human ? `Game over: you win (${playerName(w)})!` : `Game over: the AI wins (${playerName(w)}).`;
+  }
+  const p = s.current_player;
+  if (app.human === null) return `${playerName(p)} to move: click a move, or "AI move".`;
+  return p === app.human ? `Your turn (${playerName(p)}).` : `The AI (${playerName(p)}) is to move.`;
+}
+
+function setStatus(text) {
+  $("status").textContent = text;
+}
+
+function drawAiReport(last) {
+  if (!last) {
+    $("ai-report").hidden = true;
+    return;
+  }
+  $("ai-report").hidden = false;
+  const rule = FINAL_RULES[last.final_rule] ?? last.final_rule;
+  const secs = last.seconds !== undefined ? `, ${last.seconds.toFixed(2)} s` : "";
+  $("ai-summary").replaceChildren(
+    html("span", {}, [`Played `]),
+    html("b", { "data-testid": "ai-move-label" }, [last.label ?? String(last.action)]),
+    html("span", {}, [` (value ${fmtValue(last.value)} for the AI) after ${last.iterations} iterations${secs}. Picked by the final-move rule: `]),
+    html("b", { "data-testid": "final-rule" }, [rule]),
+    html("span", {}, ["."]),
+  );
+  $("root-stats").replaceChildren(rootStatsChart(last.children || [], last.action));
+}
+
+function setCounts(tree) {
+  if (!tree) return;
+  if (tree.nodes !== undefined) $("node-count").textContent = String(tree.nodes);
+  if (tree.root_visits !== undefined) $("root-visits").textContent = String(tree.root_visits);
+  drawExploration();
+}
+
+function drawExploration() {
+  const c = Number($("c").value) || 0;
+  const n = Number($("root-visits").textContent) || null;
+  $("explore-chart").replaceChildren(explorationChart(c, n));
+}
+
+function updateButtons() {
+  const over = !app.view || app.view.state.terminal;
+  const idle = !app.busy;
+  $("ai-move").disabled = !idle || over || !(app.human === null || aiToMove());
+  $("step").disabled = !idle || over || app.playing;
+  $("play").disabled = over;
+  for (const b of document.querySelectorAll("[data-run]")) b.disabled = !idle || over || app.playing;
+  $("restart").disabled = !idle || !app.view;
+  $("new-game").disabled = !idle;
+  $("board").classList.toggle("busy", app.busy);
+  document.body.dataset.busy = String(app.busy || app.playing);
+  for (const a of document.querySelectorAll(".exports a")) a.setAttribute("aria-disabled", String(!app.view));
+}
+
+// ---------------------------------------------------------------------------------------
+// The tree
+
+let treeRequest = 0;
+
+async function refreshTree() {
+  if (!app.view) return;
+  const ticket = ++treeRequest;
+  // The exports give the tree as shown: the same depth and top-k.
+  for (const format of ["dot", "svg", "json", "text"]) {
+    $(`export-${format}`).href = api.exportUrl(app.view.id, format, { depth: $("depth").value, top: topK() });
+  }
+  $("tree-note").hidden = app.view.engine !== "compiled";
+  if (!Number($("node-count").textContent)) {
+    // No tree: the game is over, or nothing has been searched here yet.
+    app.tree.setTree(null, app.view.state.terminal ? "The game is over: no tree." : undefined);
+    return;
+  }
+  const depth = Number($("depth").value);
+  try {
+    const tree = await api.tree(app.view.id, { depth, top: topK() });
+    if (ticket !== treeRequest) return; // a newer request has been made
+    app.tree.setTree(tree.visits > 0 || (tree.children || []).length ? tree : null);
+  } catch {
+    // No tree yet (a fresh session): nothing to draw.
+    if (ticket === treeRequest) app.tree.setTree(null);
+  }
+}
+
+function topK() {
+  const v = $("top").value;
+  return v === "" ? undefined : Number(v);
+}
+
+async function openNode(node) {
+  const position = await api.node(app.view.id, node.id);
+  const title = node.id === "" ? "The searched position" : `After ${node.label ?? node.action} (node ${node.id})`;
+  $("node-view-title").textContent = title;
+  $("node-view-board").replaceChildren(
+    drawBoard(position.render, { size: position.render.kind === "piles" ? 16 : 32, text: position.text, interactive: false }),
+  );
+  $("node-view-text").textContent = position.text;
+  $("node-view").hidden = false;
+}
+
+// ---------------------------------------------------------------------------------------
+// Watch it think
+
+function setCountsFrom(data) {
+  const counts = data.tree ?? data;
+  setCounts({ nodes: counts.nodes, root_visits: counts.root_visits });
+}
+
+/**
+ * Run one iteration and show its trace. A click on Step returns once the tree and the
+ * counts are updated and lets the phases play out on their own (the next step cancels
+ * them); the play loop waits for them (`wait`).
+ */
+async function step(wait) {
+  const trace = await api.step(app.view.id);
+  setCountsFrom(trace);
+  await refreshTree();
+  const rate = SPEEDS[$("speed").value];
+  const shown = app.think.show(trace, { animate: rate <= 3, phaseMs: Math.min(900, 1000 / rate / 4) });
+  if (wait) await shown;
+}
+
+async function runIterations(k) {
+  const result = await api.iterations(app.view.id, k);
+  setCountsFrom(result);
+  app.think.clear();
+  await refreshTree();
+}
+
+function togglePlay() {
+  if (app.playing) stopPlay();
+  else startPlay();
+}
+
+async function startPlay() {
+  if (app.playing || app.busy || !app.view || app.view.state.terminal) return;
+  app.playing = true;
+  $("play").textContent = "❚❚ Pause";
+  $("play").setAttribute("aria-pressed", "true");
+  updateButtons();
+  while (app.playing) {
+    const started = performance.now();
+    const rate = SPEEDS[$("speed").value];
+    try {
+      await step(true);
+    } catch (err) {
+      showError(err);
+      break;
+    }
+    const wait = 1000 / rate - (performance.now() - started);
+    if (wait > 0) await sleep(wait);
+  }
+  stopPlay();
+}
+
+function stopPlay() {
+  if (!app.playing) return;
+  app.playing = false;
+  $("play").textContent = "▶ Play";
+  $("play").setAttribute("aria-pressed", "false");
+  updateButtons();
+}
+
+// ---------------------------------------------------------------------------------------
+// Errors
+
+function showError(err) {
+  const box = $("error");
+  box.textContent = err instanceof Error ? err.message : String(err);
+  box.hidden = false;
+}
+
+function hideError() {
+  $("error").hidden = true;
+}
+
+main();

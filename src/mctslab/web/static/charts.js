@@ -1,0 +1,97 @@
+// Two small SVG charts: the root statistics after an AI move, and the exploration term.
+
+import { fmtValue, svg, valueColour } from "./dom.js";
+
+/**
+ * Root statistics as horizontal bars: one per move, length = visits, colour and
+ * figure = mean value for the player to move; the move played is outlined.
+ */
+export function rootStatsChart(children, chosen) {
+  const rows = [...children].sort((a, b) => b.visits - a.visits || a.action - b.action).slice(0, 24);
+  const most = Math.max(1, ...rows.map((c) => c.visits));
+  const labelW = 56;
+  const barW = 220;
+  const rowH = 20;
+  const width = labelW + barW + 150;
+  const height = rows.length * rowH + 24;
+  const root = svg("svg", { class: "bars", width, height, viewBox: `0 0 ${width} ${height}`, "data-testid": "root-stats-chart" });
+  root.append(svg("text", { class: "axis-label", x: labelW, y: 12 }, ["visits (bar) · mean value Q/N (colour, figure)"]));
+  rows.forEach((child, i) => {
+    const y = 20 + i * rowH;
+    const w = Math.max(1, (barW * child.visits) / most);
+    const played = child.action === chosen;
+    const g = svg("g", { class: `bar${played ? " played" : ""}`, "data-action": child.action });
+    g.append(svg("text", { class: "bar-label", x: labelW - 6, y: y + 13 }, [child.label ?? String(child.action)]));
+    g.append(svg("rect", { x: labelW, y: y + 2, width: w, height: rowH - 5, rx: 2, fill: valueColour(child.value, child.visits) }));
+    let note = `${child.visits}  ${fmtValue(child.value)}`;
+    if (child.proven !== null && child.proven !== undefined && child.proven !== false) note += `  proven ${provenText(child.proven)}`;
+    if (played) note += "  ◀ played";
+    g.append(svg("text", { class: "bar-value", x: labelW + w + 6, y: y + 13 }, [note]));
+    root.append(g);
+  });
+  return root;
+}
+
+/** A proof as a word: the server sends +1 / 0 / -1 (or a word already). */
+export function provenText(p) {
+  if (typeof p === "string") return p;
+  if (p > 0) return "win";
+  if (p < 0) return "loss";
+  return "draw";
+}
+
+/**
+ * The exploration term c·sqrt(ln N / n) against a child's visits n (log scale), one
+ * curve per parent count N: exploration fades as n grows, and only slowly with N.
+ */
+export function explorationChart(c, currentN = null) {
+  const W = 300;
+  const H = 190;
+  const left = 36;
+  const right = 10;
+  const top = 12;
+  const bottom = 30;
+  const Ns = [10, 100, 1000, 10000];
+  const nMax = 10000;
+  const yMax = Math.max(0.05, c * Math.sqrt(Math.log(nMax)));
+  const x = (n) => left + ((W - left - right) * Math.log10(n)) / Math.log10(nMax);
+  const y = (v) => top + (H - top - bottom) * (1 - v / yMax);
+  const root = svg("svg", { class: "explore", width: W, height: H, viewBox: `0 0 ${W} ${H}`, "data-testid": "exploration-chart" });
+  // Axes and ticks.
+  root.append(svg("line", { class: "axis", x1: left, y1: y(0), x2: W - right, y2: y(0) }));
+  root.append(svg("line", { class: "axis", x1: left, y1: top, x2: left, y2: y(0) }));
+  for (const n of [1, 10, 100, 1000, 10000]) {
+    root.append(svg("line", { class: "tick", x1: x(n), y1: y(0), x2: x(n), y2: y(0) + 4 }));
+    root.append(svg("text", { class: "tick-label", x: x(n), y: y(0) + 14 }, [n >= 1000 ? `${n / 1000}k` : String(n)]));
+  }
+  for (const v of [0, yMax / 2, yMax]) {
+    root.append(svg("text", { class: "tick-label y", x: left - 4, y: y(v) + 3 }, [v.toFixed(1)]));
+  }
+  root.append(svg("text", { class: "axis-label", x: (left + W - right) / 2, y: H - 2 }, ["child visits n (log)"]));
+  Ns.forEach((N, i) => {
+    const pts = [];
+    for (let k = 0; k <= 60; k++) {
+      const n = Math.pow(N, k / 60);
+      pts.push(`${x(n).toFixed(1)},${y(c * Math.sqrt(Math.log(N) / n)).toFixed(1)}`);
+    }
+    root.append(svg("polyline", { class: `curve curve-${i}`, points: pts.join(" ") }));
+    // A legend at the top right, where the curves have already faded to the axis.
+    const ly = top + 24 + i * 14;
+    root.append(svg("line", { class: `curve curve-${i}`, x1: W - right - 78, y1: ly - 4, x2: W - right - 58, y2: ly - 4 }));
+    root.append(svg("text", { class: "curve-label", x: W - right - 52, y: ly }, [`N = ${N}`]));
+  });
+  if (currentN && currentN > 1) {
+    // The root's own curve: what a child of the current root would get.
+    const pts = [];
+    for (let k = 0; k <= 60; k++) {
+      const n = Math.pow(currentN, k / 60);
+      pts.push(`${x(n).toFixed(1)},${y(c * Math.sqrt(Math.log(currentN) / n)).toFixed(1)}`);
+    }
+    root.append(svg("polyline", { class: "curve current", points: pts.join(" ") }));
+    const ly = top + 24 + Ns.length * 14;
+    root.append(svg("line", { class: "curve current", x1: W - right - 78, y1: ly - 4, x2: W - right - 58, y2: ly - 4 }));
+    root.append(svg("text", { class: "curve-label", x: W - right - 52, y: ly }, [`root: ${currentN}`]));
+  }
+  root.append(svg("text", { class: "chart-title", x: W - right, y: top + 8 }, [`c = ${Number(c).toFixed(2)}`]));
+  return root;
+}

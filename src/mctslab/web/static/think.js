@@ -1,0 +1,273 @@
+// "Watch it think": one iteration's trace (mctslab.trace.IterationTrace) shown phase by
+// phase, as every MCTS lecture draws it:
+//   1 selection:        the descent, each level's children with N, Q/N and UCT, the pick;
+//   2 expansion:        the node added;
+//   3 simulation:       the playout, replayed move by move on a small board, its result;
+//   4 backpropagation:  N and Q/N updated from the leaf up, the reward flipping between
+//                       the two players (r for the one who moved in, 1 - r above).
+// Means and rewards are on the engine's [0, 1] scale (win 1, draw 0.5, loss 0).
+
+import { applyAction, canReplay, drawBoard } from "./board.js";
+import { fmtMean, fmtUct, html, sleep } from "./dom.js";
+
+const PHASES = ["selection", "expansion", "simulation", "backpropagation"];
+const MAX_ROWS = 8; // children shown per level of the descent (the pick always among them)
+
+export class ThinkPanel {
+  /**
+   * @param {HTMLElement} list the <ol> whose <li data-phase=...> hold the phases
+   * @param {{nodePosition: (id) => Promise<{render, text}>, highlight: (path, fresh) => void}} hooks
+   */
+  constructor(list, hooks) {
+    this.list = list;
+    this.hooks = hooks;
+    this.token = 0;
+  }
+
+  item(phase) {
+    return this.list.querySelector(`[data-phase="${phase}"]`);
+  }
+
+  body(phase) {
+    return this.item(phase).querySelector(".phase-body");
+  }
+
+  clear() {
+    this.token += 1;
+    for (const phase of PHASES) {
+      this.item(phase).classList.remove("active", "done");
+      this.body(phase).replaceChildren();
+    }
+    this.hooks.highlight([], null);
+  }
+
+  /**
+   * Show a trace. With `animate`, the phases light up in turn, `phaseMs` apart, the
+   * playout is replayed move by move and the updates climb the path; without, all at once.
+   */
+  async show(trace, { animate = true, phaseMs = 500 } = {}) {
+    this.clear();
+    const token = this.token;
+    const alive = () => token === this.token;
+    const pause = async (ms) => {
+      if (animate) await sleep(ms);
+      return alive();
+    };
+    const path = trace.path || [...trace.backpropagation].reverse().map((u) => u.node);
+    const name = nodeNames(trace);
+    const start = trace.simulation && canReplayKind(trace) ? this.hooks.nodePosition(trace.simulation.start).catch(() => null) : null;
+
+    // 1 Selection: the path lights up in the tree, level by level.
+    this.enter("selection");
+    const selBody = this.body("selection");
+
+    const walked = [path[0]];
+    for (const level of trace.selection) {
+      selBody.append(selectionLevel(level, name));
+      const chosen = level.children.find((c) => c.chosen);
+      walked.push(level.node === "" ? String(level.chosen) : `${level.node}.${level.chosen}`);
+      this.hooks.highlight(walked.slice(), null);
+      if (chosen && !(await pause(phaseMs / Math.max(1, trace.selection.length)))) return;
+    }
+    const leaf = path[trace.selection.length];
+    selBody.append(html("div", { class: "stop", "data-testid": "selection-leaf" }, [stopText(name(leaf), trace)]));
+    this.hooks.highlight(path.slice(0, trace.selection.length + 1), null);
+    if (!(await pause(phaseMs))) return;
+
+    // 2 Expansion: the new node.
+    this.enter("expansion");
+    const exp = trace.expansion;
+    const expBody = this.body("expansion");
+    if (exp) {
+      expBody.append(
+        html("div", { "data-testid": "expanded-node" }, [
+          "Added ",
+          html("b", {}, [exp.label]),
+          ` ${exp.parent === "" ? "at the root" : name(exp.parent)} (the new node: ${name(exp.node)}`,
+          exp.added > 1 ? `, with ${exp.added - 1} siblings: expansion "all"` : "",
+          `); ${exp.untried_left} untried move${exp.untried_left === 1 ? "" : "s"} left there.`,
+        ]),
+      );
+      this.hooks.highlight(path, exp.node);
+    } else {
+      expBody.append(html("div", { "data-testid": "expanded-node" }, [noExpansionReason(trace)]));
+      this.hooks.highlight(path, null);
+    }
+    if (!(await pause(phaseMs))) return;
+
+    // 3 Simulation: the playout, move by move.
+    this.enter("simulation");
+    const sim = trace.simulation;
+    const simBody = this.body("simulation");
+    const result = html("div", { class: "result", "data-testid": "playout-result" }, [resultText(sim)]);
+    if (sim.kind !== "playout") {
+      simBody.append(html("div", {}, [sim.kind === "terminal" ? "The leaf ends the game: its exact result, no playout." : "MCTS-Solver knows the leaf's value: no playout."]), result);
+    } else {
+      const moves = html("div", { class: "playout-moves", "data-testid": "playout-moves" });
+      const chips = sim.labels.map((label) => html("span", { class: animate ? "later" : "" }, [label]));
+      moves.append(html("span", { class: "from" }, [`playout ${sim.start === "" ? "from the root" : name(sim.start)}:`]), ...chips);
+      if (chips.length === 0) moves.append(html("span", {}, ["(no moves)"]));
+      const boardBox = html("div", { class: "mini-board", "data-testid": "playout-board" });
+      simBody.append(html("div", { class: "playout" }, [boardBox, moves]));
+      const position = start ? await start : null;
+      if (!alive()) return;
+      let render = position && canReplay(position.render) ? position.render : null;
+      const drawMini = (highlight) => {
+        if (render) boardBox.replaceChildren(drawBoard(render, { size: render.kind === "grid" ? 22 : 12, highlight }));
+      };
+      drawMini(null);
+      const perMove = Math.min(phaseMs, 2500 / Math.max(1, chips.length));
+      for (let i = 0; i < chips.length; i++) {
+        if (render) render = applyAction(render, sim.actions[i]);
+        chips.forEach((chip, j) => chip.classList.toggle("now", animate && j === i));
+        chips[i].classList.remove("later");
+        if (animate) {
+          drawMini(sim.actions[i]);
+          if (!(await pause(perMove))) return;
+        }
+      }
+      chips.forEach((chip) => chip.classList.remove("now"));
+      drawMini(sim.actions.length ? sim.actions[sim.actions.length - 1] : null);
+      simBody.append(result);
+    }
+    if (!(await pause(phaseMs))) return;
+
+    // 4 Backpropagation: leaf to root.
+    this.enter("backpropagation");
+    const backBody = this.body("backpropagation");
+    const rows = trace.backpropagation.map((u) => updateRow(u, name));
+    const table = html("table", { "data-testid": "backprop-table" }, [
+      html("tr", {}, ["node", "moved in", "reward", "N", "Q/N"].map((h) => html("th", {}, [h]))),
+    ]);
+    backBody.append(table);
+    const twoPlayers = (sim.rewards || []).length === 2;
+    if (twoPlayers && rows.length > 2) {
+      backBody.append(
+        html("div", { class: "hint" }, [
+          "Each node adds the reward of the player who moved into it: r for one player, 1 − r for the other, so the reward ",
+          html("span", { class: "flip" }, ["flips"]),
+          " at every level (negamax).",
+        ]),
+      );
+    }
+    for (const row of rows) {
+      table.append(row);
+      if (!(await pause(phaseMs / Math.max(1, rows.length)))) return;
+    }
+    this.finish();
+  }
+
+  enter(phase) {
+    for (const p of PHASES) {
+      const li = this.item(p);
+      if (p === phase) {
+        li.classList.add("active");
+        li.classList.remove("done");
+      } else if (li.classList.contains("active")) {
+        li.classList.remove("active");
+        li.classList.add("done");
+      }
+    }
+  }
+
+  finish() {
+    for (const p of PHASES) {
+      this.item(p).classList.remove("active");
+      this.item(p).classList.add("done");
+    }
+  }
+}
+
+function canReplayKind(trace) {
+  return trace.simulation.kind === "playout";
+}
+
+/**
+ * Names for the nodes of the iteration's path: the moves from the root by their labels
+ * ("the root", "after 4·4"). Node ids are action ids, which the labels of some games
+ * do not match (Connect Four's column 3 is labelled 4).
+ */
+function nodeNames(trace) {
+  const names = new Map([["", "the root"]]);
+  const labels = new Map([["", []]]);
+  const add = (parent, id, label) => {
+    const moves = [...(labels.get(parent) ?? [parent]), label];
+    labels.set(id, moves);
+    names.set(id, `after ${moves.join("·")}`);
+  };
+  for (const level of trace.selection) {
+    const chosen = level.children.find((c) => c.chosen);
+    const id = level.node === "" ? String(level.chosen) : `${level.node}.${level.chosen}`;
+    add(level.node, id, chosen ? chosen.label : String(level.chosen));
+  }
+  if (trace.expansion) add(trace.expansion.parent, trace.expansion.node, trace.expansion.label);
+  return (id) => names.get(id) ?? `node ${id}`;
+}
+
+function selectionLevel(level, name) {
+  // The most promising children by UCT, the pick always shown.
+  const sorted = [...level.children].sort((a, b) => uctKey(b) - uctKey(a) || a.action - b.action);
+  let shown = sorted.slice(0, MAX_ROWS);
+  const pick = level.children.find((c) => c.chosen);
+  if (pick && !shown.includes(pick)) shown = [...shown.slice(0, MAX_ROWS - 1), pick];
+  const where = name(level.node);
+  const table = html("table", {}, [
+    html("tr", {}, ["move", "N", "Q/N", "UCT"].map((h) => html("th", {}, [h]))),
+    ...shown.map((c) =>
+      html("tr", { class: c.chosen ? "chosen" : "", title: c.eligible === false ? "proven: MCTS-Solver skips it" : "" }, [
+        html("td", {}, [c.label + (c.eligible === false ? " ✓" : "")]),
+        html("td", {}, [String(c.visits)]),
+        html("td", {}, [c.visits ? fmtMean(c.mean) : "–"]),
+        html("td", {}, [fmtUct(c.uct)]),
+      ]),
+    ),
+  ]);
+  const more = level.children.length - shown.length;
+  return html("div", { class: "level" }, [
+    html("div", { class: "level-head" }, [
+      `${where === "the root" ? "At the root" : where[0].toUpperCase() + where.slice(1)} (N=${level.visits}): `,
+      html("b", {}, [pick ? `${pick.label}, the highest UCT` : String(level.chosen)]),
+      more > 0 ? ` (${more} more children not shown)` : "",
+    ]),
+    table,
+  ]);
+}
+
+function uctKey(child) {
+  return child.uct === null || child.uct === undefined ? Infinity : child.uct;
+}
+
+/** Where the descent stopped, and why (the leaf is the last node of the selection). */
+function stopText(name, trace) {
+  const where = name === "the root" ? "at the root" : name;
+  const kind = trace.simulation && trace.simulation.kind;
+  if (trace.expansion) return `Stops ${where}: it has untried moves.`;
+  if (kind === "terminal") return `Stops ${where}: the game is over there.`;
+  if (kind === "proven") return `Stops ${where}: MCTS-Solver has proven it.`;
+  return `Stops ${where}: a node not simulated yet.`;
+}
+
+function noExpansionReason(trace) {
+  const kind = trace.simulation && trace.simulation.kind;
+  if (kind === "terminal") return "No new node: the leaf ends the game.";
+  if (kind === "proven") return "No new node: MCTS-Solver has proven the leaf.";
+  return "No new node: the leaf was just added (expansion \"all\"), so it is simulated as it is.";
+}
+
+function resultText(sim) {
+  const rewards = sim.rewards || [];
+  const parts = rewards.map((r, p) => `player ${p + 1}: ${r === 1 ? "win" : r === 0 ? "loss" : r === 0.5 ? "draw" : fmtMean(r)} (${fmtMean(r)})`);
+  return `${sim.cutoff ? "Cut off, scored by the heuristic" : "Result"}: ${parts.join(", ")}`;
+}
+
+function updateRow(u, nodeName) {
+  const root = u.player < 0;
+  const name = root ? "root" : nodeName(u.node).replace(/^after /, "");
+  return html("tr", {}, [
+    html("td", {}, [name]),
+    html("td", {}, [root ? "–" : `player ${u.player + 1}`]),
+    html("td", {}, [root ? "–" : `+${fmtMean(u.reward)}`]),
+    html("td", {}, [`${u.visits_before} → ${u.visits_after}`]),
+    html("td", {}, [root ? "–" : `${u.visits_before ? fmtMean(u.mean_before) : "–"} → ${fmtMean(u.mean_after)}`]),
+  ]);
+}

@@ -1,0 +1,303 @@
+// The search tree as an interactive SVG: wheel to zoom, drag to pan, click a node to
+// collapse or expand it (fetching children the server left out), click its move label
+// to see its position. Each node shows N, Q/N (the mean reward in [0, 1] of the player
+// who moved into it) and its UCT score from its parent; it is filled on the exports'
+// red - yellow - green scale of Q/N; a thick border and a mark show a proven node.
+
+import { fmtMean, fmtUct, html, svg, meanColour } from "./dom.js";
+
+const BOX_W = 96;
+const BOX_H = 54;
+const GAP_X = 10;
+const GAP_Y = 40;
+const MIN_SCALE = 0.75; // the automatic view keeps labels readable; Fit shows everything
+const MAX_SCALE = 1.25;
+
+export class TreeView {
+  /**
+   * @param {HTMLElement} container
+   * @param {{loadSubtree: (id) => Promise<object>, openNode: (node) => void}} hooks
+   */
+  constructor(container, hooks) {
+    this.container = container;
+    this.hooks = hooks;
+    this.root = null;
+    this.collapsed = new Set();
+    this.path = new Set();
+    this.fresh = null;
+    this.view = null; // {x, y, w, h}: the viewBox
+    this.userMoved = false;
+    this.fitted = false;
+    this.svg = svg("svg", { class: "tree", "data-testid": "tree-svg", role: "img", "aria-label": "search tree" });
+    this.layer = svg("g");
+    this.svg.append(this.layer);
+    container.append(this.svg);
+    this.empty = html("div", { class: "tree-empty" }, ["No tree yet: ask the AI to move, or step."]);
+    container.append(this.empty);
+    this.installZoomPan();
+  }
+
+  /** Show a new tree (nested nodes from /tree); keeps collapsed nodes and the view. */
+  setTree(root, emptyText = "No tree yet: ask the AI to move, or step.") {
+    this.root = root;
+    this.empty.textContent = emptyText;
+    this.draw();
+  }
+
+  /** Mark the selection path (node ids, root first) and the node just added. */
+  highlight(pathIds, freshId) {
+    this.path = new Set(pathIds || []);
+    this.fresh = freshId ?? null;
+    for (const el of this.layer.querySelectorAll("[data-node]")) {
+      const id = el.getAttribute("data-node");
+      el.classList.toggle("on-path", this.path.has(id));
+      el.classList.toggle("fresh", this.fresh !== null && String(this.fresh) === id);
+    }
+    for (const el of this.layer.querySelectorAll("[data-edge]")) {
+      const [a, b] = el.getAttribute("data-edge").split(">");
+      el.classList.toggle("on-path", this.path.has(a) && this.path.has(b));
+    }
+    if (!this.userMoved && !this.fitted) this.showNodes([...this.path]);
+  }
+
+  /** Pan the automatic view sideways so that these nodes are in sight (as far as they fit). */
+  showNodes(ids) {
+    const xs = ids.filter((id) => this.pos && this.pos.has(id)).map((id) => this.pos.get(id).x);
+    if (!xs.length || !this.view) return;
+    const lo = Math.min(...xs) - 10;
+    const hi = Math.max(...xs) + BOX_W + 10;
+    const v = this.view;
+    if (lo >= v.x && hi <= v.x + v.w) return;
+    const b = this.bounds;
+    let x = (lo + hi) / 2 - v.w / 2;
+    if (v.w < b.w) x = Math.max(b.x, Math.min(x, b.x + b.w - v.w));
+    this.view = { ...v, x };
+    this.applyView();
+  }
+
+  /** Show the whole tree, however small its boxes get (the Fit button). */
+  fit() {
+    this.userMoved = false;
+    this.fitted = true;
+    this.view = null;
+    this.draw();
+  }
+
+  /** Back to the automatic view (a new game). */
+  reset() {
+    this.userMoved = false;
+    this.fitted = false;
+    this.view = null;
+    this.collapsed.clear();
+  }
+
+  /**
+   * The automatic view: the whole tree if it fits at a readable scale (boxes between
+   * MIN_SCALE and MAX_SCALE of their size), else the top of it around the root.
+   */
+  readable() {
+    const rect = this.svg.getBoundingClientRect();
+    const b = this.bounds;
+    if (!rect.width || !rect.height) return { ...b };
+    const fitScale = Math.min(rect.width / b.w, rect.height / b.h);
+    const scale = Math.max(MIN_SCALE, Math.min(MAX_SCALE, fitScale));
+    const w = rect.width / scale;
+    const h = rect.height / scale;
+    // Centred on the root, but never past the tree's edges when the tree is wider.
+    let x = this.rootX - w / 2;
+    if (w < b.w) x = Math.max(b.x, Math.min(x, b.x + b.w - w));
+    else x = b.x + (b.w - w) / 2;
+    const y = b.y; // the root at the top
+    return { x, y, w, h };
+  }
+
+  draw() {
+    this.layer.replaceChildren();
+    this.empty.hidden = Boolean(this.root);
+    if (!this.root) return;
+    // Tidy enough layout: leaves side by side, a parent centred over its children.
+    let nextX = 0;
+    let maxDepth = 0;
+    const placed = [];
+    const place = (node, depth) => {
+      maxDepth = Math.max(maxDepth, depth);
+      const kids = this.collapsed.has(String(node.id)) ? [] : node.children || [];
+      let x;
+      if (kids.length === 0) {
+        x = nextX;
+        nextX += 1;
+      } else {
+        const xs = kids.map((k) => place(k, depth + 1));
+        x = (xs[0] + xs[xs.length - 1]) / 2;
+      }
+      placed.push({ node, depth, x, kids });
+      return x;
+    };
+    place(this.root, 0);
+    const pos = new Map();
+    for (const p of placed) pos.set(p.node, { x: p.x * (BOX_W + GAP_X), y: p.depth * (BOX_H + GAP_Y) });
+    this.pos = new Map([...pos].map(([node, xy]) => [String(node.id), xy]));
+    // Edges first, under the boxes.
+    for (const p of placed) {
+      const a = pos.get(p.node);
+      for (const kid of p.kids) {
+        const b = pos.get(kid);
+        this.layer.append(
+          svg("path", {
+            class: "edge",
+            "data-edge": `${p.node.id}>${kid.id}`,
+            d: `M${a.x + BOX_W / 2},${a.y + BOX_H} C${a.x + BOX_W / 2},${a.y + BOX_H + GAP_Y / 2} ${b.x + BOX_W / 2},${b.y - GAP_Y / 2} ${b.x + BOX_W / 2},${b.y}`,
+          }),
+        );
+      }
+    }
+    for (const p of placed) this.layer.append(this.drawNode(p.node, pos.get(p.node), p.depth));
+    const width = nextX * (BOX_W + GAP_X);
+    const height = (maxDepth + 1) * (BOX_H + GAP_Y);
+    this.bounds = { x: -20, y: -20, w: width + 40, h: height + 20 };
+    this.rootX = pos.get(this.root).x + BOX_W / 2;
+    if (!this.userMoved || !this.view) this.view = this.fitted ? { ...this.bounds } : this.readable();
+    this.applyView();
+    this.highlight([...this.path], this.fresh);
+  }
+
+  drawNode(node, { x, y }, depth) {
+    const id = String(node.id);
+    const proof = proofWord(node);
+    const proven = proof !== null;
+    const kids = node.children || [];
+    const collapsed = this.collapsed.has(id);
+    const g = svg("g", {
+      class: `node${proven ? " proven" : ""}${node.terminal ? " terminal" : ""}`,
+      "data-node": id,
+      "data-testid": `tree-node-${id === "" ? "root" : id}`,
+      transform: `translate(${x},${y})`,
+    });
+    g.append(
+      svg("rect", {
+        class: "node-box",
+        width: BOX_W,
+        height: BOX_H,
+        rx: 6,
+        fill: node.player === null || node.player === undefined ? "#e4e7ee" : meanColour(node.value),
+      }),
+    );
+    const label = depth === 0 && (node.label === null || node.label === undefined) ? "root" : node.label ?? String(node.action);
+    const labelEl = svg("text", { class: "node-label", x: 6, y: 14, "data-testid": `node-label-${id === "" ? "root" : id}` }, [label]);
+    labelEl.append(svg("title", {}, ["show this position"]));
+    labelEl.addEventListener("click", (event) => {
+      event.stopPropagation();
+      if (!this.dragged) this.hooks.openNode(node);
+    });
+    g.append(labelEl);
+    g.append(svg("text", { class: "node-stat", x: 6, y: 29 }, [depth === 0 ? `N ${node.visits}` : `N ${node.visits}  Q/N ${fmtMean(node.value)}`]));
+    g.append(svg("text", { class: "node-stat", x: 6, y: 44 }, [depth === 0 ? (id === "" ? "" : `node ${id}`) : `UCT ${fmtUct(node.uct)}`]));
+    if (proven) {
+      const mark = proof === "win" ? "✓" : proof === "loss" ? "✗" : "=";
+      g.append(svg("text", { class: `proof ${proof}`, x: BOX_W - 6, y: 14 }, [mark, svg("title", {}, [`proven ${proof}`])]));
+    }
+    const hidden = node.hidden || 0;
+    if (collapsed && kids.length) {
+      g.append(svg("text", { class: "more", x: BOX_W - 5, y: 44 }, [`▸${kids.length + hidden}`, svg("title", {}, ["folded: click to unfold"])]));
+    } else if (hidden) {
+      g.append(svg("text", { class: "more", x: BOX_W - 5, y: 44 }, [`+${hidden}`, svg("title", {}, [`${hidden} more children: click to show`])]));
+    }
+    g.addEventListener("click", () => {
+      if (this.dragged) return;
+      this.toggle(node);
+    });
+    return g;
+  }
+
+  async toggle(node) {
+    const id = String(node.id);
+    if ((node.children || []).length && !this.collapsed.has(id)) {
+      this.collapsed.add(id);
+    } else if (this.collapsed.has(id)) {
+      this.collapsed.delete(id);
+    } else if (node.hidden) {
+      const sub = await this.hooks.loadSubtree(node.id);
+      node.children = sub.children || [];
+      node.hidden = sub.hidden || 0;
+    } else {
+      return;
+    }
+    this.userMoved = true; // keep the view where the user is looking
+    this.draw();
+  }
+
+  applyView() {
+    const v = this.view;
+    this.svg.setAttribute("viewBox", `${v.x} ${v.y} ${v.w} ${v.h}`);
+  }
+
+  installZoomPan() {
+    const el = this.svg;
+    el.addEventListener(
+      "wheel",
+      (event) => {
+        if (!this.view) return;
+        event.preventDefault();
+        const rect = el.getBoundingClientRect();
+        const factor = Math.exp(event.deltaY * 0.0015);
+        // Zoom about the pointer: the point under it stays put.
+        const p = this.toView(event.clientX - rect.left, event.clientY - rect.top, rect);
+        const v = this.view;
+        this.view = { x: p.x - (p.x - v.x) * factor, y: p.y - (p.y - v.y) * factor, w: v.w * factor, h: v.h * factor };
+        this.userMoved = true;
+        this.applyView();
+      },
+      { passive: false },
+    );
+    let start = null;
+    el.addEventListener("pointerdown", (event) => {
+      if (!this.view || event.button !== 0) return;
+      start = { x: event.clientX, y: event.clientY, view: { ...this.view } };
+      this.dragged = false;
+    });
+    el.addEventListener("pointermove", (event) => {
+      if (!start) return;
+      const dx = event.clientX - start.x;
+      const dy = event.clientY - start.y;
+      if (!this.dragged && Math.hypot(dx, dy) < 4) return;
+      if (!this.dragged) el.setPointerCapture(event.pointerId);
+      this.dragged = true;
+      const rect = el.getBoundingClientRect();
+      const scale = this.scale(rect);
+      this.view = { ...start.view, x: start.view.x - dx * scale, y: start.view.y - dy * scale };
+      this.userMoved = true;
+      this.applyView();
+    });
+    const end = () => {
+      start = null;
+      // The click that ends a drag must not toggle a node: clear the flag after it.
+      setTimeout(() => (this.dragged = false), 0);
+    };
+    el.addEventListener("pointerup", end);
+    el.addEventListener("pointercancel", end);
+  }
+
+  // preserveAspectRatio="xMidYMid meet": one scale for both axes.
+  scale(rect) {
+    return Math.max(this.view.w / rect.width, this.view.h / rect.height);
+  }
+
+  toView(px, py, rect) {
+    const s = this.scale(rect);
+    const v = this.view;
+    const ox = v.x - (rect.width * s - v.w) / 2;
+    const oy = v.y - (rect.height * s - v.h) / 2;
+    return { x: ox + px * s, y: oy + py * s };
+  }
+}
+
+/**
+ * MCTS-Solver's proof (the server's 1 / 0 / -1 for player 0) as a word for the player
+ * who moved into the node (at the root: the player to move), as the exports write it.
+ */
+export function proofWord(node) {
+  if (node.proven === null || node.proven === undefined) return null;
+  const who = node.player ?? node.to_play;
+  const p = who === 0 ? node.proven : -node.proven;
+  return p > 0 ? "win" : p < 0 ? "loss" : "draw";
+}
