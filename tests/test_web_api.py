@@ -470,6 +470,18 @@ def test_render_connect_four_rows_from_the_top(client: TestClient) -> None:
     assert cells[:10] == [""] * 10
 
 
+def test_render_bohnenspiel_rows_as_the_course_draws_them(client: TestClient) -> None:
+    view = new(client, "bohnenspiel", actions=[0, 11])
+    assert view["state"]["render"] == {
+        "kind": "pits",
+        "top": [0, 6, 6, 6, 6, 7],  # pits 11..6: player 1's row, left to right
+        "bottom": [1, 8, 8, 8, 8, 8],  # pits 0..5
+        "stores": [0, 0],
+        "actions": {str(p): p for p in range(6)},  # player 0 to move: pits 0..5
+    }
+    assert [m["label"] for m in view["state"]["legal"]] == ["1", "2", "3", "4", "5", "6"]
+
+
 @pytest.mark.parametrize("engine", ["reference", "compiled"])
 def test_a_search_in_chunks_is_one_search(engine: str) -> None:
     state = mctslab.make("connect_four").state_from_actions([3])

@@ -85,7 +85,7 @@ def server_url() -> Iterator[str]:
     """The real app under uvicorn, in a thread, on a free loopback port."""
     # Load (or compile, on a fresh machine) the games' rule kernels before the clock of
     # any page starts: a cold numba cache takes seconds.
-    for name in ("tic_tac_toe", "connect_four", "nim"):
+    for name in ("tic_tac_toe", "connect_four", "nim", "bohnenspiel"):
         mctslab.search(
             mctslab.make(name).new_initial_state(),
             mctslab.SearchConfig(iterations=20),
@@ -270,6 +270,7 @@ def test_exploration_chart_follows_c(page: Page) -> None:
     [
         ("connect_four", "[data-testid=column-3]", ".disc.mark-x"),
         ("nim", "[data-testid=take-3-2]", ".stone"),
+        ("bohnenspiel", "[data-testid=pit-2]", ".pit"),
     ],
 )
 def test_other_boards_play(page: Page, game: str, move: str, board: str) -> None:
@@ -280,3 +281,22 @@ def test_other_boards_play(page: Page, game: str, move: str, board: str) -> None
     wait_idle(page)
     expect(page.locator(f"[data-testid=board] {board}")).not_to_have_count(0)
     shot(page, f"5-{game}")
+
+
+def test_bohnenspiel_sows_and_replays_playouts(page: Page) -> None:
+    new_game(page, "bohnenspiel", human="none")
+    # Field 3 (pit 2) holds 6 beans: one each into fields 4 to 9; no capture.
+    page.get_by_test_id("pit-2").click()
+    wait_idle(page)
+    counts = {i: page.locator(f"[data-testid=pit-{i}] .count") for i in range(12)}
+    for pit, beans in ((2, 0), (3, 7), (8, 7), (9, 6), (0, 6)):
+        expect(counts[pit]).to_have_text(str(beans))
+    expect(page.get_by_test_id("store-0").locator(".count")).to_have_text("0")
+    # Player 1 (the second player) to move: only the top row is playable now.
+    expect(page.locator("[data-testid=board] .pit.playable")).to_have_count(6)
+    expect(page.get_by_test_id("pit-11")).to_have_class(re.compile(r"\bplayable\b"))
+    # One step: the playout is replayed on a small bean board.
+    page.get_by_test_id("step").click()
+    expect(page.get_by_test_id("phase-simulation")).to_have_class(re.compile(r"\bdone\b"))
+    expect(page.get_by_test_id("playout-board").locator("svg.board.pits")).to_have_count(1)
+    shot(page, "6-bohnenspiel-step")

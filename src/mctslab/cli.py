@@ -359,9 +359,9 @@ def solve(
     print(f"{result.nodes} nodes, {result.seconds:.3f} s")
 
 
-# The arena's, the tuning and the tree commands live in their own modules and register
-# themselves on ``app``.
-from mctslab import arena_cli, tree_cli, tune_cli  # noqa: E402, F401
+# The arena's, the tuning, the tree and the Bohnenspiel client's commands live in their own
+# modules and register themselves on ``app``.
+from mctslab import arena_cli, bohnenspiel_cli, tree_cli, tune_cli  # noqa: E402, F401
 from mctslab.web import cli as web_cli  # noqa: E402, F401  (mctslab serve)
 
 

@@ -91,6 +91,12 @@ class MCTSPlayer:
         self.last_result: SearchResult | None = None
 
     def choose(self, state: State) -> int:
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            # A forced move is played at once: searching it would only spend the budget
+            # (Bohnenspiel's end games can force one side for hundreds of plies).
+            self.last_result = None
+            return legal[0]
         if self.searcher is None:
             self.searcher = make_searcher(self.config, state, self.engine)
         self.last_result = self.searcher.search(state, self.info)

@@ -86,6 +86,7 @@ def make(name: str, **params: Any) -> Game:
 
 
 def _register_builtins() -> None:
+    from mctslab.games.bohnenspiel import Bohnenspiel
     from mctslab.games.connect_four import ConnectFour
     from mctslab.games.nim import Nim, bachet
     from mctslab.games.tic_tac_toe import TicTacToe
@@ -97,6 +98,7 @@ def _register_builtins() -> None:
     register("connect_four", ConnectFour)
     register("nim", nim)
     register("bachet", bachet)
+    register("bohnenspiel", Bohnenspiel)
 
 
 _register_builtins()

@@ -9,6 +9,10 @@
 - Nim and Bachet's game: ``{"kind": "piles", "piles", "max_take", "misere",
   "moves"}``; ``moves`` lists the legal ``{"pile", "take", "action"}`` (piles
   from 0); ``max_take`` is the largest take the rules allow.
+- Bohnenspiel: ``{"kind": "pits", "top", "bottom", "stores", "actions"}``:
+  ``top`` the beans in pits 11..6 (player 1's row, left to right as drawn),
+  ``bottom`` pits 0..5 (player 0's row), ``stores`` those of players 0 and 1;
+  ``actions`` maps each legal pit index (as a string) to its action id.
 - Any other game: ``{"kind": "text"}``: the page shows ``str(state)`` and a
   button per legal move.
 
@@ -20,7 +24,9 @@ from __future__ import annotations
 from typing import Any
 
 from mctslab.game import State
+from mctslab.games.bohnenspiel import Bohnenspiel
 from mctslab.games.connect_four import ConnectFour
+from mctslab.games.kernels import KernelState
 from mctslab.games.nim import Nim
 from mctslab.games.tic_tac_toe import TicTacToe
 
@@ -69,5 +75,14 @@ def render(state: State) -> dict[str, Any]:
             "max_take": int(game.params[1]),
             "misere": game.misere,
             "moves": [{"pile": a % k, "take": a // k + 1, "action": a} for a in legal],
+        }
+    if isinstance(game, Bohnenspiel) and isinstance(state, KernelState):
+        pits = game.pits(state)
+        return {
+            "kind": "pits",
+            "top": pits[11:5:-1],
+            "bottom": pits[0:6],
+            "stores": game.stores(state),
+            "actions": {str(a): a for a in legal},  # pit index = action id
         }
     return {"kind": "text"}

@@ -2,6 +2,8 @@
 //   grid  (tic-tac-toe, Connect Four): rows, cols, cells (row-major, top row first:
 //         "", "x", "o"), click "cell" | "column", actions {cell or column: action id}
 //   piles (Nim, Bachet): piles [counts], max_take, moves [{pile, take, action}]
+//   pits  (Bohnenspiel): top [pits 11..6], bottom [pits 0..5], stores [s0, s1],
+//         actions {pit: action id}
 //   text  (any other game): the state's text, with a button per legal move.
 // The same drawing serves the main board (clickable) and the small boards of the
 // step mode and of the node inspector (not clickable).
@@ -26,6 +28,7 @@ export function drawBoard(render, opts = {}) {
   const kind = render && render.kind;
   if (kind === "grid") return drawGrid(render, opts);
   if (kind === "piles") return drawPiles(render, opts);
+  if (kind === "pits") return drawPits(render, opts);
   return drawText(render, opts);
 }
 
@@ -245,6 +248,74 @@ function markTaking(row, take) {
   row.forEach((stone, k) => stone.classList.toggle("taking", k >= row.length - take));
 }
 
+/**
+ * A mancala board: player 1's pits 12..7 on top, player 0's 1..6 below (fields as
+ * the course's server numbers them), player 1's store on the left, player 0's on the
+ * right; beans travel counter-clockwise. A pit shows its beans as a number.
+ */
+function drawPits(render, opts) {
+  const size = opts.size || 56;
+  const labels = size >= 40; // field numbers and store names on the main board only
+  const gap = Math.round(size * 0.14);
+  const pad = labels ? 18 : 2;
+  const storeW = Math.round(size * 0.9);
+  const font = Math.max(8, Math.round(size * 0.3));
+  const width = 2 * (storeW + gap) + 6 * size + 5 * gap + 4;
+  const height = 2 * size + gap + 2 * pad + 4;
+  const actions = actionsMap(render);
+  const interactive = Boolean(opts.interactive);
+  const root = svg("svg", {
+    class: "board pits",
+    width,
+    height,
+    viewBox: `0 0 ${width} ${height}`,
+    role: "img",
+    "aria-label": "bean pits",
+  });
+  const x0 = 2 + storeW + gap;
+  const y0 = 2 + pad;
+  root.append(svg("rect", { class: "tray", x: 1, y: y0 - gap / 2, width: width - 2, height: 2 * size + 2 * gap, rx: size * 0.4 }));
+  const store = (player, x) => {
+    const g = svg("g", { class: `store store-${player}`, "data-testid": opts.testids ? `store-${player}` : null });
+    g.append(svg("rect", { x, y: y0, width: storeW, height: 2 * size + gap, rx: storeW / 2 }));
+    g.append(svg("text", { class: "count", x: x + storeW / 2, y: y0 + size + gap / 2 + size * 0.12, "font-size": font }, [String(render.stores[player])]));
+    if (labels) g.append(svg("text", { class: "field", x: x + storeW / 2, y: y0 + 2 * size + gap + 14 }, [`P${player + 1}`]));
+    return g;
+  };
+  root.append(store(1, 2), store(0, x0 + 6 * size + 5 * gap + gap));
+  const rows = [
+    { beans: render.top, pit: (i) => 11 - i, y: y0, labelY: y0 - 5 },
+    { beans: render.bottom, pit: (i) => i, y: y0 + size + gap, labelY: y0 + 2 * size + gap + 14 },
+  ];
+  for (const row of rows) {
+    row.beans.forEach((count, i) => {
+      const pit = row.pit(i);
+      const cx = x0 + i * (size + gap) + size / 2;
+      const cy = row.y + size / 2;
+      const playable = interactive && actions.has(pit);
+      const group = svg("g", {
+        class: `pit${playable ? " playable" : ""}${opts.highlight === pit ? " last" : ""}`,
+        "data-testid": opts.testids ? `pit-${pit}` : null,
+        "data-action": actions.has(pit) ? actions.get(pit) : null,
+      });
+      group.append(svg("circle", { class: "hole", cx, cy, r: size * 0.44 }));
+      group.append(svg("text", { class: "count", x: cx, y: cy + size * 0.12, "font-size": font }, [String(count)]));
+      if (labels) root.append(svg("text", { class: "field", x: cx, y: row.labelY }, [String(pit + 1)]));
+      if (playable) {
+        const play = () => opts.onAction(actions.get(pit));
+        group.addEventListener("click", play);
+        const attrs = keyboard(`sow field ${pit + 1} (${count} beans)`, play);
+        for (const [k, v] of Object.entries(attrs)) {
+          if (k.startsWith("on")) group.addEventListener(k.slice(2), v);
+          else group.setAttribute(k, v);
+        }
+      }
+      root.append(group);
+    });
+  }
+  return root;
+}
+
 function drawText(render, opts) {
   const wrap = html("div", { class: "text-board" });
   wrap.append(html("pre", { class: "board-text" }, [opts.text || render.text || ""]));
@@ -266,12 +337,13 @@ function drawText(render, opts) {
 
 /** Whether positions of this kind can be replayed in the browser (for the playout board). */
 export function canReplay(render) {
-  return Boolean(render) && (render.kind === "grid" || render.kind === "piles");
+  return Boolean(render) && ["grid", "piles", "pits"].includes(render.kind);
 }
 
 /**
  * The position after `action`, computed here from the rules' encodings (tic-tac-toe:
- * action = cell index; Connect Four: action = column; Nim: pile + piles * (take - 1)).
+ * action = cell index; Connect Four: action = column; Nim: pile + piles * (take - 1);
+ * Bohnenspiel: action = pit index, sown and captured as mctslab.games.bohnenspiel does).
  * Only for drawing playouts: the server stays the judge of legality.
  */
 export function applyAction(render, action) {
@@ -308,5 +380,34 @@ export function applyAction(render, action) {
     piles[pile] = Math.max(0, piles[pile] - take);
     return { ...render, piles, moves: [] };
   }
+  if (render.kind === "pits") return sow(render, action);
   return render;
+}
+
+/** Bohnenspiel's move on a "pits" drawing: sow, capture 2, 4 or 6 backwards, end. */
+function sow(render, pit) {
+  const pits = [...render.bottom, ...render.top.slice().reverse()]; // index order 0..11
+  const stores = render.stores.slice();
+  const mover = pit < 6 ? 0 : 1;
+  const beans = pits[pit];
+  pits[pit] = 0;
+  let at = pit;
+  for (let k = 0; k < beans; k++) {
+    at = (at + 1) % 12;
+    pits[at] += 1;
+  }
+  // Only pits sown in this move are taken: the last min(beans, 12) reached.
+  for (let k = 0; k < Math.min(beans, 12) && [2, 4, 6].includes(pits[at]); k++) {
+    stores[mover] += pits[at];
+    pits[at] = 0;
+    at = (at + 11) % 12;
+  }
+  const side = (p) => pits.slice(6 * p, 6 * p + 6);
+  if (side(1 - mover).every((n) => n === 0)) {
+    for (let i = 6 * mover; i < 6 * mover + 6; i++) {
+      stores[mover] += pits[i];
+      pits[i] = 0;
+    }
+  }
+  return { ...render, bottom: pits.slice(0, 6), top: pits.slice(6).reverse(), stores, actions: {} };
 }

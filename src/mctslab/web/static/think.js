@@ -113,7 +113,7 @@ export class ThinkPanel {
       if (!alive()) return;
       let render = position && canReplay(position.render) ? position.render : null;
       const drawMini = (highlight) => {
-        if (render) boardBox.replaceChildren(drawBoard(render, { size: render.kind === "grid" ? 22 : 12, highlight }));
+        if (render) boardBox.replaceChildren(drawBoard(render, { size: render.kind === "piles" ? 12 : 22, highlight }));
       };
       drawMini(null);
       const perMove = Math.min(phaseMs, 2500 / Math.max(1, chips.length));

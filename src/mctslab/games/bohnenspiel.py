@@ -1,0 +1,246 @@
+"""Bohnenspiel, the bean game of a classic MCTS course project, as its game server plays it.
+
+A mancala game: 12 pits in a ring, indices 0-11 (the server's fields 1-12).
+Pits 0-5 belong to player 0, who moves first, pits 6-11 to player 1; every pit
+starts with 6 beans (72 in all), and each player has a store, initially empty.
+
+- A move: take all beans from a non-empty pit of your own side and sow them one
+  by one into the following pits in increasing index order, wrapping from 11 to
+  0 (counter-clockwise as the board is drawn). Stores are never sown into. With
+  12 or more beans the sowing passes the chosen pit, which receives a bean too.
+- Capture: if the last pit sown now holds 2, 4 or 6 beans, the mover takes them
+  into their store; then the pit before it is checked, and so on backwards, for
+  as long as the pit holds 2, 4 or 6 beans and was sown in this move. Pits on
+  both sides count. (With 11 or fewer beans the chain would stop at the emptied
+  chosen pit anyway; with 12 or more every pit was sown.)
+- End: after a move, if the player to move next has no beans on their side, the
+  player who just moved adds every bean left on their own side to their store
+  and the game ends. The larger store wins (+1/-1); 36-36 is a draw (0).
+
+**One rule the server does not have: a ply limit.** The rules above allow
+endless games: with one bean a side, say in pits 0 and 6, the two beans chase
+each other round the ring, and the player who would lose by ending the game
+(with a move that leaves the opponent's side empty) need never do so. Such end games occur in play: the reference AI, ``minimax:depth=4``, keeps
+the beans circling when it is behind, since ending the game scores -1 and
+circling only the store difference; on the course's server such a game never
+ends. A search engine needs a bound on the length of a game (the compiled
+engine sizes its descent path by ``max_game_length``), so after
+:data:`MAX_PLIES` plies the game ends as Oware ends an endless cycle: each
+player adds the beans on their own side to their store. Other games are far
+shorter (the longest of 1,000,000 random games took 310 plies, the mean 62),
+so the limit decides only the circling end games.
+
+Action ids 0-11 are pit indices; action names are the server's field numbers
+``"1"``-``"12"``. The heuristic is the store difference scaled to ``[-1, 1]``,
+``(own - other) / 72``: the evaluation of the course's reference AI, a
+depth-4 minimax (``minimax:depth=4``).
+
+State layout (``int64``): ``[player, winner, plies, store_0, store_1, pit_0 .. pit_11]``;
+``winner`` -1 while undecided or drawn. ``params`` is unused (one zero).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from numba import njit
+
+from mctslab.compiled import run_chunk
+from mctslab.errors import InvalidConfigError
+from mctslab.game import TERMINAL, GameInfo
+from mctslab.games.kernels import KernelGame, KernelState, RuleKernels, winner_returns
+
+__all__ = ["MAX_PLIES", "Bohnenspiel"]
+
+PITS = 12
+BEANS = 6
+TOTAL = PITS * BEANS
+#: Plies after which the game ends with each player storing their own side's
+#: beans (not a rule of the server: see the module docstring).
+MAX_PLIES = 1000
+_PLIES, _STORE, _PIT = 2, 3, 5  # offsets in the state array
+
+
+@njit(cache=True)
+def init(params):  # type: ignore[no-untyped-def]
+    s = np.zeros(_PIT + PITS, dtype=np.int64)
+    s[1] = -1
+    for i in range(PITS):
+        s[_PIT + i] = BEANS
+    return s
+
+
+@njit(cache=True)
+def legal_actions(s, params, out):  # type: ignore[no-untyped-def]
+    p = s[0]
+    if p < 0:
+        return 0
+    n = 0
+    for a in range(6 * p, 6 * p + 6):
+        if s[_PIT + a] > 0:
+            out[n] = a
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def _side(s, p):  # type: ignore[no-untyped-def]
+    """The beans on player ``p``'s side."""
+    n = 0
+    for i in range(6 * p, 6 * p + 6):
+        n += s[_PIT + i]
+    return n
+
+
+@njit(cache=True)
+def _store_side(s, p):  # type: ignore[no-untyped-def]
+    """Player ``p`` adds the beans on their side to their store."""
+    for i in range(6 * p, 6 * p + 6):
+        s[_STORE + p] += s[_PIT + i]
+        s[_PIT + i] = 0
+
+
+@njit(cache=True)
+def apply_action(s, params, a):  # type: ignore[no-untyped-def]
+    p = s[0]
+    beans = s[_PIT + a]
+    s[_PIT + a] = 0
+    pit = a
+    for _ in range(beans):
+        pit += 1
+        if pit == PITS:
+            pit = 0
+        s[_PIT + pit] += 1
+    # Capture backwards from the last pit sown, over pits sown in this move only:
+    # the last ``beans`` pits reached, or all twelve when the sowing went round.
+    sown = min(beans, PITS)
+    k = 0
+    while k < sown:
+        v = s[_PIT + pit]
+        if v != 2 and v != 4 and v != 6:
+            break
+        s[_STORE + p] += v
+        s[_PIT + pit] = 0
+        pit = pit - 1 if pit > 0 else PITS - 1
+        k += 1
+    s[_PLIES] += 1
+    other = 1 - p
+    if _side(s, other) == 0:
+        _store_side(s, p)
+    elif s[_PLIES] >= MAX_PLIES:
+        _store_side(s, p)
+        _store_side(s, other)
+    else:
+        s[0] = other
+        return
+    s[0] = TERMINAL
+    if s[_STORE] > s[_STORE + 1]:
+        s[1] = 0
+    elif s[_STORE] < s[_STORE + 1]:
+        s[1] = 1
+
+
+returns = winner_returns  # the winner is kept in s[1]
+
+
+@njit(cache=True)
+def heuristic(s, params, out):  # type: ignore[no-untyped-def]
+    """The store difference over the 72 beans (the course's reference evaluation)."""
+    v = (s[_STORE] - s[_STORE + 1]) / TOTAL
+    v = min(1.0, max(-1.0, v))  # set-up positions may hold more beans than 72
+    out[0] = v
+    out[1] = -v
+
+
+@njit(cache=True)
+def search_chunk(tree, root, params, ci, cf, ctl, ctl_f, rng, bufs, fbufs, path, cap, n):  # type: ignore[no-untyped-def]
+    """The compiled engine on these kernels, cached on disk (see ``mctslab.compiled``)."""
+    return run_chunk(
+        legal_actions, apply_action, returns, heuristic,
+        tree, root, params, ci, cf, ctl, ctl_f, rng, bufs, fbufs, path, cap, n,
+    )  # fmt: skip
+
+
+class Bohnenspiel(KernelGame):
+    """Bohnenspiel as the course's game server plays it (see the module docstring)."""
+
+    kernels = RuleKernels(init, legal_actions, apply_action, returns, heuristic, search_chunk)
+
+    def __init__(self) -> None:
+        info = GameInfo(
+            name="bohnenspiel",
+            version=1,
+            num_players=2,
+            num_actions=PITS,
+            max_game_length=MAX_PLIES,
+            zero_sum=True,
+            min_utility=-1.0,
+            max_utility=1.0,
+        )
+        super().__init__(info, np.zeros(1, dtype=np.int64))
+
+    def state_from_pits(
+        self, pits: Sequence[int], stores: Sequence[int] = (0, 0), player: int = 0
+    ) -> KernelState:
+        """A set-up position: the 12 pits (index order), the two stores, the player to move.
+
+        The position has no history (``history()`` is empty) and its ply count
+        starts at 0. Raises :class:`InvalidConfigError` for a bad position,
+        including one where ``player`` has no bean to move.
+        """
+        if len(pits) != PITS or len(stores) != 2:
+            raise InvalidConfigError("bohnenspiel: give 12 pits and 2 stores")
+        values = [*pits, *stores]
+        if not all(isinstance(v, int | np.integer) and v >= 0 for v in values):
+            raise InvalidConfigError("bohnenspiel: pits and stores hold non-negative integers")
+        if player not in (0, 1):
+            raise InvalidConfigError(f"bohnenspiel: player must be 0 or 1, got {player!r}")
+        if not any(pits[6 * player : 6 * player + 6]):
+            raise InvalidConfigError(f"bohnenspiel: player {player} has no bean to move")
+        s = init(self.params)
+        s[0] = player
+        s[_STORE : _STORE + 2] = stores
+        s[_PIT : _PIT + PITS] = pits
+        return KernelState(self, s, [])
+
+    def pits(self, state: KernelState) -> list[int]:
+        """The beans in pits 0-11."""
+        return [int(v) for v in state.array[_PIT : _PIT + PITS]]
+
+    def stores(self, state: KernelState) -> list[int]:
+        """The beans in the stores of players 0 and 1."""
+        return [int(v) for v in state.array[_STORE : _STORE + 2]]
+
+    def action_name(self, state: KernelState, action: int) -> str:
+        return str(action + 1)
+
+    def parse_action(self, state: KernelState, text: str) -> int | None:
+        t = text.strip()
+        return int(t) - 1 if t.isdigit() else None
+
+    def render(self, state: KernelState) -> str:
+        """The board as the course draws it: player 1's pits 12..7 on top, player 0's
+        1..6 below, sowing counter-clockwise; player 1's store left, player 0's right."""
+        pits = self.pits(state)
+        s0, s1 = self.stores(state)
+
+        def row(values: Sequence[int | str]) -> str:
+            return "".join(f"{v:>4}" for v in values)
+
+        width = 4 * 6
+        lines = [
+            "     " + row(range(12, 6, -1)) + "   fields",
+            "     " + row(pits[11:5:-1]) + "   player 1",
+            f"{s1:>4} " + " " * width + f" {s0:>4}   stores (player 1 | player 0)",
+            "     " + row(pits[0:6]) + "   player 0",
+            "     " + row(range(1, 7)) + "   fields",
+        ]
+        a = state.array
+        if int(a[0]) == TERMINAL:
+            winner = int(a[1])
+            result = "a draw" if winner < 0 else f"player {winner} wins"
+            lines.append(f"game over after {int(a[_PLIES])} plies: {result} {s0}-{s1}")
+        else:
+            lines.append(f"player {int(a[0])} to move (ply {int(a[_PLIES])})")
+        return "\n".join(lines)
