@@ -50,7 +50,7 @@ chromium:
 
 # Engine speed against OpenSpiel (needs the dev extras); writes benchmarks/results/engines.json;
 # then tuning c and a playtesting report at Connect Four (about 15 minutes on 2 cores), then
-# Bohnenspiel's pass criterion against the reference AI at 1 s and 3 s a move (about 45 minutes).
+# Bohnenspiel's pass criterion against the reference AI at 1 s and 3 s a move (about 25 minutes).
 bench: $(STAMP_TEST)
 	$(BIN)/python benchmarks/bench_engines.py
 	$(BIN)/python benchmarks/tune_connect_four.py
