@@ -101,6 +101,11 @@ def parse_players(items: list[str] | None) -> tuple[Entrant, ...]:
     return tuple(out)
 
 
+def game_params(items: list[str] | None) -> tuple[tuple[str, Any], ...]:
+    """``--param key=value`` items as the sorted pairs an :class:`ArenaConfig` takes."""
+    return tuple(sorted((k, parse_value(v)) for k, v in parse_pairs(items, "--param").items()))
+
+
 def open_store(path: Path, must_exist: bool = False) -> ResultStore:
     if must_exist and not path.exists():
         raise NotAStoreError(f"no results store at {str(path)!r}")
@@ -210,22 +215,11 @@ def arena(
     console = Console(stderr=json_output)
     with user_errors():
         players = parse_players(player)
-        values = tuple(
-            sorted((k, parse_value(v)) for k, v in parse_pairs(param, "--param").items())
-        )
+        values = game_params(param)
         config = ArenaConfig(
-            game=game,
-            players=players,
-            games=games,
-            game_params=values,
-            time_per_move=time_per_move,
-            strict=strict,
-            seed=seed,
-            openings=openings,
-            workers=workers or default_workers(),
-            backend=backend,
-            ray_address=ray_address,
-        )
+            game, players, games, values, time_per_move, strict, seed, openings,
+            workers or default_workers(), backend, ray_address,
+        )  # fmt: skip
         if anchor is not None and anchor not in {p.name for p in players}:
             raise CliError(
                 f"unknown --anchor {anchor!r}; players: {', '.join(p.name for p in players)}"
@@ -333,22 +327,11 @@ def sprt(
         players = parse_players(player)
         if len(players) != 2:
             raise CliError(f"sprt takes exactly two --player (A then B), got {len(players)}")
-        values = tuple(
-            sorted((k, parse_value(v)) for k, v in parse_pairs(param, "--param").items())
-        )
+        values = game_params(param)
         config = ArenaConfig(
-            game=game,
-            players=players,
-            games=2,
-            game_params=values,
-            time_per_move=time_per_move,
-            strict=strict,
-            seed=seed,
-            openings=openings,
-            workers=workers or default_workers(),
-            backend=backend,
-            ray_address=ray_address,
-        )
+            game, players, 2, values, time_per_move, strict, seed, openings,
+            workers or default_workers(), backend, ray_address,
+        )  # fmt: skip
         test = Sprt(SprtConfig(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta))
         check_players(config, make(game, **dict(values)))
         with (

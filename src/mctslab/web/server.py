@@ -462,6 +462,21 @@ def _legal(state: State) -> list[LegalMove]:
     return [LegalMove(action=a, label=state.action_to_string(a)) for a in state.legal_actions()]
 
 
+def _move_fields(result: SearchResult, state: State) -> dict[str, Any]:
+    """The fields an AI move report shares with the bot service's answer."""
+    return {
+        "action": result.action,
+        "label": state.action_to_string(result.action),
+        "player": result.player,
+        "value": result.value,
+        "iterations": result.iterations,
+        "seconds": result.seconds,
+        "final_rule": result.final_rule,
+        "stopped_by": result.stopped_by,
+        "children": _children(result, state),
+    }
+
+
 def _children(result: SearchResult, state: State) -> list[ChildView]:
     return [
         ChildView(
@@ -990,17 +1005,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if isinstance(searcher, MCTS):
             release_later(searcher.root, threading.Lock())
         return MoveOut(
-            action=result.action,
-            label=state.action_to_string(result.action),
-            player=result.player,
-            value=result.value,
-            iterations=result.iterations,
-            seconds=result.seconds,
-            final_rule=result.final_rule,
-            stopped_by=result.stopped_by,
+            **_move_fields(result, state),
             proven=result.proven,
             engine="compiled" if engine != "reference" and has_kernels(state) else "reference",
-            children=_children(result, state),
         )
 
     # Sessions. ---------------------------------------------------------------------------
@@ -1097,18 +1104,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                     409, f"the search was cancelled after {run.iterations} iterations: no move"
                 )
             result = run.result
-            session.last_ai = AiReport(
-                action=result.action,
-                label=state.action_to_string(result.action),
-                player=result.player,
-                final_rule=result.final_rule,
-                value=result.value,
-                iterations=result.iterations,
-                seconds=result.seconds,
-                stopped_by=result.stopped_by,
-                engine=session.engine,
-                children=_children(result, state),
-            )
+            session.last_ai = AiReport(**_move_fields(result, state), engine=session.engine)
             session.state.apply_action(result.action)
             await reroot(session)
         return session.view()
