@@ -38,7 +38,7 @@ from itertools import combinations
 from typing import Any
 
 from mctslab.errors import InvalidConfigError, InvalidSpecError
-from mctslab.game import CHANCE, Game, State
+from mctslab.game import CHANCE, Game, State, sample_chance_outcome
 from mctslab.players import Player, make_player, parse_spec
 from mctslab.registry import make
 from mctslab.rng import Rng
@@ -207,7 +207,7 @@ def _opening(state: State, plies: int, seed: int) -> list[int]:
         if state.is_terminal():
             break
         if state.current_player() == CHANCE:
-            action = _chance(state, rng)
+            action = sample_chance_outcome(state, rng)
         else:
             legal = state.legal_actions()
             alive = [a for a in legal if not state.child(a).is_terminal()]
@@ -215,16 +215,6 @@ def _opening(state: State, plies: int, seed: int) -> list[int]:
         state.apply_action(action)
         played.append(action)
     return played
-
-
-def _chance(state: State, rng: Rng) -> int:
-    x = rng.random()
-    outcomes = state.chance_outcomes()  # type: ignore[attr-defined]
-    for action, prob in outcomes:
-        x -= prob
-        if x < 0:
-            return int(action)
-    return int(outcomes[-1][0])
 
 
 def _forfeit(game: Game, n: int, loser: int) -> list[float]:
@@ -271,7 +261,7 @@ def play_task(task: GameTask) -> GameRecord:
     while not state.is_terminal():
         p = state.current_player()
         if p == CHANCE:
-            action = _chance(state, chance_rng)
+            action = sample_chance_outcome(state, chance_rng)
             state.apply_action(action)
             moves.append(action)
             times.append(None)

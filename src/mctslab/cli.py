@@ -29,10 +29,11 @@ from rich.table import Table
 from mctslab import minimax
 from mctslab.engine import ENGINES, make_searcher
 from mctslab.errors import MctslabError
-from mctslab.game import CHANCE, Game, GameInfo, State
+from mctslab.game import CHANCE, Game, GameInfo, State, sample_chance_outcome
 from mctslab.mcts import SearchResult
-from mctslab.players import MCTSPlayer, Player, make_player, search_config
+from mctslab.players import ISMCTSPlayer, MCTSPlayer, Player, make_player, search_config
 from mctslab.registry import available_games, game_parameters, make
+from mctslab.rng import Rng
 
 __all__ = ["app", "main"]
 
@@ -179,14 +180,30 @@ def mcts_summary(result: SearchResult) -> str:
     )
 
 
-def play_out(state: State, players: list[Player], info: GameInfo) -> State:
-    """Play to the end, drawing the board before each move and naming each move played."""
+def play_out(state: State, players: list[Player], info: GameInfo, chance_seed: int = 0) -> State:
+    """Play to the end, drawing the board before each move and naming each move played.
+
+    Chance outcomes are drawn from ``Rng(chance_seed)`` and named. In a game with
+    hidden information a human is shown only its own observation before its move
+    (and the full board only once no human plays).
+    """
+    chance = Rng(chance_seed)
+    humans = any(player.name == "human" for player in players)
     while not state.is_terminal():
         p = state.current_player()
         if p == CHANCE:
-            raise CliError("play does not take games with chance nodes yet")
+            action = sample_chance_outcome(state, chance)
+            print(f"chance: {state.action_to_string(action)}")
+            state.apply_action(action)
+            for each in players:
+                each.inform(action)
+            continue
         player = players[p]
-        print(state)
+        observe = getattr(state, "observation_string", None)
+        if player.name == "human" and observe is not None:
+            print(observe(p))
+        elif not humans or observe is None:
+            print(state)
         if player.name == "human":
             print(f"{player_label(info, p)} to move")
         action = player.choose(state.clone())
@@ -195,7 +212,7 @@ def play_out(state: State, players: list[Player], info: GameInfo) -> State:
         for each in players:
             each.inform(action)
         print(f"{player_label(info, p)} ({player.name}) plays {name}")
-        if isinstance(player, MCTSPlayer) and player.last_result is not None:
+        if isinstance(player, MCTSPlayer | ISMCTSPlayer) and player.last_result is not None:
             print(mcts_summary(player.last_result))
         print()
     print(state)
@@ -257,7 +274,19 @@ def play(
         str, typer.Option("--player2", help="Second player (same forms as --player1).")
     ] = "mcts:iterations=5000",
     seed: Annotated[
-        int, typer.Option("--seed", help="Seed of player 1 (player 2 gets seed + 1).")
+        int, typer.Option("--seed", help="Seed of player 1 (player k gets seed + k - 1).")
+    ] = 0,
+    player: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--player",
+            help="Every seat in order, for any number of players (repeat it; replaces "
+            "--player1/--player2).",
+            show_default=False,
+        ),
+    ] = None,
+    chance_seed: Annotated[
+        int, typer.Option("--chance-seed", help="Seed of the dice and deals.")
     ] = 0,
     param: ParamOpt = None,
     moves: MovesOpt = "",
@@ -266,12 +295,14 @@ def play(
     with user_errors():
         g, state = load_position(game, param, moves)
         info = g.info
-        if info.num_players != 2:
-            raise CliError(f"play takes two-player games; {info.name} has {info.num_players}")
-        players = [make_player(player1, info, seed), make_player(player2, info, seed + 1)]
+        specs = list(player) if player else [player1, player2]
+        if len(specs) != info.num_players:
+            how = "give one --player per seat" if player else "use --player once per seat"
+            raise CliError(f"{info.name} has {info.num_players} players, got {len(specs)}: {how}")
+        players = [make_player(spec, info, seed + i) for i, spec in enumerate(specs)]
     try:
         with user_errors():
-            final = play_out(state, players, info)
+            final = play_out(state, players, info, chance_seed)
     except (EOFError, KeyboardInterrupt) as err:
         print()  # end the prompt's line
         print("game abandoned", file=sys.stderr)

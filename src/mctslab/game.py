@@ -15,13 +15,18 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import Protocol, Self, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, Self, runtime_checkable
+
+if TYPE_CHECKING:
+    from mctslab.rng import Rng
 
 __all__ = [
     "CHANCE",
     "TERMINAL",
     "Game",
     "GameInfo",
+    "ImperfectInformationState",
+    "OpponentModel",
     "State",
 ]
 
@@ -65,6 +70,15 @@ class State(Protocol):
     ``chance_outcomes()`` at chance nodes, and a ``game`` attribute from which
     the engines read ``game.info`` when none is passed to them.
     ``legal_actions()`` must return a list the caller may keep and change.
+
+    Chance: at a chance node ``current_player()`` is :data:`CHANCE`,
+    ``legal_actions()`` lists the outcomes and ``chance_outcomes()`` gives
+    ``[(outcome, probability), ...]`` (probabilities sum to 1).
+
+    Imperfect information (see :class:`ImperfectInformationState`): a game whose
+    players do not see everything adds ``information_state_string(player)``,
+    ``observation_string(player)`` and ``resample_from_infostate(player, rng,
+    model=None)``. A state without them is taken to be of perfect information.
     """
 
     def current_player(self) -> int:
@@ -116,6 +130,53 @@ class State(Protocol):
         ...
 
 
+class OpponentModel(Protocol):
+    """An opponent model for :meth:`ImperfectInformationState.resample_from_infostate`.
+
+    Called with a candidate world (a full state consistent with what ``player``
+    has seen) and the observing ``player``; returns a weight in ``[0, 1]``: the
+    likelihood of that world under the model, for instance the probability that
+    the opponents' policies take the actions they were seen to take holding the
+    cards of that world. ``0`` rules a world out (a constraint); a model that
+    always returns ``1`` is the uniform sampling of no model.
+    """
+
+    def __call__(self, world: State, player: int) -> float: ...
+
+
+@runtime_checkable
+class ImperfectInformationState(State, Protocol):
+    """A state of a game with hidden information or chance (OpenSpiel's names).
+
+    ``information_state_string(player)`` is everything ``player`` knows (perfect
+    recall: its own private information and every public action, in order);
+    two states with the same string are indistinguishable to that player.
+    ``observation_string(player)`` is what the player sees now (no memory).
+    """
+
+    def information_state_string(self, player: int) -> str:
+        """What ``player`` knows: equal for the states ``player`` cannot tell apart."""
+        ...
+
+    def observation_string(self, player: int) -> str:
+        """What ``player`` observes in this state (without the past)."""
+        ...
+
+    def resample_from_infostate(
+        self, player: int, rng: Rng, model: OpponentModel | None = None
+    ) -> Self:
+        """A determinization: a full state that ``player`` cannot tell from this one.
+
+        Its ``information_state_string(player)`` equals this state's, it respects
+        what the rules revealed (a player who did not follow suit holds no card of
+        that suit), and its history is a legal game. Without a ``model`` the world
+        is drawn uniformly from the consistent ones; with one, a world's chance is
+        proportional to ``model(world, player)`` (rejection sampling in
+        :func:`mctslab.infoset.sample_world`). Every draw comes from ``rng``.
+        """
+        ...
+
+
 @runtime_checkable
 class Game(Protocol):
     """A game: static facts and a factory of initial states."""
@@ -154,3 +215,14 @@ def state_key(state: State) -> Hashable:
     if fn is not None:
         return fn()  # type: ignore[no-any-return]
     return tuple(state.history())
+
+
+def sample_chance_outcome(state: State, rng: Rng) -> int:
+    """An outcome of chance node ``state`` drawn by its probability (one ``rng.random()``)."""
+    x = rng.random()
+    outcomes = state.chance_outcomes()  # type: ignore[attr-defined]
+    for action, prob in outcomes:
+        x -= prob
+        if x < 0:
+            return int(action)
+    return int(outcomes[-1][0])

@@ -35,6 +35,18 @@ player to move if one child is, and otherwise proven once all children are
 proven, at their best value); proven-losing children are never selected, a
 proven win is played at once, and the search stops when the root is proven.
 
+Chance nodes (dice, deals: ``current_player() == CHANCE``) are part of the tree.
+Selection does not choose at them: it samples an outcome by its probability
+from ``chance_outcomes()`` and follows (or, the first time, creates) that
+outcome's child, so each outcome is visited in proportion to its probability
+and a decision node's mean is an estimate of the expected reward. An outcome
+reached for the first time is a new leaf (an expansion), simulated as it is.
+Chance nodes keep visit counts but no value of their own (no player moved into
+their children). Under MCTS-Solver a chance node is proven only when every
+outcome has been reached and all are proven to the same value; outcomes proven
+to different values leave it unproven (its expectation is not a win, draw or
+loss), and the search goes on estimating it.
+
 :class:`MCTS` keeps its tree between searches (tree reuse);
 :func:`search` is the one-shot form.
 """
@@ -49,7 +61,14 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal, Protocol, TypeVar
 
 from mctslab.errors import InvalidConfigError
-from mctslab.game import CHANCE, TERMINAL, GameInfo, State, heuristic_or_none
+from mctslab.game import (
+    CHANCE,
+    TERMINAL,
+    GameInfo,
+    State,
+    heuristic_or_none,
+    sample_chance_outcome,
+)
 from mctslab.rng import Rng
 
 __all__ = [
@@ -216,6 +235,7 @@ class Node:
         "action",
         "children",
         "opened",
+        "outcomes",
         "parent",
         "player",
         "proven",
@@ -242,6 +262,8 @@ class Node:
         self.terminal = False
         self.rewards: list[float] | None = None  # the exact rewards of a terminal node
         self.state: State | None = None  # the node's position, kept once opened
+        # At a chance node: its outcomes (action, probability), in the state's order.
+        self.outcomes: list[tuple[int, float]] | None = None
 
     @property
     def mean(self) -> float:
@@ -291,8 +313,9 @@ def _open(node: Node, state: State, tree: _Tree) -> None:
     node.state = state
     node.to_play = state.current_player()
     if node.to_play == CHANCE:
-        raise InvalidConfigError("the reference engine's tree does not take chance nodes yet")
-    if node.to_play == TERMINAL:
+        outcomes = state.chance_outcomes()  # type: ignore[attr-defined]
+        node.outcomes = [(int(a), float(p)) for a, p in outcomes]
+    elif node.to_play == TERMINAL:
         node.terminal = True
         returns = state.returns()
         node.rewards = _rewards(returns, tree.info)
@@ -345,13 +368,22 @@ def _best_uct_child(node: Node, config: SearchConfig) -> Node:
 def select(root: Node, tree: _Tree) -> list[Node]:
     """Phase 1: descend from the root by UCT while nodes are fully expanded.
 
-    The descent stops at a node with untried actions, a terminal or proven node,
-    or a child reached for the first time (``expansion="all"``), which is then
-    opened and simulated as it is.
+    At a chance node the descent samples an outcome by its probability instead.
+    It stops at a node with untried actions, a terminal or proven node, or a
+    child reached for the first time (``expansion="all"``, or a chance outcome
+    sampled for the first time), which is then opened and simulated as it is.
     """
     path = [root]
     node = root
-    while not node.untried and not node.terminal and node.proven is None and node.children:
+    while not node.terminal and node.proven is None:
+        if node.outcomes is not None:  # a chance node: the dice choose
+            node, new = _chance_child(node, tree)
+            path.append(node)
+            if new:
+                break
+            continue
+        if node.untried or not node.children:
+            break
         parent, node = node, _best_uct_child(node, tree.config)
         path.append(node)
         if not node.opened:
@@ -359,6 +391,30 @@ def select(root: Node, tree: _Tree) -> list[Node]:
             _open(node, parent.state.child(node.action), tree)
             break
     return path
+
+
+def _chance_child(node: Node, tree: _Tree) -> tuple[Node, bool]:
+    """The child of chance node ``node`` for an outcome sampled by its probability
+    (created and opened the first time; raises :class:`_NodeBudget` if that would
+    grow the tree past ``max_nodes``), and whether it is new."""
+    assert node.outcomes is not None and node.state is not None
+    x = tree.rng.random()
+    action = node.outcomes[-1][0]
+    for a, p in node.outcomes:
+        x -= p
+        if x < 0:
+            action = a
+            break
+    child = node.child(action)
+    if child is not None:
+        return child, False
+    if tree.config.max_nodes is not None and tree.nodes + 1 > tree.config.max_nodes:
+        raise _NodeBudget
+    child = Node(action, CHANCE, node)
+    bisect.insort(node.children, child, key=lambda n: n.action)
+    tree.nodes += 1
+    _open(child, node.state.child(action), tree)
+    return child, True
 
 
 def expand(node: Node, tree: _Tree) -> Node:
@@ -424,13 +480,7 @@ def _heavy_action(state: State, rng: Rng) -> int:
 
 def _random_action(state: State, rng: Rng) -> int:
     if state.current_player() == CHANCE:
-        x = rng.random()
-        outcomes = state.chance_outcomes()  # type: ignore[attr-defined]
-        for action, prob in outcomes:
-            x -= prob
-            if x < 0:
-                return int(action)
-        return int(outcomes[-1][0])
+        return sample_chance_outcome(state, rng)
     legal = state.legal_actions()
     return legal[rng.randint(len(legal))]
 
@@ -466,6 +516,12 @@ def simulate(state: State, tree: _Tree) -> list[float]:
 def _prove(node: Node) -> bool:
     """MCTS-Solver's backup at one node; True if it became proven."""
     if node.proven is not None or node.terminal or not node.opened:
+        return False
+    if node.outcomes is not None:  # a chance node: proven when every outcome agrees
+        values = {ch.proven for ch in node.children}
+        if len(node.children) == len(node.outcomes) and len(values) == 1 and None not in values:
+            node.proven = values.pop()
+            return True
         return False
     p = node.to_play
     best: int | None = None
@@ -656,6 +712,10 @@ class MCTS:
             raise InvalidConfigError("workers > 1: make the searcher with mctslab.make_searcher")
         if state.is_terminal():
             raise InvalidConfigError("cannot search a terminal state: the game is over")
+        if state.current_player() == CHANCE:
+            raise InvalidConfigError(
+                "cannot search a chance node: no player chooses here (sample an outcome)"
+            )
         info = game_info or _info_of(state)
         if config.solver and (info.num_players != 2 or not info.zero_sum):
             raise InvalidConfigError("solver=True needs a two-player zero-sum game")

@@ -13,6 +13,10 @@ Spec strings, usable everywhere a player is named (CLI, arena)::
     human
     openspiel-mcts:uct_c=2,simulations=1000   # OpenSpiel's MCTSBot (mctslab.openspiel_players)
     openspiel-random:seed=7
+    ismcts:iterations=1000,c=0.7,variant=so   # Information Set MCTS (mctslab.ismcts)
+    ismcts:smooth=1,final=sample              # Smooth UCT, playing its average strategy
+    pimc:determinizations=20,iterations=1000  # determinized UCT
+    pig-hold:at=20                            # Pig's "hold at 20" strategy
 """
 
 from __future__ import annotations
@@ -24,7 +28,8 @@ from typing import Any, Protocol, TextIO, runtime_checkable
 
 from mctslab.engine import ENGINES, Searcher, make_searcher
 from mctslab.errors import IllegalActionError, InvalidConfigError, InvalidSpecError
-from mctslab.game import CHANCE, GameInfo, State
+from mctslab.game import CHANCE, GameInfo, State, sample_chance_outcome
+from mctslab.ismcts import ISMCTS, PIMC, ISMCTSConfig, PIMCConfig
 from mctslab.mcts import SearchConfig, SearchResult
 from mctslab.minimax import alphabeta, solve
 from mctslab.openspiel_players import KINDS as OPENSPIEL_KINDS
@@ -33,6 +38,7 @@ from mctslab.rng import Rng
 
 __all__ = [
     "HumanPlayer",
+    "ISMCTSPlayer",
     "MCTSPlayer",
     "MinimaxPlayer",
     "Player",
@@ -107,6 +113,36 @@ class MCTSPlayer:
         pass
 
 
+class ISMCTSPlayer:
+    """Information Set MCTS (:mod:`mctslab.ismcts`) or PIMC, searching from what the
+    player to move knows; a fresh tree every move, forced moves played at once."""
+
+    def __init__(
+        self, info: GameInfo, config: ISMCTSConfig | PIMCConfig, model: Any = None
+    ) -> None:
+        self.info = info
+        self.config = config
+        self.searcher: ISMCTS | PIMC
+        if isinstance(config, PIMCConfig):
+            self.name = "pimc"
+            self.searcher = PIMC(config, model)
+        else:
+            self.name = "ismcts"
+            self.searcher = ISMCTS(config, model)
+        self.last_result: SearchResult | None = None
+
+    def choose(self, state: State) -> int:
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            self.last_result = None
+            return legal[0]
+        self.last_result = self.searcher.search(state, self.info)
+        return self.last_result.action
+
+    def inform(self, action: int) -> None:
+        pass
+
+
 class MinimaxPlayer:
     """Exact minimax (``depth=None``) or depth-limited alpha-beta with the heuristic."""
 
@@ -165,7 +201,7 @@ _ALIASES = {
     "simulations": "iterations",
     "nodes": "max_nodes",
 }
-_KINDS = ("mcts", "minimax", "random", "human", *OPENSPIEL_KINDS)
+_KINDS = ("mcts", "ismcts", "pimc", "minimax", "random", "human", "pig-hold", *OPENSPIEL_KINDS)
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
@@ -183,9 +219,18 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     return kind, options
 
 
-_INT_KEYS = {"iterations", "max_nodes", "seed", "cutoff_depth", "depth", "workers"}
-_FLOAT_KEYS = {"c", "time", "robust_max_extra"}
-_BOOL_KEYS = {"solver", "reuse_tree"}
+_INT_KEYS = {
+    "iterations",
+    "max_nodes",
+    "seed",
+    "cutoff_depth",
+    "depth",
+    "workers",
+    "determinizations",
+    "at",
+}
+_FLOAT_KEYS = {"c", "time", "robust_max_extra", "eta", "gamma", "d"}
+_BOOL_KEYS = {"solver", "reuse_tree", "smooth"}
 _OPTIONAL_KEYS = {"iterations", "time", "max_nodes"}
 
 
@@ -230,6 +275,28 @@ def search_config(options: dict[str, str], seed: int | None = None) -> SearchCon
         raise InvalidSpecError(str(err)) from None
 
 
+def _dataclass_config(
+    kind: str, cls: type[ISMCTSConfig] | type[PIMCConfig], options: dict[str, str], seed: int
+) -> ISMCTSConfig | PIMCConfig:
+    """An ``ismcts`` or ``pimc`` config from raw options (unknown keys are errors)."""
+    valid = {f.name for f in fields(cls)}
+    values: dict[str, Any] = {}
+    for key, raw in options.items():
+        name = _ALIASES.get(key, key)
+        if name not in valid:
+            raise InvalidSpecError(
+                f"unknown {kind} option {key!r}; valid options: {', '.join(sorted(valid))}"
+            )
+        values[name] = _convert(name, raw)
+    if "time" in values and "iterations" not in values:
+        values["iterations"] = None
+    values.setdefault("seed", seed)
+    try:
+        return cls(**values)
+    except InvalidConfigError as err:
+        raise InvalidSpecError(str(err)) from None
+
+
 def make_player(spec: str, info: GameInfo, seed: int = 0) -> Player:
     """A player from a spec string such as ``"mcts:iterations=5000,c=1.4"``.
 
@@ -242,6 +309,21 @@ def make_player(spec: str, info: GameInfo, seed: int = 0) -> Player:
     if kind == "mcts":
         engine = options.pop("engine", "auto")
         return MCTSPlayer(info, search_config(options, seed), engine)
+    if kind in ("ismcts", "pimc"):
+        cls = ISMCTSConfig if kind == "ismcts" else PIMCConfig
+        return ISMCTSPlayer(info, _dataclass_config(kind, cls, options, seed))
+    if kind == "pig-hold":
+        from mctslab.games.pig import PigHoldPlayer
+
+        if info.name != "pig":
+            raise InvalidSpecError(f"pig-hold plays pig only, not {info.name}")
+        unknown = sorted(set(options) - {"at"})
+        if unknown:
+            raise InvalidSpecError(f"unknown pig-hold option {unknown[0]!r}; valid options: at")
+        at = _convert("at", options.get("at", "20"))
+        if at < 1:
+            raise InvalidSpecError(f"pig-hold: at must be >= 1, got {at}")
+        return PigHoldPlayer(at)
     if kind == "minimax":
         unknown = sorted(set(options) - {"depth"})
         if unknown:
@@ -261,16 +343,36 @@ def play_game(
     state: State,
     players: list[Player],
     on_move: Callable[[State, int, int], None] | None = None,
+    chance_seed: int = 0,
 ) -> State:
-    """Play ``state`` to the end with one player per seat; every player is informed."""
+    """Play ``state`` to the end with one player per seat; every player is informed.
+
+    Chance outcomes (dice, deals) are drawn by their probabilities from
+    ``Rng(chance_seed)``, apart from the players' own generators, and reported to
+    ``on_move`` with the player :data:`~mctslab.game.CHANCE`. Players of a game
+    with hidden information are given the full state: mctslab's own players of
+    such games read it only through ``information_state_string`` and
+    ``resample_from_infostate`` (what their seat may know).
+    """
+    if len(players) != _num_players(state, players):
+        raise InvalidConfigError(
+            f"the game has {_num_players(state, players)} players, got {len(players)}"
+        )
+    chance = Rng(chance_seed)
     while not state.is_terminal():
         p = state.current_player()
         if p == CHANCE:
-            raise InvalidConfigError("play_game does not take chance nodes yet")
-        action = players[p].choose(state.clone())
+            action = sample_chance_outcome(state, chance)
+        else:
+            action = players[p].choose(state.clone())
         state.apply_action(action)
         for player in players:
             player.inform(action)
         if on_move is not None:
             on_move(state, p, action)
     return state
+
+
+def _num_players(state: State, players: list[Player]) -> int:
+    info = getattr(getattr(state, "game", None), "info", None)
+    return info.num_players if isinstance(info, GameInfo) else len(players)

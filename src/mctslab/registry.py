@@ -88,7 +88,9 @@ def make(name: str, **params: Any) -> Game:
 def _register_builtins() -> None:
     from mctslab.games.bohnenspiel import Bohnenspiel
     from mctslab.games.connect_four import ConnectFour
+    from mctslab.games.kuhn_poker import KuhnPoker
     from mctslab.games.nim import Nim, bachet
+    from mctslab.games.pig import Pig
     from mctslab.games.tic_tac_toe import TicTacToe
 
     def nim(piles: Any = (1, 3, 5, 7), max_take: int | None = None, misere: bool = False) -> Game:
@@ -99,6 +101,8 @@ def _register_builtins() -> None:
     register("nim", nim)
     register("bachet", bachet)
     register("bohnenspiel", Bohnenspiel)
+    register("pig", Pig)
+    register("kuhn_poker", KuhnPoker)
 
 
 _register_builtins()

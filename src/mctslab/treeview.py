@@ -31,7 +31,7 @@ from typing import Any, Generic, TypeVar
 
 from mctslab.compiled import NONE, TREE_FIELDS, UNPROVEN, CompiledMCTS
 from mctslab.errors import InvalidConfigError, MctslabError
-from mctslab.game import TERMINAL, State
+from mctslab.game import CHANCE, TERMINAL, State
 from mctslab.mcts import MCTS, Node
 
 __all__ = [
@@ -346,12 +346,15 @@ def _view(
         action = path[-1]
         label = parent_state.action_to_string(action)
         player = parent_state.current_player()
-        value = s.value_sum / s.visits if s.visits else None
-        uct = (
-            math.inf
-            if s.visits == 0
-            else s.value_sum / s.visits + c * math.sqrt(math.log(parent_visits) / s.visits)
-        )
+        if player == CHANCE:  # an outcome of the dice: sampled, not chosen, and no value
+            value = uct = None
+        else:
+            value = s.value_sum / s.visits if s.visits else None
+            uct = (
+                math.inf
+                if s.visits == 0
+                else s.value_sum / s.visits + c * math.sqrt(math.log(parent_visits) / s.visits)
+            )
     return TreeNode(
         id=".".join(map(str, path)),
         action=action,
@@ -401,7 +404,9 @@ def _proven_word(node: TreeNode) -> str | None:
     """The proof from the point of view of the player who moved in (at the root: to move)."""
     if node.proven is None:
         return None
-    who = node.player if node.player is not None else node.to_play
+    who = node.player if node.player is not None and node.player != CHANCE else node.to_play
+    if who == CHANCE:  # a chance node reached from a chance node: the value is for player 0
+        who = 0
     return _OUTCOMES[node.proven if who == 0 else -node.proven]
 
 
@@ -416,12 +421,14 @@ def _to_move(node: TreeNode, players: Sequence[str] | None) -> str:
     p = node.to_play
     if p == TERMINAL:
         return "game over"
+    if p == CHANCE:
+        return "chance to move"
     return f"{players[p] if players and 0 <= p < len(players) else f'player {p}'} to move"
 
 
 def _stats_text(node: TreeNode) -> str:
     parts = [f"N={node.visits}"]
-    if node.player is not None:
+    if node.player is not None and node.player != CHANCE:
         parts += [f"Q/N={_fmt(node.value)}", f"UCT={_fmt(node.uct)}"]
     proof = _proven_word(node)
     if proof is not None:

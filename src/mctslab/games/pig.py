@@ -1,0 +1,433 @@
+"""Pig, the dice game, with OpenSpiel's rules and encodings (OpenSpiel's ``pig``).
+
+Rules. ``players`` players (2 to 10) take turns, player 0 first; every score
+starts at 0. On a turn the player repeatedly chooses to *roll* or to *stop*.
+A roll throws a ``dice``-sided die: a 1 ends the turn and the turn total is
+lost; any other face ``k`` adds ``k`` to the turn total and the player chooses
+again. *Stop* banks the turn total (adds it to the player's score) and passes
+the turn to the next player (round robin). Once a player's score plus turn
+total reaches ``target`` the only legal action is *stop*. The game ends as soon
+as a banked score reaches ``target`` (that player wins), or when the players
+have made ``horizon`` decisions (rolls and stops; die throws do not count),
+even in the middle of a turn, including right after a roll, before the die
+has been thrown.
+
+Returns: the winner gets ``+1``, every other player ``-1 / (players - 1)`` (so
+the game is zero-sum for any number of players); a game stopped by the horizon
+without a winner gives every player ``0``.
+
+Encodings (OpenSpiel's, id for id):
+
+* Player actions: ``0`` roll, ``1`` stop; named ``"roll"`` and ``"stop"``.
+* The die is a chance node (:data:`~mctslab.game.CHANCE`) after every roll;
+  outcome ``i`` in ``[0, dice)`` is the face ``i + 1``, each with probability
+  ``1 / dice``, named ``"Roll <i + 1>"``.
+* ``num_actions = max(2, dice)``: large enough for the die's outcome ids too
+  (OpenSpiel counts them apart: ``num_distinct_actions() = 2``,
+  ``max_chance_outcomes() = dice``).
+* ``max_game_length = 2 * horizon``: OpenSpiel's ``max_game_length()``
+  (``horizon`` decisions) plus its ``max_chance_nodes_in_history()``
+  (``horizon`` throws), because our histories hold the throws as well, the same
+  bound mctslab's OpenSpiel adapter gives ``openspiel:pig``.
+* ``str(state)`` and ``observation_string(player)`` (every player sees the
+  same) are OpenSpiel's ``ToString()``: ``"Scores: 0 0, Turn total: 0\\n``
+  ``Current player: 0\\n"``, with ``" (rolling)"`` after the player number
+  while the die is in the air.
+* ``observation_tensor(player)``: OpenSpiel's, ``(1 + players) x (target + 1)``
+  floats flattened row by row: row 0 one-hot of the turn total, row ``1 + p``
+  one-hot of player ``p``'s score, each capped at the last column ``target``.
+* ``information_state_string(player)``: OpenSpiel's pig has none (it is a game
+  of perfect information); ours is OpenSpiel's ``history_str()`` (the actions
+  joined by ``", "``), what OpenSpiel's perfect-information games use, the same
+  for every player. ``resample_from_infostate`` returns a copy of the state.
+
+Parameters map onto OpenSpiel's: ``players`` = ``players``, ``target`` =
+``winscore``, ``dice`` = ``diceoutcomes``, ``horizon`` = ``horizon``;
+OpenSpiel's ``piglet`` variant (a two-outcome die) is not provided.
+
+:class:`PigHoldPlayer` is the classic "hold at 20" strategy.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Hashable, Sequence
+
+from mctslab.errors import IllegalActionError, InvalidConfigError
+from mctslab.game import CHANCE, TERMINAL, GameInfo, OpponentModel
+from mctslab.infoset import sample_world
+from mctslab.rng import Rng
+
+__all__ = ["ROLL", "STOP", "Pig", "PigHoldPlayer", "PigState"]
+
+#: The player action that throws the die.
+ROLL = 0
+#: The player action that banks the turn total and ends the turn.
+STOP = 1
+
+_ACTION_NAMES = ("roll", "stop")
+
+
+def _check_int(name: str, value: object, lo: int, hi: int | None) -> int:
+    if (
+        not isinstance(value, int)
+        or isinstance(value, bool)
+        or value < lo
+        or (hi is not None and value > hi)
+    ):
+        valid = f"[{lo}, {hi}]" if hi is not None else f">= {lo}"
+        raise InvalidConfigError(f"pig: {name} must be an integer {valid}, got {value!r}")
+    return value
+
+
+class Pig:
+    """The game of Pig: its parameters, static facts (``info``) and initial states.
+
+    ``players`` in ``[2, 10]``, ``target`` (OpenSpiel's ``winscore``) ``>= 1``,
+    ``dice`` (OpenSpiel's ``diceoutcomes``) ``>= 2`` faces, ``horizon`` ``>= 1``
+    player decisions; anything else raises :class:`InvalidConfigError`.
+    """
+
+    def __init__(
+        self, players: int = 2, target: int = 100, dice: int = 6, horizon: int = 1000
+    ) -> None:
+        self.players = _check_int("players", players, 2, 10)
+        self.target = _check_int("target", target, 1, None)
+        self.dice = _check_int("dice", dice, 2, None)
+        self.horizon = _check_int("horizon", horizon, 1, None)
+        self.info = GameInfo(
+            name="pig",
+            version=1,
+            num_players=players,
+            num_actions=max(2, dice),
+            max_game_length=2 * horizon,
+            zero_sum=True,
+            min_utility=-1.0,
+            max_utility=1.0,
+        )
+        self._faces = list(range(dice))  # the die's outcome ids
+        self._outcomes = [(i, 1.0 / dice) for i in range(dice)]
+
+    def new_initial_state(self) -> PigState:
+        return PigState(self)
+
+    def state_from_actions(self, actions: Sequence[int]) -> PigState:
+        """The state reached by playing ``actions`` (each checked) from the start."""
+        state = self.new_initial_state()
+        for action in actions:
+            state.apply_action(action)
+        return state
+
+    def observation_tensor_shape(self) -> list[int]:
+        """``[1 + players, target + 1]`` (OpenSpiel's ``observation_tensor_shape()``)."""
+        return [1 + self.players, self.target + 1]
+
+    def __repr__(self) -> str:
+        return (
+            f"Pig(players={self.players}, target={self.target}, dice={self.dice}, "
+            f"horizon={self.horizon})"
+        )
+
+
+class PigState:
+    """A Pig position and the actions that led to it. ``apply_action`` works in place.
+
+    Plain ints and lists only: the playouts call ``current_player``,
+    ``legal_actions``, ``apply_action`` and ``is_terminal`` millions of times.
+    """
+
+    __slots__ = (
+        "_cur",
+        "_dice",
+        "_game",
+        "_hist",
+        "_horizon",
+        "_moves",
+        "_n",
+        "_over",
+        "_scores",
+        "_target",
+        "_turn",
+        "_turn_total",
+    )
+
+    def __init__(self, game: Pig) -> None:
+        self._game = game
+        self._n = game.players
+        self._target = game.target
+        self._dice = game.dice
+        self._horizon = game.horizon
+        self._scores = [0] * game.players
+        self._turn_total = 0
+        self._turn = 0  # whose turn it is (also while the die rolls)
+        self._cur = 0  # the player to decide, or CHANCE while the die rolls
+        self._moves = 0  # player decisions so far (OpenSpiel's total_moves_)
+        self._over = False
+        self._hist: list[int] = []
+
+    # -- read-only views -------------------------------------------------------
+
+    @property
+    def game(self) -> Pig:
+        return self._game
+
+    @property
+    def scores(self) -> list[int]:
+        """The banked scores, one per player (a copy)."""
+        return list(self._scores)
+
+    @property
+    def turn_total(self) -> int:
+        """The points rolled this turn, not banked yet."""
+        return self._turn_total
+
+    @property
+    def turn_player(self) -> int:
+        """Whose turn it is (also while the die is rolling and after the end)."""
+        return self._turn
+
+    @property
+    def target(self) -> int:
+        """The score that wins."""
+        return self._target
+
+    # -- the rules -------------------------------------------------------------
+
+    def current_player(self) -> int:
+        return TERMINAL if self._over else self._cur
+
+    def is_terminal(self) -> bool:
+        return self._over
+
+    def legal_actions(self) -> list[int]:
+        if self._over:
+            return []
+        cur = self._cur
+        if cur < 0:
+            return self._game._faces.copy()
+        if self._scores[cur] + self._turn_total >= self._target:
+            return [STOP]
+        return [ROLL, STOP]
+
+    def legal_actions_mask(self) -> list[bool]:
+        mask = [False] * self._game.info.num_actions
+        for action in self.legal_actions():
+            mask[action] = True
+        return mask
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """``(outcome, probability)`` for the die's faces at a chance node; empty elsewhere."""
+        if self._over or self._cur != CHANCE:
+            return []
+        return list(self._game._outcomes)
+
+    def apply_action(self, action: int) -> None:
+        if type(action) is not int:
+            action = self._as_int(action)
+        cur = self._cur
+        if self._over:
+            raise IllegalActionError(self._illegal_message(action))
+        if cur < 0:  # the die
+            if not 0 <= action < self._dice:
+                raise IllegalActionError(self._illegal_message(action))
+            if action == 0:  # a 1: the turn total is lost, the turn passes
+                self._turn_total = 0
+                turn = self._turn + 1
+                if turn == self._n:
+                    turn = 0
+                self._turn = self._cur = turn
+            else:
+                self._turn_total += action + 1
+                self._cur = self._turn
+        elif action == ROLL:
+            if self._scores[cur] + self._turn_total >= self._target:
+                raise IllegalActionError(self._illegal_message(action))
+            self._cur = CHANCE
+            self._moves += 1
+            if self._moves >= self._horizon:
+                self._over = True
+        elif action == STOP:
+            score = self._scores[cur] + self._turn_total
+            self._scores[cur] = score
+            self._turn_total = 0
+            turn = self._turn + 1
+            if turn == self._n:
+                turn = 0
+            self._turn = self._cur = turn
+            self._moves += 1
+            if score >= self._target or self._moves >= self._horizon:
+                self._over = True
+        else:
+            raise IllegalActionError(self._illegal_message(action))
+        self._hist.append(action)
+
+    def _as_int(self, action: object) -> int:
+        try:
+            return operator.index(action)  # type: ignore[arg-type]
+        except TypeError:
+            raise IllegalActionError(self._illegal_message(action)) from None
+
+    def _illegal_message(self, action: object) -> str:
+        if self._over:
+            return f"illegal action {action!r} in pig: the game is over"
+        shown = ", ".join(f"{a} ({self.action_to_string(a)})" for a in self.legal_actions())
+        return f"illegal action {action!r} in pig; legal actions: {shown}"
+
+    def child(self, action: int) -> PigState:
+        new = self.clone()
+        new.apply_action(action)
+        return new
+
+    def clone(self) -> PigState:
+        new = PigState.__new__(PigState)
+        new._game = self._game
+        new._n = self._n
+        new._target = self._target
+        new._dice = self._dice
+        new._horizon = self._horizon
+        new._scores = self._scores.copy()
+        new._turn_total = self._turn_total
+        new._turn = self._turn
+        new._cur = self._cur
+        new._moves = self._moves
+        new._over = self._over
+        new._hist = self._hist.copy()
+        return new
+
+    def returns(self) -> list[float]:
+        n = self._n
+        if self._over:
+            target = self._target
+            for player, score in enumerate(self._scores):
+                if score >= target:
+                    values = [-1.0 / (n - 1)] * n
+                    values[player] = 1.0
+                    return values
+        return [0.0] * n
+
+    def history(self) -> list[int]:
+        return self._hist.copy()
+
+    # -- names -----------------------------------------------------------------
+
+    def _rolling(self) -> bool:
+        return self._cur == CHANCE and not self._over
+
+    def action_to_string(self, action: int) -> str:
+        """``"roll"``/``"stop"``, or ``"Roll <face>"`` for an outcome of the die."""
+        if self._rolling():
+            if 0 <= action < self._dice:
+                return f"Roll {action + 1}"
+        elif action in (ROLL, STOP):
+            return _ACTION_NAMES[action]
+        raise IllegalActionError(self._illegal_message(action))
+
+    def string_to_action(self, text: str) -> int:
+        """Parse ``"roll"``/``"stop"`` (any case); at the die ``"Roll <face>"`` or ``"<face>"``."""
+        words = text.strip().lower().split()
+        if self._rolling():
+            face = words[-1] if len(words) == 1 or (len(words) == 2 and words[0] == "roll") else ""
+            if face.isdigit() and 1 <= int(face) <= self._dice:
+                return int(face) - 1
+        elif len(words) == 1 and words[0] in _ACTION_NAMES:
+            return _ACTION_NAMES.index(words[0])
+        names = ", ".join(self.action_to_string(a) for a in self.legal_actions())
+        raise IllegalActionError(f"unknown action {text!r} in pig; legal actions: {names}")
+
+    def __str__(self) -> str:
+        scores = " ".join(str(s) for s in self._scores)
+        rolling = " (rolling)" if self._cur == CHANCE else ""
+        return (
+            f"Scores: {scores}, Turn total: {self._turn_total}\n"
+            f"Current player: {self._turn}{rolling}\n"
+        )
+
+    def __repr__(self) -> str:
+        return f"<PigState {self._game!r} history={self._hist}>"
+
+    # -- what the players see --------------------------------------------------
+
+    def _check_player(self, player: int) -> None:
+        if not 0 <= player < self._n:
+            raise InvalidConfigError(f"pig: player must be in [0, {self._n - 1}], got {player}")
+
+    def information_state_string(self, player: int) -> str:
+        """The history, ``", "``-joined (OpenSpiel's ``history_str()``); Pig hides nothing."""
+        self._check_player(player)
+        return ", ".join(map(str, self._hist))
+
+    def observation_string(self, player: int) -> str:
+        """OpenSpiel's: ``str(state)``, the same for every player."""
+        self._check_player(player)
+        return str(self)
+
+    def observation_tensor(self, player: int) -> list[float]:
+        """OpenSpiel's one-hot tensor, ``(1 + players) x (target + 1)`` flattened by rows."""
+        self._check_player(player)
+        bins = self._target + 1
+        values = [0.0] * ((1 + self._n) * bins)
+        values[min(self._turn_total, bins - 1)] = 1.0
+        for p, score in enumerate(self._scores):
+            values[(1 + p) * bins + min(score, bins - 1)] = 1.0
+        return values
+
+    def resample_from_infostate(
+        self, player: int, rng: Rng, model: OpponentModel | None = None
+    ) -> PigState:
+        """A copy: Pig is a game of perfect information (a ``model`` may still refuse it)."""
+        self._check_player(player)
+        return sample_world(self.clone, player, rng, model)
+
+    # -- optional extras the engines use when present --------------------------
+
+    def heuristic(self) -> list[float]:
+        """Progress towards the target: each player's ``min(1, points / target)``, where the
+        player whose turn it is counts the turn total too, minus the best progress of the
+        others; in ``[-1, 1]``. The returns once the game is over."""
+        if self._over:
+            return self.returns()
+        target = self._target
+        progress = [min(1.0, s / target) for s in self._scores]
+        turn = self._turn
+        progress[turn] = min(1.0, (self._scores[turn] + self._turn_total) / target)
+        values = []
+        for p in range(self._n):
+            others = max(progress[q] for q in range(self._n) if q != p)
+            values.append(progress[p] - others)
+        return values
+
+    def key(self) -> Hashable:
+        """The position: player to decide (or the die), turn, turn total, decisions made, scores."""
+        return (self._cur, self._turn, self._turn_total, self._moves, self._over, *self._scores)
+
+
+class PigHoldPlayer:
+    """The "hold at ``hold_at``" strategy: roll while the turn total is below ``hold_at``
+    and the player's score plus turn total is below the target; otherwise stop.
+
+    With the default 20 this is the classic strategy that maximises the expected
+    points of a turn (a roll at turn total ``t`` gains ``20/6`` on average and
+    risks ``t/6``).
+    """
+
+    def __init__(self, hold_at: int = 20) -> None:
+        if not isinstance(hold_at, int) or isinstance(hold_at, bool) or hold_at < 1:
+            raise InvalidConfigError(
+                f"PigHoldPlayer: hold_at must be an integer >= 1, got {hold_at!r}"
+            )
+        self.hold_at = hold_at
+        self.name = f"pig-hold-{hold_at}"
+
+    def choose(self, state: object) -> int:
+        if not isinstance(state, PigState):
+            raise InvalidConfigError(f"PigHoldPlayer plays pig only, got a {type(state).__name__}")
+        player = state.current_player()
+        if player < 0:
+            raise IllegalActionError(f"PigHoldPlayer: no decision to make in state\n{state}")
+        total = state.turn_total
+        if total < self.hold_at and state.scores[player] + total < state.target:
+            return ROLL
+        return STOP
+
+    def inform(self, action: int) -> None:
+        pass
