@@ -76,7 +76,9 @@ __all__ = [
     "PIMCConfig",
     "backpropagate",
     "expand",
+    "iterate",
     "select",
+    "self_play",
     "simulate",
     "visit_policy",
 ]
@@ -198,7 +200,8 @@ class _Search:
         self.model = model
         self.player = state.current_player()
         self.table: dict[Hashable, InfoNode] = {}
-        self.root = self.node(state)
+        # A search from the start of the game (a chance node: self-play) has no root node.
+        self.root = self.node(state) if self.player >= 0 else InfoNode(CHANCE)
 
     def key(self, state: State) -> Hashable:
         """The information set of the player to move (SO: as the searcher sees it)."""
@@ -348,6 +351,10 @@ def _start(state: State, game_info: GameInfo | None) -> GameInfo:
         raise InvalidConfigError(
             "cannot search a chance node: no player chooses here (sample an outcome)"
         )
+    return _info(state, game_info)
+
+
+def _info(state: State, game_info: GameInfo | None) -> GameInfo:
     if game_info is not None:
         return game_info
     info = getattr(getattr(state, "game", None), "info", None)
@@ -371,6 +378,42 @@ def _child_stats(
         )
         for a in actions
     )
+
+
+def iterate(search: _Search, world: State) -> None:
+    """One iteration on determinization ``world``: the four phases in order."""
+    path, node = select(search, world)
+    if node is not None:
+        expand(search, node, world, path)
+    rewards = simulate(search, world)
+    backpropagate(path, rewards)
+
+
+def self_play(
+    state: State, config: ISMCTSConfig, game_info: GameInfo | None = None
+) -> dict[Hashable, InfoNode]:
+    """MO-ISMCTS in self-play from ``state`` (typically the start of the game, a chance
+    node): ``config.iterations`` iterations on one table of every player's information
+    sets, as Heinrich and Silver (2015) run Smooth UCT. Returns the table, keyed by
+    ``(player, information state)``; each node's visit counts are that player's average
+    strategy there (:func:`mctslab.player_policy.self_play_policy` reads them).
+
+    ``state`` must be a full state that every player may have reached: the start of
+    the game, or a public position; its chance nodes are sampled, never resampled.
+    """
+    if config.variant != "mo":
+        raise InvalidConfigError(
+            "self-play keys every player's nodes by that player's information: variant='mo'"
+        )
+    if state.is_terminal():
+        raise InvalidConfigError("cannot search a terminal state: the game is over")
+    if config.iterations is None:
+        raise InvalidConfigError("self-play needs an iteration budget")
+    info = _info(state, game_info)
+    search = _Search(state, info, config, Rng(config.seed), None)
+    for _ in range(config.iterations):
+        iterate(search, state.clone())
+    return search.table
 
 
 class ISMCTS:
@@ -409,12 +452,7 @@ class ISMCTS:
             if config.time is not None and time.perf_counter() >= deadline:
                 stopped_by = "time"
                 break
-            world = determinize(state, search.player, rng, self.model)
-            path, node = select(search, world)
-            if node is not None:
-                expand(search, node, world, path)
-            rewards = simulate(search, world)
-            backpropagate(path, rewards)
+            iterate(search, determinize(state, search.player, rng, self.model))
             iterations += 1
         seconds = time.perf_counter() - start
         root = search.root

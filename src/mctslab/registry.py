@@ -88,6 +88,7 @@ def make(name: str, **params: Any) -> Game:
 def _register_builtins() -> None:
     from mctslab.games.bohnenspiel import Bohnenspiel
     from mctslab.games.connect_four import ConnectFour
+    from mctslab.games.knockout_whist import KnockoutWhist
     from mctslab.games.kuhn_poker import KuhnPoker
     from mctslab.games.nim import Nim, bachet
     from mctslab.games.pig import Pig
@@ -103,6 +104,7 @@ def _register_builtins() -> None:
     register("bohnenspiel", Bohnenspiel)
     register("pig", Pig)
     register("kuhn_poker", KuhnPoker)
+    register("knockout_whist", KnockoutWhist)
 
 
 _register_builtins()
