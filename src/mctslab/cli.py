@@ -392,7 +392,13 @@ def solve(
 
 # The arena's, the tuning, the tree and the Bohnenspiel client's commands live in their own
 # modules and register themselves on ``app``.
-from mctslab import arena_cli, bohnenspiel_cli, tree_cli, tune_cli  # noqa: E402, F401
+from mctslab import (  # noqa: E402, F401
+    arena_cli,
+    bohnenspiel_cli,
+    exploitability_cli,
+    tree_cli,
+    tune_cli,
+)
 from mctslab.web import cli as web_cli  # noqa: E402, F401  (mctslab serve)
 
 

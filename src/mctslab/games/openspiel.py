@@ -29,7 +29,13 @@ Accepted: every game with sequential moves, chance nodes included. Refused:
 simultaneous-move games (wrap them: ``openspiel:turn_based_simultaneous_game(
 game=goofspiel(num_cards=4))``) and mean-field games. Imperfect-information
 games load, but mctslab's engines search the full state: they see the hidden
-cards. States have no ``key()``: ``str(state)`` does not always fix the future
+cards; what a player may know comes from the state's
+``information_state_string(player)``, ``observation_string(player)`` and
+``resample_from_infostate(player, rng, model=None)``
+(:class:`~mctslab.game.ImperfectInformationState`), delegated to ``pyspiel``
+where the game provides them (``kuhn_poker`` and ``leduc_poker`` resample;
+``liars_dice`` has information states but no resampling: it raises
+:class:`~mctslab.errors.InvalidConfigError`). States have no ``key()``: ``str(state)`` does not always fix the future
 (chess's FEN omits the positions seen before, which decide threefold
 repetition), and a wrong transposition is worse than none; no ``heuristic()``
 either.
@@ -39,13 +45,18 @@ either.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import operator
-from collections.abc import Sequence
+import os
+import sys
+from collections.abc import Iterator, Sequence
 from typing import Any, Self
 
 from mctslab.errors import IllegalActionError, InvalidConfigError, UnknownGameError
-from mctslab.game import TERMINAL, GameInfo
+from mctslab.game import TERMINAL, GameInfo, OpponentModel
+from mctslab.infoset import DEFAULT_MAX_TRIES, NoConsistentWorldError, sample_world
+from mctslab.rng import Rng
 
 __all__ = [
     "PREFIX",
@@ -115,6 +126,14 @@ class OpenSpielGame:
                 f"{name}: min_utility {min_utility} must be below max_utility {max_utility}"
             )
         self.spiel_game = spiel_game
+        self.perfect_information = (
+            game_type.information == pyspiel.GameType.Information.PERFECT_INFORMATION
+        )
+        self.provides_information_state_string = bool(game_type.provides_information_state_string)
+        self.provides_observation_string = bool(game_type.provides_observation_string)
+        # Whether pyspiel's ResampleFromInfostate works here: None until first tried
+        # (pyspiel has no flag for it; the games that lack it raise SpielError).
+        self.resamples: bool | None = True if self.perfect_information else None
         self._info = GameInfo(
             name=name,
             version=1,
@@ -250,11 +269,179 @@ class OpenSpielState:
             f"unknown action {text!r} in {self._game.info.name}; legal actions: {shown or 'none'}"
         )
 
+    # -- imperfect information (mctslab.game.ImperfectInformationState) -----------------
+
+    def _check_player(self, player: int, what: str) -> int:
+        n = self._game.info.num_players
+        try:
+            index = operator.index(player)
+        except TypeError:
+            index = -1
+        if not 0 <= index < n:
+            raise InvalidConfigError(
+                f"{what}: player must be an integer in [0, {n}) in {self._game.info.name}, "
+                f"got {player!r}"
+            )
+        return index
+
+    def information_state_string(self, player: int) -> str:
+        """What ``player`` knows (OpenSpiel's ``InformationStateString``: private cards
+        and every public action, in order); equal for states ``player`` cannot tell apart.
+
+        A perfect-information game without them (``pig``) gets OpenSpiel's
+        ``history_str()``, what its perfect-information games use. Raises
+        :class:`InvalidConfigError` if an imperfect-information game provides none.
+        """
+        index = self._check_player(player, "information_state_string")
+        if not self._game.provides_information_state_string and self._game.perfect_information:
+            return str(self.spiel_state.history_str())
+        if not self._game.provides_information_state_string:
+            raise InvalidConfigError(
+                f"{self._game.info.name} provides no information state strings "
+                "(OpenSpiel's game type says provides_information_state_string=False)"
+            )
+        try:
+            return str(self.spiel_state.information_state_string(index))
+        except RuntimeError as err:  # pyspiel.SpielError
+            raise InvalidConfigError(f"{self._game.info.name}: {_first_line(err)}") from None
+
+    def observation_string(self, player: int) -> str:
+        """What ``player`` sees now (OpenSpiel's ``ObservationString``, without memory).
+
+        Raises :class:`InvalidConfigError` if the game provides no observations.
+        """
+        index = self._check_player(player, "observation_string")
+        if not self._game.provides_observation_string:
+            raise InvalidConfigError(
+                f"{self._game.info.name} provides no observation strings "
+                "(OpenSpiel's game type says provides_observation_string=False)"
+            )
+        try:
+            return str(self.spiel_state.observation_string(index))
+        except RuntimeError as err:  # pyspiel.SpielError
+            raise InvalidConfigError(f"{self._game.info.name}: {_first_line(err)}") from None
+
+    def resample_from_infostate(
+        self, player: int, rng: Rng, model: OpponentModel | None = None
+    ) -> Self:
+        """A full state ``player`` cannot tell from this one, drawn with ``rng``.
+
+        Uniform draws are pyspiel's ``ResampleFromInfostate(player, sampler)`` with
+        ``sampler`` = ``rng.random`` (so the same seed gives the same world); with a
+        ``model`` they are reweighted by :func:`mctslab.infoset.sample_world`
+        (rejection sampling). A perfect-information game returns a clone.
+
+        pyspiel's draw is checked: where it fails or returns a world with another
+        information state (``kuhn_poker`` before ``player``'s card is dealt, a
+        ``leduc_poker`` showdown, whose information state holds the chips won), the
+        world is drawn instead by replaying this history with fresh chance outcomes
+        until ``player``'s information state is the same (exact for games whose
+        hidden information is dealt by chance, as in these two). Raises
+        :class:`InvalidConfigError` for a game whose pyspiel state cannot resample,
+        :class:`~mctslab.infoset.NoConsistentWorldError` if no world is found.
+        """
+        index = self._check_player(player, "resample_from_infostate")
+        if self._game.perfect_information:
+            return sample_world(self.clone, index, rng, model)
+        if self._game.resamples is False:
+            raise self._no_resampling()
+        return sample_world(lambda: self._resample_uniform(index, rng), index, rng, model)
+
+    def _resample_uniform(self, player: int, rng: Rng) -> Self:
+        """One uniform draw of a world ``player`` cannot tell from this one."""
+        try:
+            if self._game.resamples is None:
+                # The first try on a game may fail: keep pyspiel's complaint off stderr.
+                with _quiet_stderr():
+                    spiel_state = self.spiel_state.resample_from_infostate(player, rng.random)
+            else:
+                spiel_state = self.spiel_state.resample_from_infostate(player, rng.random)
+        except RuntimeError as err:  # pyspiel.SpielError
+            if "not implemented" in str(err):  # "ResampleFromInfostate() not implemented."
+                self._game.resamples = False
+                raise self._no_resampling() from None
+            spiel_state = None
+        except (IndexError, ValueError):  # kuhn_poker before the player's card is dealt
+            spiel_state = None
+        else:
+            self._game.resamples = True
+        if spiel_state is None or not self._same_information(spiel_state, player):
+            spiel_state = self._replay_chance(player, rng)
+        return type(self)(self._game, spiel_state)
+
+    def _same_information(self, spiel_state: Any, player: int) -> bool:
+        if len(spiel_state.history()) != len(self.spiel_state.history()):
+            return False
+        if not self._game.provides_information_state_string:
+            return True
+        mine = self.spiel_state.information_state_string(player)
+        return bool(spiel_state.information_state_string(player) == mine)
+
+    def _replay_chance(self, player: int, rng: Rng) -> Any:
+        """This history with fresh chance outcomes, redrawn until ``player`` sees the same."""
+        if not self._game.provides_information_state_string:
+            raise self._no_resampling()
+        history = [int(a) for a in self.spiel_state.history()]
+        for _ in range(DEFAULT_MAX_TRIES):
+            state = self._game.spiel_game.new_initial_state()
+            for action in history:
+                if state.is_chance_node():
+                    state.apply_action(_draw_outcome(state.chance_outcomes(), rng))
+                elif action in state.legal_actions():
+                    state.apply_action(action)
+                else:
+                    break
+            else:
+                if self._same_information(state, player):
+                    return state
+        raise NoConsistentWorldError(
+            f"{self._game.info.name}: no world consistent with player {player}'s information "
+            f"state found in {DEFAULT_MAX_TRIES} draws"
+        )
+
+    def _no_resampling(self) -> InvalidConfigError:
+        return InvalidConfigError(
+            f"{self._game.info.name}: OpenSpiel cannot resample this game's states from an "
+            "information state (its ResampleFromInfostate is not implemented); "
+            "kuhn_poker and leduc_poker can"
+        )
+
     def __str__(self) -> str:
         return str(self.spiel_state)
 
     def __repr__(self) -> str:
         return f"<{self._game.info.name} state after {self.history()}>"
+
+
+@contextlib.contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """Silence file descriptor 2 (pyspiel writes SpielError's text there, from C++)."""
+    fd = 2
+    sys.stderr.flush()
+    try:
+        saved = os.dup(fd)
+    except OSError:  # no stderr at all: nothing to silence
+        yield
+        return
+    try:
+        with open(os.devnull, "w") as devnull:
+            os.dup2(devnull.fileno(), fd)
+            try:
+                yield
+            finally:
+                os.dup2(saved, fd)
+    finally:
+        os.close(saved)
+
+
+def _draw_outcome(outcomes: Sequence[tuple[int, float]], rng: Rng) -> int:
+    """A chance outcome drawn from ``[(outcome, probability), ...]``."""
+    x = rng.random()
+    for outcome, prob in outcomes:
+        x -= prob
+        if x < 0:
+            return int(outcome)
+    return int(outcomes[-1][0])
 
 
 def _fold(text: str) -> str:
