@@ -261,3 +261,14 @@ def test_tree_view_shows_chance_nodes() -> None:
     assert outcome.player == CHANCE and outcome.value is None and outcome.uct is None
     text = to_text(view)
     assert "chance to move" in text or "N=" in text
+
+
+def test_the_compiled_engine_refuses_chance_games_clearly() -> None:
+    import mctslab
+    from mctslab.engine import make_searcher
+
+    state = mctslab.make("pig").new_initial_state()
+    with pytest.raises(InvalidConfigError, match="engine='reference'"):
+        make_searcher(SearchConfig(), state, "compiled")
+    # "auto" picks the reference engine, which takes the dice.
+    assert make_searcher(SearchConfig(iterations=50), state, "auto").search(state).iterations == 50

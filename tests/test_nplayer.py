@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from typing import Self
 
+import pytest
+
 import mctslab
 from mctslab import TERMINAL, GameInfo, IllegalActionError
+from mctslab.ismcts import ISMCTS, ISMCTSConfig
 from mctslab.mcts import SearchConfig, search
+from mctslab.players import make_player, play_game
 from mctslab.testing import check_game
 
 
@@ -114,3 +118,62 @@ def test_registered_user_game_is_made_by_name() -> None:
     if "three_take" not in mctslab.available_games():
         mctslab.register("three_take", ThreeTake)
     assert mctslab.make("three_take", stones=5).info.max_game_length == 5
+
+
+# Chance and hidden information with more than two players ------------------------------------
+
+
+def test_pig_three_players_max_n_values_belong_to_the_mover() -> None:
+    """Three-player Pig to 20, player 1 on 18 and to move: a roll wins unless the die shows
+    a 1 (5/6), so rolling is worth nearly a win to player 1, the mover, and beats stopping."""
+    game = mctslab.make("pig", players=3, target=20)
+    # p0 stops; p1 rolls three 6s (outcome 5 is face 6) and stops on 18; p2 and p0 stop.
+    state = game.state_from_actions([1, 0, 5, 0, 5, 0, 5, 1, 1, 1])
+    assert state.current_player() == 1 and "Scores: 0 18 0" in str(state)
+    result = search(state, SearchConfig(iterations=3000, seed=1))
+    values = {ch.action: ch.value for ch in result.children}
+    assert result.action == 0 and result.player == 1  # roll
+    assert values[0] > 0.85 and values[0] > values[1]
+
+
+@pytest.mark.parametrize(("players", "games", "wins_at_least"), [(3, 6, 5), (4, 8, 6)])
+def test_mcts_beats_random_players_at_multiplayer_pig(
+    players: int, games: int, wins_at_least: int
+) -> None:
+    """MCTS in every seat in turn against random players (a fair share is 1/players)."""
+    game = mctslab.make("pig", players=players, target=30)
+    wins = 0
+    for i in range(games):
+        seat = i % players
+        seats = [make_player("random", game.info, 10 * i + p) for p in range(players)]
+        seats[seat] = make_player("mcts:iterations=200", game.info, i)
+        final = play_game(game.new_initial_state(), seats, chance_seed=i)
+        assert sum(final.returns()) == pytest.approx(0.0)
+        wins += final.returns()[seat] > 0
+    assert wins >= wins_at_least
+
+
+@pytest.mark.parametrize("variant", ["so", "mo"])
+def test_ismcts_three_player_kuhn_dominant_calls_and_folds(variant: str) -> None:
+    """Three-player Kuhn poker (cards J Q K A): facing a bet, the ace always calls and the
+    jack always folds; the search must score each node for the player who acts there."""
+    game = mctslab.make("kuhn_poker", players=3)
+    ace_facing_bet = game.state_from_actions([0, 3, 1, 1])  # p0 (J) bets, p1 holds the ace
+    jack_facing_bet = game.state_from_actions([1, 0, 3, 1])  # p0 (Q) bets, p1 holds the jack
+    late_ace = game.state_from_actions([1, 2, 3, 0, 1])  # p0 passes, p1 bets, p2 holds the ace
+    config = ISMCTSConfig(iterations=2000, seed=1, variant=variant)  # type: ignore[arg-type]
+    assert ISMCTS(config).search(ace_facing_bet).action == 1
+    assert ISMCTS(config).search(jack_facing_bet).action == 0
+    assert ISMCTS(config).search(late_ace).action == 1
+
+
+def test_knockout_whist_three_players_plays_to_one_winner_with_ismcts_and_pimc() -> None:
+    game = mctslab.make("knockout_whist", players=3)
+    seats = [
+        make_player("ismcts:iterations=30", game.info, 1),
+        make_player("pimc:iterations=30,determinizations=3", game.info, 2),
+        make_player("random", game.info, 3),
+    ]
+    final = play_game(game.new_initial_state(), seats, chance_seed=4)
+    returns = final.returns()
+    assert sorted(returns) == [-0.5, -0.5, 1.0]

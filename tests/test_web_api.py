@@ -567,3 +567,33 @@ def test_serve_prints_its_address_and_answers() -> None:
 def test_the_cli_does_not_import_the_web_extra() -> None:
     code = "import sys, mctslab.cli; assert 'fastapi' not in sys.modules, 'fastapi imported'"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# Chance and hidden information -----------------------------------------------------------------
+
+
+def test_pig_sessions_roll_the_dice_from_the_session_seed(client: TestClient) -> None:
+    """The server draws the die after every roll, so a player is always to move, and a
+    reset replays the same throws."""
+
+    def game(seed: int) -> list[int]:
+        sid = new(client, "pig", config={"iterations": 100, "seed": seed})["id"]
+        for _ in range(6):
+            view = client.post(f"/api/sessions/{sid}/ai", json={}).json()
+            assert view["state"]["current_player"] in (0, 1) or view["state"]["terminal"]
+        played = client.post(f"/api/sessions/{sid}/play", json={"action": "roll"}).json()
+        assert played["state"]["current_player"] != mctslab.CHANCE
+        return list(played["state"]["actions"])
+
+    assert game(5) == game(5)
+    assert len(game(5)) >= 8  # 7 moves by the players, and at least the last roll's die
+
+
+def test_hidden_information_games_are_refused_and_not_listed(client: TestClient) -> None:
+    names = {g["name"] for g in client.get("/api/games").json()}
+    assert "pig" in names and "kuhn_poker" not in names and "knockout_whist" not in names
+    for name in ("kuhn_poker", "knockout_whist"):
+        message = detail(client.post("/api/sessions", json={"game": name}), 400)
+        assert "hides information" in message and "mctslab play" in message
+    r = client.post("/api/move", json={"game": "kuhn_poker", "actions": [0, 1]})
+    assert "hides information" in detail(r, 400)

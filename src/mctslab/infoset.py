@@ -29,6 +29,7 @@ __all__ = [
     "determinize",
     "has_hidden_information",
     "information_key",
+    "is_perfect_information",
     "sample_world",
 ]
 
@@ -67,6 +68,13 @@ def sample_world(
         f"the opponent model rejected {max_tries} consistent worlds in a row "
         "(does it give every world a weight of 0?)"
     )
+
+
+def is_perfect_information(game: object) -> bool:
+    """Whether every player sees the whole state: the game's optional
+    ``perfect_information`` attribute (``True`` when absent; ``False`` for
+    ``kuhn_poker``, ``knockout_whist`` and OpenSpiel's imperfect-information games)."""
+    return bool(getattr(game, "perfect_information", True))
 
 
 def has_hidden_information(state: State) -> bool:

@@ -194,6 +194,9 @@ def _max_game_length(players: int) -> int:
 class KnockoutWhist:
     """Knockout Whist for ``players`` players (2 to 7)."""
 
+    #: Players do not see each other's hands (mctslab.infoset.is_perfect_information).
+    perfect_information = False
+
     def __init__(self, players: int = 2) -> None:
         try:
             n = operator.index(players)

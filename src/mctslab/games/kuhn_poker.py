@@ -70,6 +70,9 @@ _ANTE = 1
 class KuhnPoker:
     """Kuhn poker for ``players`` players (2 to 10; OpenSpiel's ``players``)."""
 
+    #: Players do not see each other's cards (mctslab.infoset.is_perfect_information).
+    perfect_information = False
+
     def __init__(self, players: int = 2) -> None:
         if not isinstance(players, int) or isinstance(players, bool) or not 2 <= players <= 10:
             raise InvalidConfigError(

@@ -53,9 +53,11 @@ from mctslab import treeview
 from mctslab.cli import parse_value, player_label
 from mctslab.engine import Searcher, has_kernels, make_searcher
 from mctslab.errors import InvalidConfigError
-from mctslab.game import Game, State
+from mctslab.game import CHANCE, Game, State, sample_chance_outcome
+from mctslab.infoset import is_perfect_information
 from mctslab.mcts import MCTS, Node, RootChild, SearchConfig, SearchResult, _max, _robust
 from mctslab.registry import available_games, game_parameters, make
+from mctslab.rng import Rng
 from mctslab.trace import traced_iteration, tree_at, tree_size
 from mctslab.web.render import render
 
@@ -405,6 +407,9 @@ class Session:
         if old is not None:
             release_later(old.root, self.lock)
         self.state = self.game.state_from_actions(self.spec.actions)
+        # The dice of a chance game are rolled by the server, from the session's seed.
+        self.chance = Rng(self.config.seed ^ 0xD1CE)
+        self.settle()
         self.mcts = MCTS(self.config)
         self.fast: Searcher | None = (
             make_searcher(self.config, self.state, "compiled")
@@ -414,6 +419,11 @@ class Session:
         self.last_ai: AiReport | None = None
         if not self.state.is_terminal():
             tree_at(self.mcts, self.state.clone())  # checks the config against the game
+
+    def settle(self) -> None:
+        """Draw chance outcomes (dice) until a player is to move or the game is over."""
+        while self.state.current_player() == CHANCE:
+            self.state.apply_action(sample_chance_outcome(self.state, self.chance))
 
     def touch(self) -> None:
         self.last_used = self.settings.clock()
@@ -669,6 +679,12 @@ def _game_params(params: dict[str, Any]) -> dict[str, Any]:
 
 def _position(name: str, params: dict[str, Any], actions: list[int]) -> tuple[Game, State]:
     game = make(name, **_game_params(params))
+    if not is_perfect_information(game):
+        raise InvalidConfigError(
+            f"{name} hides information (cards), which the lab's tree would show: play it "
+            "in the terminal, e.g. mctslab play "
+            f"{name} --player human --player ismcts:iterations=1000"
+        )
     state = game.new_initial_state()
     for i, action in enumerate(actions):
         try:
@@ -851,7 +867,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     async def reroot(session: Session) -> None:
         """Re-root the reference tree at the session's position (counting a large
-        subtree takes a while: in a worker)."""
+        subtree takes a while: in a worker). A chance node reached is rolled first."""
+        session.settle()
         state = session.state.clone()
         mcts, lock = session.mcts, session.lock
 
@@ -955,10 +972,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.get("/api/games", response_model=list[GameOut], tags=["service"])
     async def games() -> list[GameOut]:
-        """The registered games, their parameters (with defaults) and board kind."""
+        """The registered games the lab shows (those of perfect information), their
+        parameters (with defaults) and board kind."""
         if not games_cache:
             for name in available_games():
                 game = make(name)
+                if not is_perfect_information(game):
+                    continue  # card games: played in the terminal (mctslab play)
                 params = {
                     k: list(v) if isinstance(v, tuple) else v
                     for k, v in game_parameters(name).items()
