@@ -57,6 +57,8 @@ bench: $(STAMP_TEST)
 	$(BIN)/python benchmarks/analyze_connect_four.py
 	$(BIN)/python benchmarks/bohnenspiel_vs_minimax.py --time 1
 	$(BIN)/python benchmarks/bohnenspiel_vs_minimax.py --time 3
+	$(BIN)/python benchmarks/kuhn_exploitability.py
+	$(BIN)/python benchmarks/cards_and_dice.py
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info

@@ -13,7 +13,9 @@ from mctslab.errors import (
     MctslabError,
     UnknownGameError,
 )
-from mctslab.game import CHANCE, TERMINAL, Game, GameInfo, State
+from mctslab.exploitability import exploitability, nash_conv
+from mctslab.game import CHANCE, TERMINAL, Game, GameInfo, ImperfectInformationState, State
+from mctslab.ismcts import ISMCTS, PIMC, ISMCTSConfig, PIMCConfig
 from mctslab.mcts import MCTS, ChildStats, SearchConfig, SearchResult
 from mctslab.minimax import MinimaxResult, SolveResult, alphabeta, solve
 from mctslab.players import Player, make_player, play_game
@@ -28,7 +30,9 @@ __version__ = "0.1.0"
 
 __all__ = [
     "CHANCE",
+    "ISMCTS",
     "MCTS",
+    "PIMC",
     "TERMINAL",
     "ArenaConfig",
     "ChildStats",
@@ -38,12 +42,15 @@ __all__ = [
     "GameInfo",
     "GameOutcome",
     "GameRecord",
+    "ISMCTSConfig",
     "IllegalActionError",
+    "ImperfectInformationState",
     "InvalidConfigError",
     "InvalidSpecError",
     "MctslabError",
     "MinimaxResult",
     "NotAStoreError",
+    "PIMCConfig",
     "Player",
     "Ratings",
     "ResultStore",
@@ -59,9 +66,11 @@ __all__ = [
     "available_games",
     "check_game",
     "compute_ratings",
+    "exploitability",
     "make",
     "make_player",
     "make_searcher",
+    "nash_conv",
     "play_game",
     "play_task",
     "register",

@@ -421,8 +421,8 @@ class ISMCTS:
 
     >>> import mctslab
     >>> game = mctslab.make("kuhn_poker")
-    >>> state = game.state_from_actions([2, 0])  # player 0 holds the king
-    >>> ISMCTS(ISMCTSConfig(iterations=2000, seed=1)).search(state).action  # bet
+    >>> state = game.state_from_actions([0, 2, 1])  # J and K dealt, player 0 bets
+    >>> ISMCTS(ISMCTSConfig(iterations=2000, seed=1)).search(state).action  # the king calls
     1
     """
 

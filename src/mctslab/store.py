@@ -159,6 +159,7 @@ class ResultStore:
     ...     run = store.start_run("arena", "tic_tac_toe", 1, {"seed": 0}, 0, {"a": "random"}, 2)
     ...     store.add_game(run, GameRecord(0, ("a", "a"), 0, (), (4,), (0.0, 0.0), 0.5))
     ...     store.played_slots(run)
+    True
     {0}
     """
 
