@@ -16,11 +16,11 @@ spread; the cost is ``1 / mean weight`` draws a sample).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TypeVar
 
 from mctslab.errors import MctslabError
-from mctslab.game import OpponentModel, State
+from mctslab.game import CHANCE, OpponentModel, State
 from mctslab.rng import Rng
 
 __all__ = [
@@ -30,6 +30,7 @@ __all__ = [
     "has_hidden_information",
     "information_key",
     "is_perfect_information",
+    "policy_model",
     "sample_world",
 ]
 
@@ -98,3 +99,38 @@ def information_key(state: State, player: int) -> str | tuple[int, ...]:
     if fn is None:
         return tuple(state.history())
     return fn(player)  # type: ignore[no-any-return]
+
+
+def policy_model(
+    policy: Mapping[str, Mapping[int, float]], game: object | None = None
+) -> OpponentModel:
+    """An opponent model from the others' (assumed) tabular policy: a world's weight is
+    the probability that the other players, holding that world's cards, take the
+    actions they were seen to take (Bayes' rule over deals; the observer's own actions
+    and chance weigh the same in every world). ``policy`` maps an information state
+    string (of the player to move) to action probabilities, as
+    :mod:`mctslab.exploitability`'s policies do; an information state missing from it
+    weighs 1 (no evidence).
+
+    The world's history is replayed from ``game.new_initial_state()`` (``game``: the
+    world's own ``.game`` when not given).
+    """
+
+    def weight(world: State, player: int) -> float:
+        source = game if game is not None else getattr(world, "game", None)
+        if source is None:
+            raise MctslabError("policy_model needs the game: pass game= or give states .game")
+        state: State = source.new_initial_state()  # type: ignore[union-attr]
+        w = 1.0
+        for action in world.history():
+            actor = state.current_player()
+            if actor != CHANCE and actor != player:
+                probs = policy.get(str(information_key(state, actor)))
+                if probs is not None:
+                    w *= float(probs.get(action, 0.0))
+                    if w == 0.0:
+                        return 0.0
+            state.apply_action(action)
+        return w
+
+    return weight

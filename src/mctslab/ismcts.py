@@ -114,7 +114,9 @@ class ISMCTSConfig:
         smooth: Smooth UCT (Heinrich and Silver 2015) at fully expanded nodes.
         eta, gamma, d: Smooth UCT's schedule ``eta_k = max(gamma, eta / (1 + d sqrt(N)))``,
             the probability of choosing by UCB rather than by the average strategy
-            (defaults: the paper's Kuhn poker settings, 0.9, 0.1 and 0.002).
+            (the schedule's form is Heinrich and Silver's; the defaults 0.9, 0.1 and
+            0.002 are mctslab's, chosen on Kuhn poker, where d from 0.001 to 0.01 gave
+            the same exploitability within noise).
         final: move played: ``"robust"`` (most visits), ``"max"`` (best mean) or
             ``"sample"`` (drawn from the root's average strategy, as Smooth UCT's
             policy plays).
