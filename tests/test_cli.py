@@ -309,3 +309,28 @@ def test_console_script_user_error_and_end_of_input() -> None:
     assert proc.returncode == 1
     assert proc.stderr.strip() == "game abandoned"
     assert "Traceback" not in proc.stderr
+
+
+def test_play_pig_with_three_players_and_dice() -> None:
+    args = ["play", "pig", "-p", "players=3", "-p", "target=15", "--chance-seed", "3"]
+    out = ok(*args, "--player", "random", "--player", "pig-hold:at=5", "--player", "random").stdout
+    assert "chance: Roll" in out and out.strip().splitlines()[-1].count("wins") == 1
+    again = ok(*args, "--player", "random", "--player", "pig-hold:at=5", "--player", "random")
+    assert again.stdout == out  # the same seeds: the same game
+
+
+def test_play_a_card_game_with_ismcts() -> None:
+    out = ok(
+        "play", "kuhn_poker", "--player", "ismcts:iterations=50", "--player", "pimc:iterations=50"
+    ).stdout
+    assert "chance: Deal:" in out and "ismcts" in out
+
+
+def test_play_needs_one_player_per_seat() -> None:
+    message = assert_user_error(invoke("play", "pig", "-p", "players=3", "--player", "random"))
+    assert "pig has 3 players, got 1" in message
+
+
+def test_search_says_when_mcts_saw_hidden_cards() -> None:
+    result = ok("search", "kuhn_poker", "--moves", "0,2", "--iterations", "100")
+    assert "hides information" in result.stderr

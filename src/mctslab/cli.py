@@ -30,6 +30,7 @@ from mctslab import minimax
 from mctslab.engine import ENGINES, make_searcher
 from mctslab.errors import MctslabError
 from mctslab.game import CHANCE, Game, GameInfo, State, sample_chance_outcome
+from mctslab.infoset import is_perfect_information
 from mctslab.mcts import SearchResult
 from mctslab.players import ISMCTSPlayer, MCTSPlayer, Player, make_player, search_config
 from mctslab.registry import available_games, game_parameters, make
@@ -349,6 +350,12 @@ def search(
             raw["time"] = repr(time_budget)
         config = search_config(raw, seed)
         result = make_searcher(config, state, engine).search(state, g.info)
+    if not is_perfect_information(g):
+        print(
+            f"note: {g.info.name} hides information and MCTS searched the full state, hidden "
+            "cards included; a player's own view: mctslab play/arena with ismcts:... or pimc:...",
+            file=sys.stderr,
+        )
     if json_output:
         print(json.dumps(result.to_dict(), indent=2))
     else:
