@@ -300,3 +300,32 @@ def test_bohnenspiel_sows_and_replays_playouts(page: Page) -> None:
     expect(page.get_by_test_id("phase-simulation")).to_have_class(re.compile(r"\bdone\b"))
     expect(page.get_by_test_id("playout-board").locator("svg.board.pits")).to_have_count(1)
     shot(page, "6-bohnenspiel-step")
+
+
+def test_pig_rolls_the_dice_and_shows_chance_nodes_in_the_tree(page: Page) -> None:
+    """Pig on the text board: a roll is answered by the server's die (never a chance
+    node waiting for a click), and the tree shows the die's outcomes under a roll."""
+    new_game(page, "pig")
+    expect(page.get_by_test_id("status")).to_contain_text("Your turn")
+    page.get_by_test_id("move-0").click()  # roll
+    wait_idle(page)
+    text = page.locator("[data-testid=board] .board-text")
+    expect(text).to_contain_text("Scores:")
+    expect(text).not_to_contain_text("(rolling)")  # the die was thrown
+    # The AI plays its whole turn (roll after roll) until the human is to move again.
+    expect(page.get_by_test_id("status")).to_contain_text("Your turn")
+    expect(text).to_contain_text("Current player: 0")
+    page.get_by_test_id("step").click()
+    wait_idle(page)
+    expect(page.locator("[data-testid=tree] svg")).to_have_count(1)
+    # The die's outcomes under a roll are drawn as chance outcomes: no UCT score.
+    outcomes = page.locator("[data-testid=tree] [data-testid^=chance-]")
+    expect(outcomes.first).to_have_text("chance outcome")
+    # A step whose descent passes a die says what chance drew (no UCT choice there).
+    for _ in range(12):
+        if page.get_by_test_id("chance-level").count():
+            break
+        page.get_by_test_id("step").click()
+        wait_idle(page)
+    expect(page.get_by_test_id("chance-level").first).to_contain_text("chance drew Roll")
+    shot(page, "7-pig")

@@ -241,7 +241,7 @@ async function aiMove() {
   $("cancel").hidden = false;
   setStatus("The AI is thinking…");
   let stopped = false;
-  await guarded(async () => {
+  const ok = await guarded(async () => {
     let view;
     try {
       view = await api.ai(app.view.id, readBudget());
@@ -257,6 +257,8 @@ async function aiMove() {
   });
   $("cancel").hidden = true;
   if (stopped) setStatus('The AI was stopped before it moved: press "AI move" to let it think again.');
+  // In some games a player moves again (Pig: roll after roll): the AI plays on.
+  else if (ok && aiToMove()) await aiMove();
 }
 
 /** Run `fn` with the page marked busy; errors go to the error bar. Returns success. */

@@ -204,7 +204,23 @@ function nodeNames(trace) {
   return (id) => names.get(id) ?? `node ${id}`;
 }
 
+function chanceLevel(level, name) {
+  // A chance node (dice): the outcome is drawn by its probability, not chosen by UCT.
+  const pick = level.children.find((c) => c.chosen);
+  const where = name(level.node);
+  return html("div", { class: "level", "data-testid": "chance-level" }, [
+    html("div", { class: "level-head" }, [
+      `${where === "the root" ? "At the root" : where[0].toUpperCase() + where.slice(1)} (N=${level.visits}): `,
+      html("b", {}, [`chance drew ${pick ? pick.label : String(level.chosen)}`]),
+      " (sampled by its probability; outcomes so far: ",
+      level.children.map((c) => `${c.label} ${c.visits}`).join(", "),
+      ")",
+    ]),
+  ]);
+}
+
 function selectionLevel(level, name) {
+  if (level.to_play === -1) return chanceLevel(level, name);
   // The most promising children by UCT, the pick always shown.
   const sorted = [...level.children].sort((a, b) => uctKey(b) - uctKey(a) || a.action - b.action);
   let shown = sorted.slice(0, MAX_ROWS);

@@ -190,8 +190,10 @@ export class TreeView {
       if (!this.dragged) this.hooks.openNode(node);
     });
     g.append(labelEl);
-    g.append(svg("text", { class: "node-stat", x: 6, y: 29 }, [depth === 0 ? `N ${node.visits}` : `N ${node.visits}  Q/N ${fmtMean(node.value)}`]));
-    g.append(svg("text", { class: "node-stat", x: 6, y: 44 }, [depth === 0 ? (id === "" ? "" : `node ${id}`) : `UCT ${fmtUct(node.uct)}`]));
+    // A chance outcome (player -1: the dice moved into it) is sampled, not chosen: no Q/N, no UCT.
+    const chance = node.player === -1;
+    g.append(svg("text", { class: "node-stat", x: 6, y: 29 }, [depth === 0 || chance ? `N ${node.visits}` : `N ${node.visits}  Q/N ${fmtMean(node.value)}`]));
+    g.append(svg("text", { class: "node-stat", x: 6, y: 44, "data-testid": chance ? `chance-${id}` : null }, [depth === 0 ? (id === "" ? "" : `node ${id}`) : chance ? "chance outcome" : `UCT ${fmtUct(node.uct)}`]));
     if (proven) {
       const mark = proof === "win" ? "✓" : proof === "loss" ? "✗" : "=";
       g.append(svg("text", { class: `proof ${proof}`, x: BOX_W - 6, y: 14 }, [mark, svg("title", {}, [`proven ${proof}`])]));
