@@ -334,3 +334,16 @@ def test_play_needs_one_player_per_seat() -> None:
 def test_search_says_when_mcts_saw_hidden_cards() -> None:
     result = ok("search", "kuhn_poker", "--moves", "0,2", "--iterations", "100")
     assert "hides information" in result.stderr
+
+
+def test_a_human_at_a_card_game_sees_only_its_own_cards() -> None:
+    """Kuhn poker, the human in seat 1: the deals are not named, and what it is shown
+    before its move is its observation (its card and the pot), not the whole table."""
+    result = ok(
+        "play", "kuhn_poker", "--player", "ismcts:iterations=50", "--player", "human",
+        "--chance-seed", "1", input="Pass\nPass\nBet\n",
+    )  # fmt: skip
+    out = result.stdout
+    assert "chance: (hidden)" in out and "Deal:" not in out
+    before_move = out.split("player 2 to move")[0].strip().splitlines()[-1]
+    assert before_move.isdigit()  # e.g. "211": its card, then each player's chips in the pot

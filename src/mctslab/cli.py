@@ -171,12 +171,12 @@ def proven_word(proven: int | None) -> str:
     return "" if proven is None else _OUTCOMES[proven]
 
 
-def mcts_summary(result: SearchResult) -> str:
+def mcts_summary(result: SearchResult, name: str = "mcts") -> str:
     """One line: visits and value of the chosen move, iterations, speed."""
     chosen = next(c for c in result.children if c.action == result.action)
     proof = f", proven {_OUTCOMES[chosen.proven]}" if chosen.proven is not None else ""
     return (
-        f"  mcts: {chosen.visits} visits, value {chosen.value:+.3f}{proof}; "
+        f"  {name}: {chosen.visits} visits, value {chosen.value:+.3f}{proof}; "
         f"{result.iterations} iterations, {result.sims_per_s:,.0f} sims/s"
     )
 
@@ -190,11 +190,13 @@ def play_out(state: State, players: list[Player], info: GameInfo, chance_seed: i
     """
     chance = Rng(chance_seed)
     humans = any(player.name == "human" for player in players)
+    # A deal names the card: with a human at a card game, say only that chance moved.
+    secret = humans and not is_perfect_information(getattr(state, "game", None))
     while not state.is_terminal():
         p = state.current_player()
         if p == CHANCE:
             action = sample_chance_outcome(state, chance)
-            print(f"chance: {state.action_to_string(action)}")
+            print("chance: (hidden)" if secret else f"chance: {state.action_to_string(action)}")
             state.apply_action(action)
             for each in players:
                 each.inform(action)
@@ -214,7 +216,7 @@ def play_out(state: State, players: list[Player], info: GameInfo, chance_seed: i
             each.inform(action)
         print(f"{player_label(info, p)} ({player.name}) plays {name}")
         if isinstance(player, MCTSPlayer | ISMCTSPlayer) and player.last_result is not None:
-            print(mcts_summary(player.last_result))
+            print(mcts_summary(player.last_result, player.name))
         print()
     print(state)
     return state
