@@ -11,7 +11,7 @@ import pytest
 
 import mctslab
 from mctslab.errors import IllegalActionError, InvalidConfigError
-from mctslab.game import CHANCE, TERMINAL, State
+from mctslab.game import CHANCE, TERMINAL, State, sample_chance_outcome
 from mctslab.games.kuhn_poker import BET, PASS, KuhnPoker, KuhnPokerState
 from mctslab.infoset import NoConsistentWorldError, determinize
 from mctslab.rng import Rng
@@ -22,13 +22,7 @@ JACK, QUEEN, KING = 0, 1, 2
 
 def _pick(state: KuhnPokerState, rng: Rng) -> int:
     if state.current_player() == CHANCE:
-        x = rng.random()
-        outcomes = state.chance_outcomes()
-        for action, prob in outcomes:
-            x -= prob
-            if x < 0:
-                return action
-        return outcomes[-1][0]
+        return sample_chance_outcome(state, rng)
     return rng.choice(state.legal_actions())
 
 

@@ -20,7 +20,7 @@ import pytest
 pyspiel = pytest.importorskip("pyspiel")
 
 import mctslab  # noqa: E402
-from mctslab.game import ImperfectInformationState  # noqa: E402
+from mctslab.game import ImperfectInformationState, draw_outcome  # noqa: E402
 from mctslab.games.openspiel import OpenSpielState, openspiel_twin  # noqa: E402
 from mctslab.infoset import NoConsistentWorldError, determinize  # noqa: E402
 from mctslab.mcts import SearchConfig, search  # noqa: E402
@@ -103,12 +103,7 @@ def test_game_info() -> None:
 
 def _spiel_random_action(state: Any, rng: Rng) -> int:
     if state.is_chance_node():
-        x = rng.random()
-        for action, prob in state.chance_outcomes():
-            x -= prob
-            if x < 0:
-                return int(action)
-        return int(state.chance_outcomes()[-1][0])
+        return draw_outcome(state.chance_outcomes(), rng)
     return rng.choice(state.legal_actions())
 
 

@@ -9,7 +9,7 @@ import pytest
 
 import mctslab
 from mctslab.errors import IllegalActionError, InvalidConfigError
-from mctslab.game import CHANCE, TERMINAL
+from mctslab.game import CHANCE, TERMINAL, sample_chance_outcome
 from mctslab.games.pig import ROLL, STOP, Pig, PigHoldPlayer, PigState
 from mctslab.infoset import NoConsistentWorldError
 from mctslab.rng import Rng
@@ -36,13 +36,7 @@ def _case_id(case: tuple[dict[str, int], dict[str, int], int]) -> str:
 
 def _pick(state: PigState, rng: Rng) -> int:
     if state.current_player() == CHANCE:
-        x = rng.random()
-        outcomes = state.chance_outcomes()
-        for action, prob in outcomes:
-            x -= prob
-            if x < 0:
-                return action
-        return outcomes[-1][0]
+        return sample_chance_outcome(state, rng)
     return rng.choice(state.legal_actions())
 
 

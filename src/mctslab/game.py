@@ -219,8 +219,12 @@ def state_key(state: State) -> Hashable:
 
 def sample_chance_outcome(state: State, rng: Rng) -> int:
     """An outcome of chance node ``state`` drawn by its probability (one ``rng.random()``)."""
+    return draw_outcome(state.chance_outcomes(), rng)  # type: ignore[attr-defined]
+
+
+def draw_outcome(outcomes: Sequence[tuple[int, float]], rng: Rng) -> int:
+    """An outcome drawn from ``[(outcome, probability), ...]`` (one ``rng.random()``)."""
     x = rng.random()
-    outcomes = state.chance_outcomes()  # type: ignore[attr-defined]
     for action, prob in outcomes:
         x -= prob
         if x < 0:

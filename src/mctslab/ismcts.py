@@ -65,7 +65,7 @@ from typing import Any, Literal
 from mctslab.errors import InvalidConfigError
 from mctslab.game import CHANCE, GameInfo, OpponentModel, State, sample_chance_outcome
 from mctslab.infoset import determinize, information_key
-from mctslab.mcts import MCTS, ChildStats, SearchConfig, SearchResult
+from mctslab.mcts import MCTS, ChildStats, SearchConfig, SearchResult, _info_of
 from mctslab.rng import Rng
 
 __all__ = [
@@ -357,14 +357,7 @@ def _start(state: State, game_info: GameInfo | None) -> GameInfo:
 
 
 def _info(state: State, game_info: GameInfo | None) -> GameInfo:
-    if game_info is not None:
-        return game_info
-    info = getattr(getattr(state, "game", None), "info", None)
-    if not isinstance(info, GameInfo):
-        raise InvalidConfigError(
-            "pass game_info=game.info: the state has no .game attribute to read it from"
-        )
-    return info
+    return game_info if game_info is not None else _info_of(state)
 
 
 def _child_stats(
@@ -550,7 +543,7 @@ class PIMC:
                 sums[ch.action] = sums.get(ch.action, 0.0) + mean * ch.visits
         seconds = time.perf_counter() - start
         children = _child_stats(legal, visits, sums, info)
-        chosen = max(children, key=lambda ch: (ch.visits, ch.value, -ch.action))
+        chosen = _pick(children, "robust", rng)
         total = sum(visits.values())
         return SearchResult(
             action=chosen.action,

@@ -66,6 +66,7 @@ from mctslab.game import (
     TERMINAL,
     GameInfo,
     State,
+    draw_outcome,
     heuristic_or_none,
     sample_chance_outcome,
 )
@@ -398,13 +399,7 @@ def _chance_child(node: Node, tree: _Tree) -> tuple[Node, bool]:
     (created and opened the first time; raises :class:`_NodeBudget` if that would
     grow the tree past ``max_nodes``), and whether it is new."""
     assert node.outcomes is not None and node.state is not None
-    x = tree.rng.random()
-    action = node.outcomes[-1][0]
-    for a, p in node.outcomes:
-        x -= p
-        if x < 0:
-            action = a
-            break
+    action = draw_outcome(node.outcomes, tree.rng)
     child = node.child(action)
     if child is not None:
         return child, False

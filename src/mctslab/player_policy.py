@@ -23,6 +23,7 @@ from typing import Literal
 from mctslab.errors import InvalidConfigError
 from mctslab.exploitability import GameTree, TabularPolicy, policy_from_function
 from mctslab.game import Game, State
+from mctslab.infoset import information_key
 from mctslab.ismcts import ISMCTSConfig, self_play, visit_policy
 from mctslab.players import ISMCTSPlayer, MCTSPlayer, RandomPlayer, make_player
 
@@ -52,7 +53,7 @@ def player_policy(
 
     def decide(state: State) -> Mapping[int, float]:
         player = state.current_player()
-        key = _information_state(state, player)
+        key = str(information_key(state, player))
         player_seed = (seed * 1_000_003 + zlib.crc32(key.encode())) & 0x7FFF_FFFF
         agent = make_player(spec, info, player_seed)
         legal = state.legal_actions()
@@ -65,13 +66,6 @@ def player_policy(
         return {action: 1.0}
 
     return policy_from_function(tree, decide)
-
-
-def _information_state(state: State, player: int) -> str:
-    fn = getattr(state, "information_state_string", None)
-    if fn is None:
-        raise InvalidConfigError("the game has no information state strings")
-    return str(fn(player))
 
 
 def self_play_policy(game: Game | GameTree, config: ISMCTSConfig) -> TabularPolicy:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 from mctslab.errors import IllegalActionError, MctslabError
-from mctslab.game import CHANCE, TERMINAL, Game, State, state_key
+from mctslab.game import CHANCE, TERMINAL, Game, State, sample_chance_outcome, state_key
 from mctslab.rng import Rng
 
 __all__ = ["ConformanceError", "check_game", "random_game"]
@@ -38,13 +38,7 @@ def random_game(game: Game, seed: int) -> State:
 
 def _random_action(state: State, rng: Rng) -> int:
     if state.current_player() == CHANCE:
-        outcomes = state.chance_outcomes()  # type: ignore[attr-defined]
-        x = rng.random()
-        for action, prob in outcomes:
-            x -= prob
-            if x < 0:
-                return int(action)
-        return int(outcomes[-1][0])
+        return sample_chance_outcome(state, rng)
     return rng.choice(state.legal_actions())
 
 

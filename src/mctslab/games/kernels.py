@@ -33,7 +33,7 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
-from mctslab.errors import IllegalActionError
+from mctslab.errors import IllegalActionError, illegal_action_message
 from mctslab.game import TERMINAL, GameInfo, State
 
 __all__ = ["KernelGame", "KernelState", "RuleKernels", "winner_returns"]
@@ -161,10 +161,7 @@ class KernelState:
 
     def _illegal_message(self, action: Any, legal: list[int]) -> str:
         name = self._game.info.name
-        if not legal:
-            return f"illegal action {action} in {name}: the game is over"
-        shown = ", ".join(f"{a} ({self.action_to_string(a)})" for a in legal)
-        return f"illegal action {action} in {name}; legal actions: {shown}"
+        return illegal_action_message(name, f"{action}", legal, self.action_to_string)
 
     def child(self, action: int) -> Self:
         new = self.clone()

@@ -89,7 +89,7 @@ import math
 import operator
 from collections.abc import Iterator, Sequence
 
-from mctslab.errors import IllegalActionError, InvalidConfigError
+from mctslab.errors import IllegalActionError, InvalidConfigError, illegal_action_message
 from mctslab.game import CHANCE, TERMINAL, GameInfo, OpponentModel
 from mctslab.infoset import sample_world
 from mctslab.rng import Rng
@@ -362,11 +362,10 @@ class KnockoutWhistState:
         self._start_round(left, leader)
 
     def _illegal_message(self, action: object) -> str:
-        if self._phase == _OVER:
-            return f"illegal action {action} in knockout_whist: the game is over"
-        legal = _bits(self._legal_mask())
-        shown = ", ".join(f"{a} ({_ACTION_NAMES[a]})" for a in legal)
-        return f"illegal action {action} in knockout_whist; legal actions: {shown}"
+        legal = [] if self._phase == _OVER else _bits(self._legal_mask())
+        return illegal_action_message(
+            "knockout_whist", f"{action}", legal, _ACTION_NAMES.__getitem__
+        )
 
     # -- the State protocol ----------------------------------------------------
 

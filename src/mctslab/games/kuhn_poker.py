@@ -50,7 +50,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Hashable, Sequence
 
-from mctslab.errors import IllegalActionError, InvalidConfigError
+from mctslab.errors import IllegalActionError, InvalidConfigError, illegal_action_message
 from mctslab.game import CHANCE, TERMINAL, GameInfo, OpponentModel
 from mctslab.infoset import sample_world
 from mctslab.rng import Rng
@@ -239,10 +239,8 @@ class KuhnPokerState:
             raise IllegalActionError(self._illegal_message(action)) from None
 
     def _illegal_message(self, action: object) -> str:
-        if self._winner != _NOBODY:
-            return f"illegal action {action!r} in kuhn_poker: the game is over"
-        shown = ", ".join(f"{a} ({self.action_to_string(a)})" for a in self.legal_actions())
-        return f"illegal action {action!r} in kuhn_poker; legal actions: {shown}"
+        legal = [] if self._winner != _NOBODY else self.legal_actions()
+        return illegal_action_message("kuhn_poker", f"{action!r}", legal, self.action_to_string)
 
     def child(self, action: int) -> KuhnPokerState:
         new = self.clone()

@@ -53,8 +53,13 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import Any, Self
 
-from mctslab.errors import IllegalActionError, InvalidConfigError, UnknownGameError
-from mctslab.game import TERMINAL, GameInfo, OpponentModel
+from mctslab.errors import (
+    IllegalActionError,
+    InvalidConfigError,
+    UnknownGameError,
+    illegal_action_message,
+)
+from mctslab.game import TERMINAL, GameInfo, OpponentModel, draw_outcome
 from mctslab.infoset import DEFAULT_MAX_TRIES, NoConsistentWorldError, sample_world
 from mctslab.rng import Rng
 
@@ -221,11 +226,7 @@ class OpenSpielState:
 
     def _illegal_message(self, action: object, legal: list[int]) -> str:
         name = self._game.info.name
-        if not legal:
-            return f"illegal action {action!r} in {name}: the game is over"
-        shown = ", ".join(f"{a} ({self.action_to_string(a)})" for a in legal[:_SHOWN])
-        more = f" and {len(legal) - _SHOWN} more" if len(legal) > _SHOWN else ""
-        return f"illegal action {action!r} in {name}; legal actions: {shown}{more}"
+        return illegal_action_message(name, f"{action!r}", legal, self.action_to_string, _SHOWN)
 
     def child(self, action: int) -> Self:
         new = self.clone()
@@ -386,7 +387,7 @@ class OpenSpielState:
             state = self._game.spiel_game.new_initial_state()
             for action in history:
                 if state.is_chance_node():
-                    state.apply_action(_draw_outcome(state.chance_outcomes(), rng))
+                    state.apply_action(draw_outcome(state.chance_outcomes(), rng))
                 elif action in state.legal_actions():
                     state.apply_action(action)
                 else:
@@ -432,16 +433,6 @@ def _quiet_stderr() -> Iterator[None]:
                 os.dup2(saved, fd)
     finally:
         os.close(saved)
-
-
-def _draw_outcome(outcomes: Sequence[tuple[int, float]], rng: Rng) -> int:
-    """A chance outcome drawn from ``[(outcome, probability), ...]``."""
-    x = rng.random()
-    for outcome, prob in outcomes:
-        x -= prob
-        if x < 0:
-            return int(outcome)
-    return int(outcomes[-1][0])
 
 
 def _fold(text: str) -> str:

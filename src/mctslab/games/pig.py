@@ -53,7 +53,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Hashable, Sequence
 
-from mctslab.errors import IllegalActionError, InvalidConfigError
+from mctslab.errors import IllegalActionError, InvalidConfigError, illegal_action_message
 from mctslab.game import CHANCE, TERMINAL, GameInfo, OpponentModel
 from mctslab.infoset import sample_world
 from mctslab.rng import Rng
@@ -268,10 +268,8 @@ class PigState:
             raise IllegalActionError(self._illegal_message(action)) from None
 
     def _illegal_message(self, action: object) -> str:
-        if self._over:
-            return f"illegal action {action!r} in pig: the game is over"
-        shown = ", ".join(f"{a} ({self.action_to_string(a)})" for a in self.legal_actions())
-        return f"illegal action {action!r} in pig; legal actions: {shown}"
+        legal = [] if self._over else self.legal_actions()
+        return illegal_action_message("pig", f"{action!r}", legal, self.action_to_string)
 
     def child(self, action: int) -> PigState:
         new = self.clone()
