@@ -259,8 +259,9 @@ def test_tree_view_shows_chance_nodes() -> None:
     assert chance.to_play == CHANCE and chance.value is not None
     outcome = chance.children[0]
     assert outcome.player == CHANCE and outcome.value is None and outcome.uct is None
-    text = to_text(view)
-    assert "chance to move" in text or "N=" in text
+    # In the text view a chance outcome shows its visits only: no Q/N or UCT to read.
+    outcome_lines = [line for line in to_text(view).splitlines() if line.startswith("│  ")]
+    assert outcome_lines and all("N=" in line and "Q/N" not in line for line in outcome_lines)
 
 
 def test_the_compiled_engine_refuses_chance_games_clearly() -> None:
