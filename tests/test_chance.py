@@ -28,6 +28,8 @@ Tree = tuple[Any, ...]
 class TreeGame:
     """A two-player zero-sum game given as an explicit tree."""
 
+    chance_nodes = True  # mctslab.game.has_chance_nodes
+
     def __init__(self, tree: Tree, num_actions: int = 8) -> None:
         self.tree = tree
         self.info = GameInfo(
@@ -264,12 +266,62 @@ def test_tree_view_shows_chance_nodes() -> None:
     assert outcome_lines and all("N=" in line and "Q/N" not in line for line in outcome_lines)
 
 
-def test_the_compiled_engine_refuses_chance_games_clearly() -> None:
-    import mctslab
-    from mctslab.engine import make_searcher
+class _DiceTicTacToe:
+    """Tic-tac-toe's rule kernels under a game object that says it has chance nodes:
+    refused for the chance nodes alone (it has kernels, unlike Pig)."""
 
-    state = mctslab.make("pig").new_initial_state()
-    with pytest.raises(InvalidConfigError, match="engine='reference'"):
+    chance_nodes = True
+
+
+def _kernel_game_with_chance() -> object:
+    import mctslab
+
+    base = mctslab.make("tic_tac_toe")
+    game = type("DiceTicTacToe", (type(base), _DiceTicTacToe), {})()
+    return game
+
+
+def test_the_compiled_engine_refuses_a_kernel_game_that_has_chance_nodes() -> None:
+    from mctslab.compiled import CompiledMCTS
+    from mctslab.engine import has_kernels, make_searcher
+
+    game = _kernel_game_with_chance()
+    state = game.new_initial_state()  # type: ignore[attr-defined]
+    assert hasattr(state, "array") and game.kernels is not None  # type: ignore[attr-defined]
+    assert not has_kernels(state)
+    with pytest.raises(InvalidConfigError, match="has no chance nodes and tic_tac_toe has them"):
         make_searcher(SearchConfig(), state, "compiled")
+    with pytest.raises(InvalidConfigError, match="has no chance nodes and tic_tac_toe has them"):
+        CompiledMCTS(SearchConfig()).search(state)  # refused before any iteration
     # "auto" picks the reference engine, which takes the dice.
     assert make_searcher(SearchConfig(iterations=50), state, "auto").search(state).iterations == 50
+
+
+def test_auto_searches_pig_with_the_reference_engine() -> None:
+    import mctslab
+    from mctslab.engine import make_searcher
+    from mctslab.mcts import MCTS
+
+    state = mctslab.make("pig").new_initial_state()
+    searcher = make_searcher(SearchConfig(iterations=50), state, "auto")
+    assert isinstance(searcher, MCTS) and searcher.search(state).iterations == 50
+
+
+def test_check_game_refuses_chance_nodes_that_are_not_declared() -> None:
+    import mctslab
+    from mctslab.testing import ConformanceError, check_game
+
+    pig = mctslab.make("pig", target=10)
+    check_game(pig, n_games=3)
+    undeclared = type("UndeclaredPig", (type(pig),), {"chance_nodes": False})(target=10)
+    with pytest.raises(ConformanceError, match="chance node in a game without chance_nodes"):
+        check_game(undeclared, n_games=3)
+
+
+@pytest.mark.parametrize("name", ["pig", "kuhn_poker", "knockout_whist"])
+def test_the_built_in_chance_games_declare_their_chance_nodes(name: str) -> None:
+    import mctslab
+    from mctslab.game import has_chance_nodes
+
+    assert has_chance_nodes(mctslab.make(name))
+    assert not has_chance_nodes(mctslab.make("connect_four"))

@@ -53,3 +53,85 @@ def test_workers_from_a_player_spec_and_bad_values() -> None:
         SearchConfig(workers=0)
     with pytest.raises(mctslab.InvalidConfigError, match="make_searcher"):
         mctslab.MCTS(SearchConfig(workers=2)).search(state)
+
+
+class _BuggyGame:
+    """Nim-like counting game whose rules crash (a bug, not bad input) after ``crash_at``
+    moves, or kill the process outright with ``exit_at``."""
+
+    info = mctslab.GameInfo("buggy", 1, 2, 2, 10, True, -1.0, 1.0)
+
+    def __init__(self, crash_at: int = 2, hard: bool = False) -> None:
+        self.crash_at, self.hard = crash_at, hard
+
+    def new_initial_state(self) -> _BuggyState:
+        return _BuggyState(self, [])
+
+
+class _BuggyState:
+    def __init__(self, game: _BuggyGame, moves: list[int]) -> None:
+        self.game, self.moves = game, moves
+
+    def current_player(self) -> int:
+        return mctslab.TERMINAL if len(self.moves) >= 10 else len(self.moves) % 2
+
+    def is_terminal(self) -> bool:
+        return len(self.moves) >= 10
+
+    def legal_actions(self) -> list[int]:
+        return [] if self.is_terminal() else [0, 1]
+
+    def apply_action(self, action: int) -> None:
+        if len(self.moves) + 1 >= self.game.crash_at:
+            if self.game.hard:
+                import os
+
+                os._exit(3)  # the worker process dies without a word
+            raise ZeroDivisionError("a bug in the rules")
+        self.moves.append(action)
+
+    def child(self, action: int) -> _BuggyState:
+        new = self.clone()
+        new.apply_action(action)
+        return new
+
+    def clone(self) -> _BuggyState:
+        return _BuggyState(self.game, list(self.moves))
+
+    def returns(self) -> list[float]:
+        return [1.0, -1.0] if sum(self.moves) % 2 else [-1.0, 1.0]
+
+    def history(self) -> list[int]:
+        return list(self.moves)
+
+
+def test_a_worker_crash_is_reported_as_a_crash_with_its_traceback_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from mctslab.parallel import SearchWorkerError
+
+    state = _BuggyGame(crash_at=2).new_initial_state()
+    searcher = RootParallelSearcher(SearchConfig(iterations=50, workers=2), "reference")
+    with pytest.raises(SearchWorkerError, match="ZeroDivisionError: a bug in the rules") as err:
+        searcher.search(state)  # type: ignore[arg-type]
+    assert not isinstance(err.value, ValueError)  # not a user error
+    assert "Traceback" in caplog.text and "apply_action" in caplog.text
+    assert searcher._procs == []  # the workers were stopped
+
+
+def test_a_worker_that_dies_is_reported_not_waited_for() -> None:
+    from mctslab.parallel import SearchWorkerError
+
+    state = _BuggyGame(crash_at=2, hard=True).new_initial_state()
+    searcher = RootParallelSearcher(SearchConfig(iterations=50, workers=2), "reference")
+    with pytest.raises(SearchWorkerError, match=r"worker 0 died \(exit code 3\)"):
+        searcher.search(state)  # type: ignore[arg-type]
+
+
+def test_a_configuration_error_in_a_worker_stays_a_user_error_of_its_type() -> None:
+    from mctslab.mcts import NotWinLossDrawError
+
+    state = mctslab.make("kuhn_poker").state_from_actions([2, 0])
+    searcher = RootParallelSearcher(SearchConfig(iterations=500, workers=2, solver=True))
+    with pytest.raises(NotWinLossDrawError, match="kuhn_poker ended a game"):
+        searcher.search(state)

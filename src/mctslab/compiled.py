@@ -40,8 +40,16 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from mctslab.errors import InvalidConfigError
-from mctslab.game import CHANCE, TERMINAL, GameInfo, State
-from mctslab.mcts import RootChild, SearchConfig, SearchResult, make_result
+from mctslab.game import TERMINAL, GameInfo, State, has_chance_nodes, same_rules
+from mctslab.mcts import (
+    NotWinLossDrawError,
+    RootChild,
+    SearchConfig,
+    SearchResult,
+    check_solver,
+    make_result,
+    not_win_loss_message,
+)
 
 __all__ = ["CompiledMCTS", "run_chunk"]
 
@@ -51,7 +59,7 @@ OPENED, TERMINAL_FLAG = 1, 2  # bits of flags[i]
 
 # run_chunk's return codes.
 CHUNK_DONE, STOP_ITERATIONS, STOP_TIME, STOP_NODES, STOP_PROVEN = 0, 1, 2, 3, 4
-STOP_AGREEMENT, EXTENDED, NEED_SPACE, NODE_BUDGET, CHANCE_NODE = 5, 6, 7, 8, 9
+STOP_AGREEMENT, EXTENDED, NEED_SPACE, NODE_BUDGET, NOT_WIN_LOSS = 5, 6, 7, 8, 9
 _STOP_NAMES = {
     STOP_ITERATIONS: "iterations",
     STOP_TIME: "time",
@@ -187,19 +195,25 @@ def _agree(tree):  # type: ignore[no-untyped-def]
 
 
 @njit(inline="always")  # inlined: a call passing the kernels on would defeat the cache
-def _open(legal_fn, returns_fn, tree, node, state, params, solver, legal, rets):  # type: ignore[no-untyped-def]
+def _open(legal_fn, returns_fn, tree, node, state, params, solver, legal, rets, min_u, max_u):  # type: ignore[no-untyped-def]
     """Record the node's position: the player to move, how many legal actions it has,
-    and for a terminal position its proof. Returns False at a chance node."""
+    and for a terminal position its proof. Returns False when MCTS-Solver meets a
+    terminal whose returns are not a win, a draw or a loss (the search must stop)."""
     _, _, _, _, _, n_untried, to_play, proven, flags = tree
     p = state[0]
-    if p == CHANCE:
-        return False
     to_play[node] = p
     if p == TERMINAL:
         flags[node] = OPENED | TERMINAL_FLAG
         if solver:
             returns_fn(state, params, rets)
-            proven[node] = 1 if rets[0] > rets[1] else (-1 if rets[0] < rets[1] else 0)
+            if rets[0] == max_u and rets[1] == min_u:
+                proven[node] = 1
+            elif rets[0] == min_u and rets[1] == max_u:
+                proven[node] = -1
+            elif rets[0] == 0.0 and rets[1] == 0.0:
+                proven[node] = 0
+            else:
+                return False
         return True
     flags[node] = OPENED
     n_untried[node] = legal_fn(state, params, legal)
@@ -365,6 +379,7 @@ def run_chunk(  # type: ignore[no-untyped-def]
     c = cfg_f[C]
     min_u = cfg_f[MIN_UTILITY]
     span = cfg_f[SPAN]
+    max_u = min_u + span
     n_state = root_state.shape[0]
     num_actions = capacity[1]
     state = bufs[0, :n_state]
@@ -379,8 +394,7 @@ def run_chunk(  # type: ignore[no-untyped-def]
     num_players = rewards.shape[0]
     if flags[0] == 0:
         state[:] = root_state
-        if not _open(legal_fn, returns_fn, tree, 0, state, params, solver, legal, rets):
-            return CHANCE_NODE
+        _open(legal_fn, returns_fn, tree, 0, state, params, solver, legal, rets, min_u, max_u)
     done = 0
     while True:
         # The budget checks, in the reference's order.
@@ -427,8 +441,20 @@ def run_chunk(  # type: ignore[no-untyped-def]
             depth += 1
             path[depth] = node
             if flags[node] == 0:
-                if not _open(legal_fn, returns_fn, tree, node, state, params, solver, legal, rets):
-                    return CHANCE_NODE
+                if not _open(
+                    legal_fn,
+                    returns_fn,
+                    tree,
+                    node,
+                    state,
+                    params,
+                    solver,
+                    legal,
+                    rets,
+                    min_u,
+                    max_u,
+                ):
+                    return NOT_WIN_LOSS
                 break
 
         # 2. Expansion.
@@ -469,8 +495,10 @@ def run_chunk(  # type: ignore[no-untyped-def]
                     last = ch
                 n_untried[leaf] = 0
             apply_fn(state, params, action[first])
-            if not _open(legal_fn, returns_fn, tree, first, state, params, solver, legal, rets):
-                return CHANCE_NODE
+            if not _open(
+                legal_fn, returns_fn, tree, first, state, params, solver, legal, rets, min_u, max_u
+            ):
+                return NOT_WIN_LOSS
             depth += 1
             path[depth] = first
             leaf = first
@@ -494,8 +522,6 @@ def run_chunk(  # type: ignore[no-untyped-def]
                         rewards[p] = (rets[p] + 1.0) / 2.0
                     cut = True
                     break
-                if state[0] == CHANCE:
-                    return CHANCE_NODE
                 if simulation == 1:
                     a = _heavy_action(
                         legal_fn,
@@ -588,13 +614,6 @@ def bytes_per_node() -> int:
     return sum(np.dtype(dt).itemsize for _, dt in TREE_FIELDS)
 
 
-def _same_game(a: Any, b: Any) -> bool:
-    """The same rules: the same object, or an equal copy (a state sent to a worker process)."""
-    return a is b or (
-        type(a) is type(b) and a.info == b.info and np.array_equal(a.params, b.params)
-    )
-
-
 class CompiledMCTS:
     """The compiled engine behind the same interface as :class:`mctslab.mcts.MCTS`.
 
@@ -636,7 +655,7 @@ class CompiledMCTS:
         if (
             self.tree is None
             or not self.config.reuse_tree
-            or not _same_game(state.game, self._game)
+            or not same_rules(state.game, self._game)
         ):
             return False
         history = state.history()
@@ -670,11 +689,15 @@ class CompiledMCTS:
                 "the compiled engine needs a game with rule kernels (a KernelGame); "
                 "use engine='reference' for other games"
             )
+        if has_chance_nodes(game):
+            raise InvalidConfigError(
+                f"the compiled engine has no chance nodes and {game.info.name} has them "
+                "(dice or deals): use engine='reference' (engine='auto' picks it)"
+            )
         if state.is_terminal():
             raise InvalidConfigError("cannot search a terminal state: the game is over")
         info: GameInfo = game_info or game.info
-        if config.solver and (info.num_players != 2 or not info.zero_sum):
-            raise InvalidConfigError("solver=True needs a two-player zero-sum game")
+        check_solver(config, info)
         num_actions = info.num_actions
         entered = time.perf_counter()  # re-rooting a kept tree is search time too
         root_state = state.array.copy()  # type: ignore[attr-defined]
@@ -768,8 +791,9 @@ class CompiledMCTS:
                 assert self.tree is not None
                 self.tree = _grow(self.tree, 2 * len(self.tree[0]))
                 continue
-            if code == CHANCE_NODE:
-                raise InvalidConfigError("the compiled engine does not take chance nodes")
+            if code == NOT_WIN_LOSS:
+                self.reset()  # the iteration stopped half-way: the tree is not kept
+                raise NotWinLossDrawError(not_win_loss_message(info, fbufs[1].tolist()))
             if code == NODE_BUDGET:
                 if self._root_children() == []:
                     raise InvalidConfigError(

@@ -12,7 +12,7 @@ from typing import Protocol
 
 from mctslab.compiled import CompiledMCTS
 from mctslab.errors import InvalidConfigError
-from mctslab.game import GameInfo, State
+from mctslab.game import GameInfo, State, has_chance_nodes
 from mctslab.mcts import MCTS, SearchConfig, SearchResult
 from mctslab.parallel import RootParallelSearcher
 
@@ -34,28 +34,35 @@ class Searcher(Protocol):
 
 
 def has_kernels(state: State) -> bool:
-    """Whether ``state`` belongs to a game with rule kernels (the compiled engine runs it)."""
-    return (
-        hasattr(state, "array")
-        and getattr(getattr(state, "game", None), "kernels", None) is not None
-    )
+    """Whether ``state`` belongs to a game with rule kernels and no chance nodes (the
+    compiled engine runs it)."""
+    return _compiled_refusal(state) is None
+
+
+def _compiled_refusal(state: State) -> str | None:
+    """Why the compiled engine cannot search ``state``'s game, or ``None`` if it can."""
+    game = getattr(state, "game", None)
+    if not hasattr(state, "array") or getattr(game, "kernels", None) is None:
+        return "engine='compiled' needs a game with rule kernels; use engine='reference'"
+    if has_chance_nodes(game):
+        name = game.info.name  # type: ignore[union-attr]
+        return (
+            f"engine='compiled' has no chance nodes and {name} has them (dice or deals); "
+            "use engine='reference'"
+        )
+    return None
 
 
 def make_searcher(config: SearchConfig, state: State, engine: str = "auto") -> Searcher:
     """A searcher for ``state``'s game with the chosen engine (``"auto"``: compiled if it can)."""
     if engine not in ENGINES:
         raise InvalidConfigError(f"unknown engine {engine!r}; valid engines: {', '.join(ENGINES)}")
+    refusal = _compiled_refusal(state)
+    if engine == "compiled" and refusal is not None:
+        raise InvalidConfigError(refusal)
     if config.workers > 1:
-        if engine == "compiled" and not has_kernels(state):
-            raise InvalidConfigError(
-                "engine='compiled' needs a game with rule kernels; use engine='reference'"
-            )
         return RootParallelSearcher(config, engine)
-    if engine == "compiled" or (engine == "auto" and has_kernels(state)):
-        if not has_kernels(state):
-            raise InvalidConfigError(
-                "engine='compiled' needs a game with rule kernels; use engine='reference'"
-            )
+    if engine == "compiled" or (engine == "auto" and refusal is None):
         return CompiledMCTS(config)
     return MCTS(config)
 

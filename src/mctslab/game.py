@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, Self, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, Self, runtime_checkable
 
 if TYPE_CHECKING:
     from mctslab.rng import Rng
@@ -28,6 +28,9 @@ __all__ = [
     "ImperfectInformationState",
     "OpponentModel",
     "State",
+    "has_chance_nodes",
+    "rules_fingerprint",
+    "same_rules",
 ]
 
 #: ``current_player()`` of a terminal state (OpenSpiel's ``kTerminalPlayerId``).
@@ -73,7 +76,9 @@ class State(Protocol):
 
     Chance: at a chance node ``current_player()`` is :data:`CHANCE`,
     ``legal_actions()`` lists the outcomes and ``chance_outcomes()`` gives
-    ``[(outcome, probability), ...]`` (probabilities sum to 1).
+    ``[(outcome, probability), ...]`` (probabilities sum to 1). A game with chance
+    nodes says so with a ``chance_nodes = True`` attribute on the game object
+    (:func:`has_chance_nodes`; ``check_game`` checks it).
 
     Imperfect information (see :class:`ImperfectInformationState`): a game whose
     players do not see everything adds ``information_state_string(player)``,
@@ -230,3 +235,68 @@ def draw_outcome(outcomes: Sequence[tuple[int, float]], rng: Rng) -> int:
         if x < 0:
             return int(action)
     return int(outcomes[-1][0])
+
+
+# The attribute values that identify a game's parameters (see rules_fingerprint).
+_SCALARS = (bool, int, float, str, type(None))
+
+
+def _plain(value: Any) -> Hashable | None:
+    """``value`` as a hashable plain value if it is a scalar or a (nested) sequence of
+    scalars or a numpy array, else ``None`` (caches, tables, objects: not parameters)."""
+    if isinstance(value, _SCALARS):
+        return value
+    if isinstance(value, GameInfo):
+        return value
+    tobytes = getattr(value, "tobytes", None)
+    if tobytes is not None and hasattr(value, "dtype"):  # a numpy array, e.g. kernel params
+        return ("array", str(value.dtype), tuple(value.shape), tobytes())
+    if isinstance(value, tuple | list):
+        items = [_plain(v) for v in value]
+        return (
+            None
+            if any(i is None and v is not None for i, v in zip(items, value, strict=True))
+            else tuple(items)
+        )
+    return None
+
+
+def rules_fingerprint(game: object) -> Hashable:
+    """What identifies a game's rules: its class, its :class:`GameInfo` (name and
+    ``version`` included) and its parameters.
+
+    The parameters are read from the game object itself: the values of its instance
+    attributes that are plain data (numbers, strings, tuples of them, numpy arrays
+    such as a kernel game's ``params``), so two games built with other parameters
+    (Nim's piles, Connect Four's size, Pig's target) differ even where their
+    ``GameInfo`` agree. A game may define ``rules_key()`` to say it exactly.
+    Equal for a game and a copy of it sent to another process.
+    """
+    explicit = getattr(game, "rules_key", None)
+    if callable(explicit):
+        params: Hashable = ("rules_key", explicit())
+    else:
+        attrs = getattr(game, "__dict__", {})
+        params = tuple(
+            sorted(
+                (name, plain)
+                for name, value in attrs.items()
+                if (plain := _plain(value)) is not None
+                and not (name.startswith("_") and hasattr(value, "dtype"))  # scratch buffers
+            )
+        )
+    kind = type(game)
+    return (kind.__module__, kind.__qualname__, getattr(game, "info", None), params)
+
+
+def same_rules(a: object, b: object) -> bool:
+    """Whether games ``a`` and ``b`` play by the same rules: the same object, or equal
+    :func:`rules_fingerprint` s. A searcher that keeps a tree reuses it only then."""
+    return a is b or rules_fingerprint(a) == rules_fingerprint(b)
+
+
+def has_chance_nodes(game: object) -> bool:
+    """Whether ``game`` says it has chance nodes (dice, deals): its optional
+    ``chance_nodes`` attribute, ``False`` when absent. The reference engine handles
+    chance whatever a game says; the compiled engine refuses games that have it."""
+    return bool(getattr(game, "chance_nodes", False))

@@ -68,7 +68,9 @@ from mctslab.game import (
     State,
     draw_outcome,
     heuristic_or_none,
+    same_rules,
     sample_chance_outcome,
+    state_key,
 )
 from mctslab.rng import Rng
 
@@ -76,6 +78,7 @@ __all__ = [
     "MCTS",
     "ChildStats",
     "Node",
+    "NotWinLossDrawError",
     "SearchConfig",
     "SearchResult",
     "backpropagate",
@@ -321,9 +324,53 @@ def _open(node: Node, state: State, tree: _Tree) -> None:
         returns = state.returns()
         node.rewards = _rewards(returns, tree.info)
         if tree.config.solver:
-            node.proven = (returns[0] > returns[1]) - (returns[0] < returns[1])
+            node.proven = _win_loss_draw(returns, tree.info)
     else:
         node.untried = list(state.legal_actions())  # ours to change: never the caller's list
+
+
+class NotWinLossDrawError(InvalidConfigError):
+    """MCTS-Solver met a terminal position whose returns are not a win, a draw or a loss."""
+
+
+def _win_loss_draw(returns: list[float], info: GameInfo) -> int:
+    """MCTS-Solver's proof of a terminal position for player 0: 1 (player 0 gets the
+    game's ``max_utility``, player 1 its ``min_utility``), -1 (the reverse) or 0 (both
+    0). Any other returns raise :class:`NotWinLossDrawError`: a proof is a sign, and
+    backing up the sign of a score (Kuhn poker's 1 or 2 chips) would prove wrong values."""
+    r0, r1 = returns[0], returns[1]
+    if r0 == info.max_utility and r1 == info.min_utility:
+        return 1
+    if r0 == info.min_utility and r1 == info.max_utility:
+        return -1
+    if r0 == 0.0 and r1 == 0.0:
+        return 0
+    raise NotWinLossDrawError(not_win_loss_message(info, returns))
+
+
+def not_win_loss_message(info: GameInfo, returns: Sequence[float]) -> str:
+    """The error of MCTS-Solver on a game whose terminal returns are not win/draw/loss."""
+    shown = ", ".join(f"{r:g}" for r in returns)
+    return (
+        f"solver=True needs results that are a win ({info.max_utility:g}), a draw (0) or a "
+        f"loss ({info.min_utility:g}); {info.name} ended a game with returns [{shown}]: "
+        "search it without the solver"
+    )
+
+
+def check_solver(config: SearchConfig, info: GameInfo) -> None:
+    """Refuse MCTS-Solver where its proofs cannot be exact: the game must be two-player
+    zero-sum with utilities from ``-u`` to ``u``. Whether every terminal is a win, a draw
+    or a loss is checked as terminals are met (:class:`NotWinLossDrawError`)."""
+    if not config.solver:
+        return
+    if info.num_players != 2 or not info.zero_sum:
+        raise InvalidConfigError("solver=True needs a two-player zero-sum game")
+    if info.min_utility != -info.max_utility:
+        raise InvalidConfigError(
+            f"solver=True needs win/draw/loss utilities symmetric about 0; {info.name}'s run "
+            f"from {info.min_utility:g} to {info.max_utility:g}"
+        )
 
 
 def _value_for(proven: int, player: int) -> int:
@@ -665,12 +712,15 @@ class MCTS:
         self.root: Node | None = None
         self._root_history: list[int] = []
         self._tree: _Tree | None = None  # the last search's, to keep its node count
+        self._game: object = None  # the game of the kept tree (tree reuse checks its rules)
+        self._info: GameInfo | None = None
 
     def reset(self) -> None:
         """Forget the tree (the generator keeps its stream)."""
         self.root = None
         self._root_history = []
         self._tree = None
+        self._game, self._info = None, None
 
     def root_children(self) -> list[tuple[int, int, float, int | None]]:
         """(action, visits, value sum, proof for player 0) of each root child."""
@@ -678,26 +728,45 @@ class MCTS:
             return []
         return [(ch.action, ch.visits, ch.value_sum, ch.proven) for ch in self.root.children]
 
-    def _root_for(self, state: State) -> Node:
+    def _root_for(self, state: State, info: GameInfo) -> Node:
+        """The kept node of ``state`` if the tree can be reused, else a new root.
+
+        A kept tree is reused only for the same rules (:func:`mctslab.game.same_rules`:
+        the game's class, info, version and parameters) and a history that extends the
+        kept root's; the node found must hold the same position as ``state``.
+        """
         history = state.history()
+        game = getattr(state, "game", None)
         old = self.root
-        if old is not None and self.config.reuse_tree:
+        if (
+            old is not None
+            and self.config.reuse_tree
+            and info == self._info
+            and same_rules(game, self._game)
+        ):
             n = len(self._root_history)
             if history[:n] == self._root_history:
                 node: Node | None = old
                 for action in history[n:]:
                     node = node.child(action) if node is not None else None
-                if node is not None and node.opened:
+                if node is not None and node.opened and _same_position(node, state):
                     node.parent = None
                     self.root, self._root_history = node, history
                     return node
         root = Node(-1, -1, None)
         self.root, self._root_history = root, history
+        self._game, self._info = game, info
+        self._tree = None
         return root
 
     def search(self, state: State, game_info: GameInfo | None = None) -> SearchResult:
         """Search from ``state`` within the budget and return the chosen move and statistics."""
-        return _run(self._prepare(state, game_info))
+        tree = self._prepare(state, game_info)
+        try:
+            return _run(tree)
+        except NotWinLossDrawError:
+            self.reset()  # the iteration stopped half-way: the tree is not kept
+            raise
 
     def _prepare(self, state: State, game_info: GameInfo | None = None) -> _Tree:
         """Check the config against the game and set up the tree for ``state`` (reused
@@ -712,13 +781,12 @@ class MCTS:
                 "cannot search a chance node: no player chooses here (sample an outcome)"
             )
         info = game_info or _info_of(state)
-        if config.solver and (info.num_players != 2 or not info.zero_sum):
-            raise InvalidConfigError("solver=True needs a two-player zero-sum game")
+        check_solver(config, info)
         if config.simulation == "cutoff" and heuristic_or_none(state) is None:
             raise InvalidConfigError(
                 f"simulation='cutoff' needs the game's heuristic(); {info.name} has none"
             )
-        root = self._root_for(state)
+        root = self._root_for(state, info)
         root.player = -1
         last = self._tree
         # The same root as last time (more searches of one position): its count is known,
@@ -729,6 +797,18 @@ class MCTS:
             _open(root, state.clone(), tree)
         self._tree = tree
         return tree
+
+
+def _same_position(node: Node, state: State) -> bool:
+    """Whether the kept ``node`` holds ``state``'s position (a last check before reuse:
+    the same player to move, legal actions and, where the game has one, ``key()``)."""
+    kept = node.state
+    return (
+        kept is not None
+        and kept.current_player() == state.current_player()
+        and kept.legal_actions() == state.legal_actions()
+        and state_key(kept) == state_key(state)
+    )
 
 
 def _info_of(state: State) -> GameInfo:

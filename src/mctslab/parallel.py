@@ -13,36 +13,59 @@ tree search": root parallelization).
 from __future__ import annotations
 
 import contextlib
+import logging
 import multiprocessing as mp
 import time
+import traceback
 from dataclasses import replace
 from multiprocessing.connection import Connection
 from typing import Any
 
-from mctslab.errors import InvalidConfigError
-from mctslab.game import GameInfo, State
+from mctslab.errors import InvalidConfigError, MctslabError
+from mctslab.game import GameInfo, State, same_rules
 from mctslab.mcts import RootChild, SearchConfig, SearchResult, make_result
 
-__all__ = ["RootParallelSearcher"]
+__all__ = ["RootParallelSearcher", "SearchWorkerError"]
+
+_log = logging.getLogger(__name__)
+
+
+class SearchWorkerError(RuntimeError):
+    """A root-parallel worker crashed (a bug, not bad input): the message names the
+    error, and the worker's traceback is logged on the ``mctslab.parallel`` logger."""
 
 
 def _worker(conn: Connection, config: SearchConfig, engine: str) -> None:
-    """A worker process: search each state it is sent, reply with its root statistics."""
+    """A worker process: search each state it is sent, reply with its root statistics.
+
+    Replies ``("ok", result, root children)``; ``("error", exception, None)`` for bad
+    input (an :class:`~mctslab.errors.MctslabError`, raised again in the parent as it
+    is); ``("crash", traceback text, None)`` for anything else.
+    """
     from mctslab.engine import make_searcher
 
     searcher: Any = None
+    game: object = None
     while True:
         message = conn.recv()
         if message is None:
             return
         state, info = message
         try:
-            if searcher is None:
+            this_game = getattr(state, "game", None)
+            if searcher is None or not same_rules(this_game, game):
+                # Another game (or other rules): a new searcher, never a tree of the old one.
                 searcher = make_searcher(config, state, engine)
+                game = this_game
             result = searcher.search(state, info)
             conn.send(("ok", result, searcher.root_children()))
-        except Exception as err:  # a user error is raised again in the parent
-            conn.send(("error", f"{type(err).__name__}: {err}", None))
+        except MctslabError as err:
+            try:
+                conn.send(("error", err, None))
+            except Exception:  # an error that does not pickle: its message will do
+                conn.send(("error", InvalidConfigError(str(err)), None))
+        except Exception:
+            conn.send(("crash", traceback.format_exc(), None))
 
 
 class RootParallelSearcher:
@@ -68,6 +91,7 @@ class RootParallelSearcher:
                 target=_worker, args=(child, cfg, self.engine), daemon=True
             )
             proc.start()
+            child.close()  # the worker's end: a worker that dies then reads as EOF here
             self._conns.append(parent)
             self._procs.append(proc)
 
@@ -78,13 +102,8 @@ class RootParallelSearcher:
         if not self._procs:
             self._start()
         start = time.perf_counter()
-        for conn in self._conns:
-            conn.send((state, info))
-        replies = [conn.recv() for conn in self._conns]
+        replies = self._ask(state, info)
         seconds = time.perf_counter() - start
-        for status, payload, _ in replies:
-            if status == "error":
-                raise InvalidConfigError(f"a worker failed: {payload}")
         results: list[SearchResult] = [r[1] for r in replies]
         merged: dict[int, RootChild] = {}
         for _, _, children in replies:
@@ -115,6 +134,47 @@ class RootParallelSearcher:
             compile_seconds=max(r.compile_seconds for r in results),
         )
         return result
+
+    def _ask(self, state: State, info: GameInfo) -> list[tuple[str, Any, Any]]:
+        """Send ``state`` to every worker and collect their replies; raise the first user
+        error as it was raised, and a crash as :class:`SearchWorkerError` (its traceback
+        logged), stopping the workers: their trees are not to be trusted after that."""
+        sent = []
+        for conn in self._conns:
+            try:
+                conn.send((state, info))
+                sent.append(True)
+            except (BrokenPipeError, OSError):
+                sent.append(False)
+        replies: list[tuple[str, Any, Any]] = []
+        for i, conn in enumerate(self._conns):
+            try:
+                if not sent[i]:
+                    raise EOFError
+                replies.append(conn.recv())
+            except (EOFError, OSError):
+                replies.append(("crash", f"worker {i} died ({self._exit(i)})", None))
+        crashes = [(i, r[1]) for i, r in enumerate(replies) if r[0] == "crash"]
+        errors = [r[1] for r in replies if r[0] == "error"]
+        if crashes or errors:
+            self.close()
+        if crashes:
+            for i, text in crashes:
+                _log.error("root-parallel worker %d crashed:\n%s", i, text)
+            i, text = crashes[0]
+            last = text.strip().splitlines()[-1] if text.strip() else "no message"
+            raise SearchWorkerError(
+                f"root-parallel worker {i} crashed: {last} (traceback in the log)"
+            )
+        if errors:
+            err = errors[0]
+            raise err if isinstance(err, BaseException) else InvalidConfigError(str(err))
+        return replies
+
+    def _exit(self, i: int) -> str:
+        proc = self._procs[i]
+        proc.join(timeout=1)
+        return f"exit code {proc.exitcode}"
 
     def reset(self) -> None:
         self.close()

@@ -13,7 +13,15 @@ from __future__ import annotations
 import math
 
 from mctslab.errors import IllegalActionError, MctslabError
-from mctslab.game import CHANCE, TERMINAL, Game, State, sample_chance_outcome, state_key
+from mctslab.game import (
+    CHANCE,
+    TERMINAL,
+    Game,
+    State,
+    has_chance_nodes,
+    sample_chance_outcome,
+    state_key,
+)
 from mctslab.rng import Rng
 
 __all__ = ["ConformanceError", "check_game", "random_game"]
@@ -48,7 +56,8 @@ def check_game(game: Game, n_games: int = 100, seed: int = 0) -> int:
     Checked at every state: legal actions exist iff not terminal, are sorted,
     unique and in ``[0, num_actions)``, agree with ``legal_actions_mask()`` and
     come as a fresh list each call;
-    ``current_player()`` is a player index, :data:`CHANCE` or :data:`TERMINAL`;
+    ``current_player()`` is a player index, :data:`TERMINAL` or, in a game that
+    says ``chance_nodes = True`` and has no rule kernels, :data:`CHANCE`;
     ``action_to_string``/``string_to_action`` round-trip; illegal actions raise
     ``IllegalActionError`` and leave the state unchanged; ``clone()`` and
     ``child()`` are independent of the original; the optional ``heuristic()``
@@ -102,6 +111,12 @@ def _check_state(game: Game, state: State) -> None:
         raise _fail(game, state, f"is_terminal()={terminal} but current_player()={player}")
     if not terminal and not (0 <= player < info.num_players or player == CHANCE):
         raise _fail(game, state, f"current_player()={player} is not a player")
+    if player == CHANCE and getattr(game, "kernels", None) is not None:
+        raise _fail(game, state, "a chance node in rule kernels (kernel games are deterministic)")
+    if player == CHANCE and not has_chance_nodes(game):
+        # The engines choose by it: the compiled engine has no chance nodes and refuses
+        # the games that say they have them; a game that does not say so must not have any.
+        raise _fail(game, state, "a chance node in a game without chance_nodes = True")
     if terminal and legal:
         raise _fail(game, state, "a terminal state has legal actions")
     if not terminal and not legal:

@@ -35,8 +35,14 @@ Action ids 0-11 are pit indices; action names are the server's field numbers
 ``(own - other) / 72``: the evaluation of the course's reference AI, a
 depth-4 minimax (``minimax:depth=4``).
 
+Utility: ``utility="win_loss"`` (the default, the server's result) gives +1/-1/0;
+``utility="score"`` gives the final store difference, ``store_0 - store_1`` for
+player 0 and its negative for player 1, in ``[-72, 72]`` (set-up positions with
+more than 72 beans saturate there): a game with scores, on which MCTS maximizes
+the margin and MCTS-Solver is refused (its proofs are wins, draws and losses).
+
 State layout (``int64``): ``[player, winner, plies, store_0, store_1, pit_0 .. pit_11]``;
-``winner`` -1 while undecided or drawn. ``params`` is unused (one zero).
+``winner`` -1 while undecided or drawn. ``params``: ``[utility]`` (0 win/loss, 1 score).
 """
 
 from __future__ import annotations
@@ -60,6 +66,7 @@ TOTAL = PITS * BEANS
 #: beans (not a rule of the server: see the module docstring).
 MAX_PLIES = 1000
 _PLIES, _STORE, _PIT = 2, 3, 5  # offsets in the state array
+_UTILITIES = ("win_loss", "score")  # params[0]
 
 
 @njit(cache=True)
@@ -141,7 +148,15 @@ def apply_action(s, params, a):  # type: ignore[no-untyped-def]
         s[1] = 1
 
 
-returns = winner_returns  # the winner is kept in s[1]
+@njit(cache=True)
+def returns(s, params, out):  # type: ignore[no-untyped-def]
+    """+1/-1/0 by the winner kept in ``s[1]``, or with ``params[0] == 1`` the store difference."""
+    if params[0] == 1:
+        v = min(TOTAL, max(-TOTAL, s[_STORE] - s[_STORE + 1]))
+        out[0] = float(v)
+        out[1] = float(-v)
+    else:
+        winner_returns(s, params, out)
 
 
 @njit(cache=True)
@@ -167,7 +182,12 @@ class Bohnenspiel(KernelGame):
 
     kernels = RuleKernels(init, legal_actions, apply_action, returns, heuristic, search_chunk)
 
-    def __init__(self) -> None:
+    def __init__(self, utility: str = "win_loss") -> None:
+        if utility not in _UTILITIES:
+            raise InvalidConfigError(
+                f"bohnenspiel: utility must be one of {', '.join(_UTILITIES)}, got {utility!r}"
+            )
+        bound = 1.0 if utility == "win_loss" else float(TOTAL)
         info = GameInfo(
             name="bohnenspiel",
             version=1,
@@ -175,10 +195,11 @@ class Bohnenspiel(KernelGame):
             num_actions=PITS,
             max_game_length=MAX_PLIES,
             zero_sum=True,
-            min_utility=-1.0,
-            max_utility=1.0,
+            min_utility=-bound,
+            max_utility=bound,
         )
-        super().__init__(info, np.zeros(1, dtype=np.int64))
+        super().__init__(info, np.array([_UTILITIES.index(utility)], dtype=np.int64))
+        self.utility = utility
 
     def state_from_pits(
         self, pits: Sequence[int], stores: Sequence[int] = (0, 0), player: int = 0

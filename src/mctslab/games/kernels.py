@@ -13,8 +13,11 @@ public wrapper, ``pgx/_src/games/<game>.py``):
 ==========================================  ====================================================
 
 Layout rule shared by every kernel game: ``state[0]`` holds the current player
-(``>= 0``), :data:`~mctslab.game.CHANCE` or :data:`~mctslab.game.TERMINAL`, so
-``current_player()`` and ``is_terminal()`` are array reads. ``apply_action``
+(``>= 0``) or :data:`~mctslab.game.TERMINAL`, so ``current_player()`` and
+``is_terminal()`` are array reads. Kernel games are deterministic: the compiled
+engine has no chance nodes, so ``state[0]`` is never :data:`~mctslab.game.CHANCE`
+(``check_game`` checks it); a game with dice or deals is a plain Python game
+that says ``chance_nodes = True``, searched by the reference engine. ``apply_action``
 never checks legality: :class:`KernelState` does, and engines only play legal
 actions. Kernels are module-level functions compiled with ``cache=True`` so
 that the on-disk cache serves a fresh process.

@@ -196,6 +196,8 @@ class KnockoutWhist:
 
     #: Players do not see each other's hands (mctslab.infoset.is_perfect_information).
     perfect_information = False
+    #: The deal is made by chance nodes (mctslab.game.has_chance_nodes).
+    chance_nodes = True
 
     def __init__(self, players: int = 2) -> None:
         try:

@@ -72,6 +72,8 @@ class KuhnPoker:
 
     #: Players do not see each other's cards (mctslab.infoset.is_perfect_information).
     perfect_information = False
+    #: The deal is made by chance nodes (mctslab.game.has_chance_nodes).
+    chance_nodes = True
 
     def __init__(self, players: int = 2) -> None:
         if not isinstance(players, int) or isinstance(players, bool) or not 2 <= players <= 10:

@@ -131,6 +131,8 @@ class OpenSpielGame:
                 f"{name}: min_utility {min_utility} must be below max_utility {max_utility}"
             )
         self.spiel_game = spiel_game
+        #: Dice or deals (mctslab.game.has_chance_nodes): the compiled engine refuses them.
+        self.chance_nodes = chance
         self.perfect_information = (
             game_type.information == pyspiel.GameType.Information.PERFECT_INFORMATION
         )
@@ -153,6 +155,11 @@ class OpenSpielGame:
     @property
     def info(self) -> GameInfo:
         return self._info
+
+    def rules_key(self) -> str:
+        """OpenSpiel's name of the game with its parameters (``nim(pile_sizes=1;3)``): what
+        identifies its rules (:func:`mctslab.game.rules_fingerprint`)."""
+        return str(self.spiel_game)
 
     def new_initial_state(self) -> OpenSpielState:
         return OpenSpielState(self, self.spiel_game.new_initial_state())

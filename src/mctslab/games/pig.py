@@ -88,6 +88,9 @@ class Pig:
     player decisions; anything else raises :class:`InvalidConfigError`.
     """
 
+    #: The die is rolled by chance nodes (mctslab.game.has_chance_nodes).
+    chance_nodes = True
+
     def __init__(
         self, players: int = 2, target: int = 100, dice: int = 6, horizon: int = 1000
     ) -> None:
