@@ -130,3 +130,24 @@ def test_rules_fingerprints_name_the_parameters() -> None:
     game.new_initial_state().legal_actions()
     game.state_from_actions([3, 3, 4])
     assert rules_fingerprint(game) == before
+
+
+def test_the_hidden_information_searches_answer_each_game_afresh() -> None:
+    """ISMCTS and PIMC build their trees per search: after Kuhn poker, a Knockout Whist
+    position gets Knockout Whist's moves (and a PIMC searcher never reuses its MCTS)."""
+    from mctslab.game import sample_chance_outcome
+    from mctslab.ismcts import ISMCTS, PIMC, ISMCTSConfig, PIMCConfig
+    from mctslab.rng import Rng
+
+    kuhn = mctslab.make("kuhn_poker").state_from_actions([2, 0])
+    whist = mctslab.make("knockout_whist").new_initial_state()
+    rng = Rng(1)
+    while whist.current_player() < 0:
+        whist.apply_action(sample_chance_outcome(whist, rng))  # the deal
+    for searcher in (
+        ISMCTS(ISMCTSConfig(iterations=200, seed=1)),
+        PIMC(PIMCConfig(determinizations=4, iterations=50, seed=1)),
+    ):
+        searcher.search(kuhn)
+        got = searcher.search(whist)
+        assert {c.action for c in got.children} == set(whist.legal_actions())
