@@ -131,3 +131,72 @@ def test_ratings_errors(tmp_path: Path) -> None:
     assert code == 0 and json.loads(out)["games"] == 2
     code, _, err = run("ratings", "--db", db, "--game", "nim", "--anchor", "zz")
     assert code == 2 and "zz" in err
+
+
+def _arena(db: Path, *players: str, games: int = 2) -> None:
+    args = ["arena", "tic_tac_toe", "--games", str(games), "--workers", "1", "--db", str(db)]
+    for p in players:
+        args += ["--player", p]
+    code, _, err = run(*args, "--no-progress")
+    assert code == 0, err
+
+
+def test_ratings_keep_apart_two_players_that_share_a_name(tmp_path: Path) -> None:
+    """Two runs, each with a player called 'mcts': 1 and 300 iterations. Pooled by name
+    they would be one player; they are two, each named with its spec, and the output
+    says which runs were pooled and that the name stands for both."""
+    db = tmp_path / "r.db"
+    _arena(db, "mcts=mcts:iterations=1", "rnd=random", games=4)
+    _arena(db, "mcts=mcts:iterations=300", "rnd=random", games=4)
+    code, out, err = run("ratings", "--db", str(db), "--game", "tic_tac_toe", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    weak, strong = "mcts [mcts:iterations=1]", "mcts [mcts:iterations=300]"
+    players = {p["name"]: p for p in data["players"]}
+    assert set(players) == {weak, strong, "rnd"}
+    assert players[weak]["games"] == players[strong]["games"] == 4
+    assert players["rnd"]["games"] == 8  # the same name and spec in both runs: one player
+    assert data["shared_names"] == {"mcts": [weak, strong]}
+    assert data["specs"][weak]["spec"] == "mcts:iterations=1" and data["specs"][weak]["runs"] == [1]
+    assert data["specs"]["rnd"]["runs"] == [1, 2]
+    assert [r["id"] for r in data["runs"]] == [1, 2]
+    code, out, err = run("ratings", "--db", str(db), "--game", "tic_tac_toe")
+    assert code == 0, err
+    assert "pooled 2 run(s)" in out and "run 1: arena, 4 games" in out and "run 2:" in out
+    assert f"'mcts' names 2 different players, rated apart: {weak} in run(s) 1; {strong}" in out
+    code, _, err = run("ratings", "--db", str(db), "--anchor", "mcts")
+    assert code == 2 and weak in err and strong in err
+    code, out, err = run("ratings", "--db", str(db), "--anchor", strong, "--json")
+    assert code == 0 and json.loads(out)["anchor"] == strong
+
+
+def test_ratings_keep_apart_a_spec_played_under_two_rules_versions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import dataclasses
+
+    import mctslab.arena as arena_mod
+
+    db = tmp_path / "r.db"
+    _arena(db, "uct=mcts:iterations=20", "rnd=random")
+    real = arena_mod.make
+
+    class NextVersion:
+        def __init__(self, game: object) -> None:
+            self._game = game
+            self.info = dataclasses.replace(game.info, version=game.info.version + 1)  # type: ignore[attr-defined]
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(self._game, name)
+
+    monkeypatch.setattr(arena_mod, "make", lambda name, **kw: NextVersion(real(name, **kw)))
+    _arena(db, "uct=mcts:iterations=20", "rnd=random")
+    code, out, err = run("ratings", "--db", str(db), "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    version = real("tic_tac_toe").info.version
+    assert data["shared_names"] == {
+        "uct": [f"uct [version {version}]", f"uct [version {version + 1}]"],
+        "rnd": [f"rnd [version {version}]", f"rnd [version {version + 1}]"],
+    }
+    assert all(p["games"] == 2 for p in data["players"])

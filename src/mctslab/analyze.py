@@ -31,6 +31,11 @@ and, across strengths, how the first player's score changes: the difference
 between the last and the first strength with a normal 95% interval (the two
 samples are treated as independent: different players, whatever the seeds).
 
+A player that reads the full state (``mcts``, the default) would see the
+hidden cards of a game with hidden information, and its self-play would measure
+another game: it is refused there unless ``allow_cheating``, and the report
+then says so. Use ``ismcts:...`` or ``pimc:...`` at such games.
+
 The games are played by :func:`mctslab.arena.run_arena` (worker processes,
 the results store, ``resume``) as one run of kind ``"analyze"``; the seats are
 named ``<spec>.first`` and ``<spec>.second`` (the spec with ``:``, ``=``,
@@ -52,6 +57,7 @@ from typing import Any
 from mctslab.arena import ArenaConfig, Entrant, GameTask, check_players, derive_seed, run_arena
 from mctslab.errors import InvalidConfigError
 from mctslab.game import CHANCE
+from mctslab.players import cheating_note
 from mctslab.ratings import Z95, score_interval, score_to_elo
 from mctslab.registry import make
 from mctslab.store import GameRecord, ResultStore
@@ -108,7 +114,9 @@ class AnalyzeConfig:
     """Self-play at each of ``players`` (specs, weakest first by convention), ``games`` each.
 
     ``opening_plies`` is how many first plies name an opening. The game and every
-    player are checked on construction, before anything is played or stored.
+    player are checked on construction, before anything is played or stored;
+    ``allow_cheating`` lets players that read the full state play a game with hidden
+    information.
     """
 
     game: str
@@ -118,6 +126,7 @@ class AnalyzeConfig:
     workers: int = 1
     game_params: tuple[tuple[str, Any], ...] = ()
     opening_plies: int = 2
+    allow_cheating: bool = False
 
     def __post_init__(self) -> None:
         if not self.players:
@@ -140,6 +149,7 @@ class AnalyzeConfig:
             game_params=self.game_params,
             seed=self.seed,
             workers=self.workers,
+            allow_cheating=self.allow_cheating,
         )
 
     def tasks(self) -> list[GameTask]:
@@ -155,6 +165,7 @@ class AnalyzeConfig:
                         game_params=self.game_params,
                         seats=seats,
                         seed=derive_seed(self.seed, "analyze", g),
+                        allow_cheating=self.allow_cheating,
                     )
                 )
         return tasks
@@ -286,7 +297,8 @@ class AnalyzeResult:
     """The playtesting report: one :class:`StrengthReport` per strength, in the given order.
 
     ``advantage_change`` is ``(diff, low, high)``: the last strength's first-player
-    score minus the first's (``None`` with one strength).
+    score minus the first's (``None`` with one strength). ``cheating`` names the
+    seats (``<spec>.first``, ...) allowed to read hidden information.
     """
 
     config: AnalyzeConfig
@@ -294,6 +306,7 @@ class AnalyzeResult:
     advantage_change: tuple[float, float, float] | None
     run_id: int
     played_now: int
+    cheating: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: plain numbers, strings, lists and dicts (no ``inf``/``nan``)."""
@@ -311,6 +324,7 @@ class AnalyzeResult:
             "advantage_change": None
             if change is None
             else dict(zip(("diff", "low", "high"), change, strict=True)),
+            "cheating": list(self.cheating),
         }
 
     def format_report(self, top_openings: int = 5) -> str:
@@ -322,6 +336,8 @@ class AnalyzeResult:
             f"{c.games} self-play games per strength, seed {c.seed}",
             "Intervals are 95%: Wilson for rates, normal for scores.",
         ]
+        if self.cheating:
+            lines.append(cheating_note(self.cheating))
         for s in self.strengths:
             mean, low, high = s.first_score
             lines += [
@@ -467,6 +483,7 @@ def run_analysis(
     store: ResultStore | None = None,
     resume: bool = False,
     on_record: Callable[[GameRecord, int, int], None] | None = None,
+    allow_cheating: bool = False,
 ) -> AnalyzeResult:
     """Play ``config``'s self-play games (one arena run of kind ``"analyze"``) and measure them.
 
@@ -493,7 +510,7 @@ def run_analysis(
         first = _first_scores(by_first.get(seat_name(config.players[0], 0), []))
         last = _first_scores(by_first.get(seat_name(config.players[-1], 0), []))
         change = _change(first, last)
-    return AnalyzeResult(config, reports, change, arena.run_id, arena.played_now)
+    return AnalyzeResult(config, reports, change, arena.run_id, arena.played_now, arena.cheating)
 
 
 def analyze(
@@ -507,6 +524,7 @@ def analyze(
     game_params: Sequence[tuple[str, Any]] = (),
     opening_plies: int = 2,
     on_record: Callable[[GameRecord, int, int], None] | None = None,
+    allow_cheating: bool = False,
 ) -> AnalyzeResult:
     """The playtesting report of ``game`` from self-play at each of ``players``.
 
@@ -522,6 +540,7 @@ def analyze(
         workers=workers,
         game_params=tuple(sorted(game_params)),
         opening_plies=opening_plies,
+        allow_cheating=allow_cheating,
     )
     return run_analysis(config, store, resume, on_record)
 

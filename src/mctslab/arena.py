@@ -4,7 +4,8 @@ A tournament is a list of games fixed in advance (:func:`schedule`): every pair 
 players meets ``games`` times, colours swapped in pairs (game ``2k`` and ``2k+1``
 of a pairing have the same seed and, with ``openings=K``, the same ``K`` random
 opening plies, each player once with each colour). Each game is a
-:class:`GameTask` played by :func:`play_task`, a pure function of the task: the
+:class:`~mctslab.game_task.GameTask` played by :func:`~mctslab.game_task.play_task`
+(time control and forfeits are described there), a pure function of the task: the
 same task gives the same game whenever the players' budgets are iteration counts
 (time budgets depend on the machine's speed, so they are not reproducible).
 
@@ -13,11 +14,18 @@ cluster, :mod:`mctslab.ray_backend`), writes each finished game to the results
 store (:mod:`mctslab.store`) in its own transaction, and with ``resume`` plays
 only the games the store does not have yet.
 
-Time control (``time_per_move``): every move is timed. A move slower than the
-limit by more than :data:`TIME_TOLERANCE` (relative) plus :data:`TIME_GRACE`
-seconds is an *overrun*, recorded with its size; with ``strict`` the player who
-overran loses the game. An ``mcts`` spec with no budget of its own gets
-``time=<limit>``; other players keep their own budget and are only measured.
+A run's identity (what ``resume`` matches) is everything that decides its games,
+the rules included: the game's name, parameters and ``GameInfo.version``. A
+``resume`` that finds the run played under other rules (a new version of the
+game, other parameters) raises :class:`RulesChangedError` naming both, rather than
+mixing games of two rule sets in one run.
+
+Hidden information: every player is handed the full state, so in a game with
+hidden information a player that reads it all (``mcts``, ``minimax``, ...;
+:func:`mctslab.players.reads_hidden_information`) would see the other players'
+cards. :func:`check_players` refuses it unless the configuration has
+``allow_cheating``; the run then records who was allowed (``RunInfo.cheating``)
+and the results say so.
 
 A player that raises, or returns an illegal move, loses the game; the error is
 recorded with the game and the tournament goes on.
@@ -25,26 +33,34 @@ recorded with the game and the tournament goes on.
 
 from __future__ import annotations
 
-import hashlib
+import json
 import math
 import multiprocessing
 import os
-import time
-import traceback
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import combinations
 from typing import Any
 
 from mctslab.errors import InvalidConfigError, InvalidSpecError
-from mctslab.game import CHANCE, Game, State, sample_chance_outcome
-from mctslab.players import Player, make_player, parse_spec
+from mctslab.game import Game
+from mctslab.game_task import (
+    TIME_GRACE,
+    TIME_TOLERANCE,
+    Entrant,
+    GameTask,
+    derive_seed,
+    effective_spec,
+    play_task,
+)
+from mctslab.players import check_hidden_information, make_player, parse_spec
+from mctslab.ray_backend import run_tasks_ray
 from mctslab.registry import make
-from mctslab.rng import Rng
-from mctslab.store import GameRecord, ResultStore, now
+from mctslab.store import GameRecord, ResultStore, RunInfo
 
 __all__ = [
+    "RULES_KEYS",
     "TIME_GRACE",
     "TIME_TOLERANCE",
     "ArenaConfig",
@@ -52,30 +68,30 @@ __all__ = [
     "Entrant",
     "GameTask",
     "MoveTimes",
+    "PooledGames",
+    "PooledPlayer",
+    "RulesChangedError",
+    "check_players",
     "derive_seed",
+    "describe_rules",
     "effective_spec",
+    "find_resumable_run",
     "move_time_stats",
     "play_task",
+    "pool_runs",
     "run_arena",
     "run_tasks",
     "schedule",
     "standings",
 ]
 
-#: A move may exceed the time limit by this fraction of it ...
-TIME_TOLERANCE = 0.10
-#: ... plus this many seconds (process scheduling, the clock check between chunks).
-TIME_GRACE = 0.02
-
-_BUDGET_KEYS = {"time", "iterations", "iters", "n", "simulations", "max_nodes", "nodes"}
+#: The keys of a run's identity that say which rules its games were played by.
+RULES_KEYS = ("game", "game_params", "game_version")
 
 
-@dataclass(frozen=True)
-class Entrant:
-    """A named player: ``name`` labels it in tables and the store, ``spec`` makes it."""
-
-    name: str
-    spec: str
+class RulesChangedError(InvalidConfigError):
+    """``resume`` found the run, but it was played under other rules (another version of
+    the game, other parameters): the message names the old rules and the new."""
 
 
 @dataclass(frozen=True)
@@ -84,7 +100,9 @@ class ArenaConfig:
 
     ``workers`` and ``backend`` decide where the games run, not what they are: they
     are not part of :meth:`identity`, so a run resumed with other workers (or on
-    Ray) continues the same games.
+    Ray) continues the same games. Nor is ``allow_cheating``, which decides whether
+    players that read the full state may play a game with hidden information
+    (:func:`check_players`), not what the games are.
     """
 
     game: str
@@ -98,6 +116,7 @@ class ArenaConfig:
     workers: int = 1
     backend: str = "local"
     ray_address: str | None = None
+    allow_cheating: bool = False
 
     def __post_init__(self) -> None:
         if len(self.players) < 2:
@@ -128,11 +147,14 @@ class ArenaConfig:
         if self.strict and self.time_per_move is None:
             raise InvalidConfigError("strict time control needs a time per move")
 
-    def identity(self) -> dict[str, Any]:
-        """Everything that decides the games (what ``resume`` matches on)."""
+    def identity(self, game_version: int) -> dict[str, Any]:
+        """Everything that decides the games (what ``resume`` matches on), the rules
+        included: the game's name, parameters and ``game_version`` (its
+        ``GameInfo.version``, which the configuration cannot know by itself)."""
         return {
             "game": self.game,
             "game_params": dict(self.game_params),
+            "game_version": game_version,
             "players": [[p.name, p.spec] for p in self.players],
             "games": self.games,
             "time_per_move": self.time_per_move,
@@ -140,36 +162,6 @@ class ArenaConfig:
             "seed": self.seed,
             "openings": self.openings,
         }
-
-
-@dataclass(frozen=True)
-class GameTask:
-    """One game to play: everything :func:`play_task` needs, picklable."""
-
-    slot: int
-    game: str
-    game_params: tuple[tuple[str, Any], ...]
-    seats: tuple[Entrant, ...]
-    seed: int
-    openings: int = 0
-    opening_seed: int = 0
-    time_per_move: float | None = None
-    strict: bool = False
-
-
-def derive_seed(*parts: int | str) -> int:
-    """A 63-bit seed from a base seed and labels (BLAKE2b: stable across runs and machines)."""
-    text = ":".join(str(p) for p in parts).encode()
-    return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "little") >> 1
-
-
-def effective_spec(spec: str, time_per_move: float | None) -> str:
-    """``spec`` as played under a time control: an ``mcts`` spec with no budget gets one."""
-    kind, options = parse_spec(spec)
-    if time_per_move is None or kind != "mcts" or _BUDGET_KEYS & set(options):
-        return spec
-    extra = f"time={time_per_move!r}"
-    return f"{spec},{extra}" if options else f"mcts:{extra}"
 
 
 def schedule(config: ArenaConfig) -> list[GameTask]:
@@ -193,155 +185,11 @@ def schedule(config: ArenaConfig) -> list[GameTask]:
                     opening_seed=derive_seed(seed, "opening"),
                     time_per_move=config.time_per_move,
                     strict=config.strict,
+                    allow_cheating=config.allow_cheating,
                 )
             )
             slot += 1
     return tasks
-
-
-def _opening(state: State, plies: int, seed: int) -> list[int]:
-    """``plies`` uniformly random moves that do not end the game (where one exists)."""
-    rng = Rng(seed)
-    played: list[int] = []
-    for _ in range(plies):
-        if state.is_terminal():
-            break
-        if state.current_player() == CHANCE:
-            action = sample_chance_outcome(state, rng)
-        else:
-            legal = state.legal_actions()
-            alive = [a for a in legal if not state.child(a).is_terminal()]
-            action = (alive or legal)[rng.randint(len(alive or legal))]
-        state.apply_action(action)
-        played.append(action)
-    return played
-
-
-def _forfeit(game: Game, n: int, loser: int) -> list[float]:
-    """Returns when seat ``loser`` forfeits: it gets the minimum, the others the maximum."""
-    lo, hi = game.info.min_utility, game.info.max_utility
-    return [lo if p == loser else hi for p in range(n)]
-
-
-def _score(returns: Sequence[float]) -> float | None:
-    if len(returns) != 2:
-        return None
-    return 1.0 if returns[0] > returns[1] else (0.0 if returns[0] < returns[1] else 0.5)
-
-
-def play_task(task: GameTask) -> GameRecord:
-    """Play one game of a tournament and return its record (never raises for a player's fault)."""
-    started = now()
-    game = make(task.game, **dict(task.game_params))
-    info = game.info
-    state = game.new_initial_state()
-    n = info.num_players
-    opening = _opening(state, task.openings, task.opening_seed)
-    moves: list[int] = list(opening)
-    times: list[float | None] = [None] * len(opening)
-    movers: list[int] = [-1] * len(opening)
-    overruns: list[tuple[int, int, float]] = []
-    limit = task.time_per_move
-    allowed = None if limit is None else limit * (1 + TIME_TOLERANCE) + TIME_GRACE
-    chance_rng = Rng(derive_seed(task.seed, "chance"))
-    termination, error = "normal", None
-    returns: list[float] | None = None
-    players: list[Player] = []
-    for seat, entrant in enumerate(task.seats):
-        try:
-            spec = effective_spec(entrant.spec, limit)
-            players.append(make_player(spec, info, seed=derive_seed(task.seed, "seat", seat)))
-        except Exception as err:  # a bad spec is caught before the run; this is a crash
-            return _record(task, opening, moves, times, movers, overruns,
-                           _forfeit(game, n, seat), "error",
-                           f"{entrant.name}: {_describe(err)}", started)  # fmt: skip
-    for player in players:
-        for a in opening:
-            player.inform(a)
-    while not state.is_terminal():
-        p = state.current_player()
-        if p == CHANCE:
-            action = sample_chance_outcome(state, chance_rng)
-            state.apply_action(action)
-            moves.append(action)
-            times.append(None)
-            movers.append(-1)
-        else:
-            name = task.seats[p].name
-            t0 = time.perf_counter()
-            try:
-                action = players[p].choose(state.clone())
-            except Exception as err:
-                termination, error = "error", f"{name}: {_describe(err)}"
-                returns = _forfeit(game, n, p)
-                break
-            elapsed = time.perf_counter() - t0
-            legal = state.legal_actions()
-            if not isinstance(action, int) or action not in legal:
-                termination = "error"
-                error = f"{name}: illegal move {action!r} (legal: {legal})"
-                returns = _forfeit(game, n, p)
-                break
-            state.apply_action(action)
-            moves.append(action)
-            times.append(elapsed)
-            movers.append(p)
-            if allowed is not None and limit is not None and elapsed > allowed:
-                overruns.append((len(moves) - 1, p, elapsed - limit))
-                if task.strict:
-                    termination = "time"
-                    error = f"{name}: {elapsed:.3f} s for a move, limit {limit:g} s"
-                    returns = _forfeit(game, n, p)
-                    break
-        for seat, player in enumerate(players):
-            try:
-                player.inform(action)
-            except Exception as err:
-                termination, error = "error", f"{task.seats[seat].name}: {_describe(err)}"
-                returns = _forfeit(game, n, seat)
-                break
-        if returns is not None:
-            break
-    if returns is None:
-        returns = [float(r) for r in state.returns()]
-    return _record(
-        task, opening, moves, times, movers, overruns, returns, termination, error, started
-    )
-
-
-def _describe(err: BaseException) -> str:
-    where = traceback.extract_tb(err.__traceback__)
-    at = f" (at {where[-1].filename.rsplit('/', 1)[-1]}:{where[-1].lineno})" if where else ""
-    return f"{type(err).__name__}: {err}{at}"
-
-
-def _record(
-    task: GameTask,
-    opening: list[int],
-    moves: list[int],
-    times: list[float | None],
-    movers: list[int],
-    overruns: list[tuple[int, int, float]],
-    returns: list[float],
-    termination: str,
-    error: str | None,
-    started: str,
-) -> GameRecord:
-    return GameRecord(
-        slot=task.slot,
-        seats=tuple(e.name for e in task.seats),
-        seed=task.seed,
-        opening=tuple(opening),
-        moves=tuple(moves),
-        returns=tuple(returns),
-        score=_score(returns),
-        termination=termination,
-        error=error,
-        move_times=tuple(times),
-        movers=tuple(movers),
-        overruns=tuple(overruns),
-        started=started,
-    )
 
 
 # Running many games ----------------------------------------------------------------------
@@ -359,8 +207,6 @@ def run_tasks(
     ``2 * workers`` games queued at a time); ``backend="ray"`` sends them to Ray.
     """
     if backend == "ray":
-        from mctslab.ray_backend import run_tasks_ray
-
         yield from run_tasks_ray(tasks, workers, ray_address)
         return
     if workers == 1 or len(tasks) <= 1:
@@ -451,16 +297,26 @@ def standings(records: Iterable[GameRecord], names: Sequence[str]) -> list[tuple
 
 @dataclass(frozen=True)
 class ArenaResult:
-    """What a tournament run did: its run id in the store, and every game of the run."""
+    """What a tournament run did: its run id in the store, and every game of the run.
+
+    ``cheating`` names the players that were allowed to read hidden information
+    (empty unless the configuration allowed cheating in a game with hidden information).
+    """
 
     run_id: int
     planned: int
     played_now: int
     records: tuple[GameRecord, ...] = field(default=())
+    cheating: tuple[str, ...] = ()
 
 
-def check_players(config: ArenaConfig, game: Game) -> None:
-    """Make every player once, so a bad spec fails before anything runs or is stored."""
+def check_players(config: ArenaConfig, game: Game) -> tuple[str, ...]:
+    """Make every player once, so a bad spec fails before anything runs or is stored.
+
+    A player that would see hidden information (a game with hidden information, a
+    player that reads the full state) raises :class:`InvalidConfigError` unless
+    ``config.allow_cheating``. Returns the names of the players allowed to cheat.
+    """
     for entrant in config.players:
         kind, _ = parse_spec(entrant.spec)
         if kind == "human":
@@ -473,6 +329,92 @@ def check_players(config: ArenaConfig, game: Game) -> None:
         raise InvalidConfigError(
             f"the arena plays two-player games; {game.info.name} has {game.info.num_players}"
         )
+    specs = [(p.name, effective_spec(p.spec, config.time_per_move)) for p in config.players]
+    return check_hidden_information(game, specs, config.allow_cheating)
+
+
+# Runs in the store ---------------------------------------------------------------------------
+
+
+def _canonical(value: Any) -> Any:
+    """``value`` as it reads back from the store's JSON (tuples become lists, ...)."""
+    return json.loads(json.dumps(value, sort_keys=True, default=str))
+
+
+def _rules(game: str, params: Mapping[str, Any], version: int) -> tuple[str, Any, int]:
+    return game, _canonical(dict(params)), version
+
+
+def describe_rules(game: str, params: Mapping[str, Any], version: int) -> str:
+    """``"connect_four version 1 with rows=5, columns=6"``: rules as an error names them.
+
+    >>> describe_rules("tic_tac_toe", {}, 1)
+    'tic_tac_toe version 1 with its default parameters'
+    """
+    shown = ", ".join(f"{k}={v}" for k, v in sorted(params.items()))
+    return f"{game} version {version} with {shown or 'its default parameters'}"
+
+
+def find_resumable_run(store: ResultStore, kind: str, identity: Mapping[str, Any]) -> int | None:
+    """The run ``resume`` continues: the latest run of ``kind`` with this ``identity``
+    (:meth:`ArenaConfig.identity`), or ``None`` when there is none.
+
+    A run stored by an older mctslab, whose identity did not hold the game's version,
+    is found by the rest of its identity and the version stored beside it. When the
+    latest run that matches everything but the rules (the game's parameters and
+    version) was played under other rules, resuming it would mix two rule sets in one
+    run: :class:`RulesChangedError` names both.
+    """
+    exact = store.find_run(kind, identity)
+    if exact is not None:
+        return exact
+    wanted = _canonical(dict(identity))
+    rest = {k: v for k, v in wanted.items() if k not in RULES_KEYS}
+    alike = [
+        run
+        for run in store.runs(wanted["game"])
+        if run.kind == kind and {k: v for k, v in run.config.items() if k not in RULES_KEYS} == rest
+    ]
+    new_rules = _rules(wanted["game"], wanted["game_params"], wanted["game_version"])
+    same = [r for r in alike if _rules(r.game, r.game_params, r.game_version) == new_rules]
+    if same:
+        return same[-1].id
+    if not alike:
+        return None
+    old = alike[-1]
+    raise RulesChangedError(
+        f"cannot resume run {old.id}: its {old.played} games were played under "
+        f"{describe_rules(old.game, old.game_params, old.game_version)}, and the run would "
+        f"now play {describe_rules(*new_rules)}; one run cannot mix two rule sets: "
+        "leave out resume (--resume) to start a new run"
+    )
+
+
+def _open_run(
+    store: ResultStore,
+    kind: str,
+    config: ArenaConfig,
+    game: Game,
+    identity: Mapping[str, Any],
+    planned: int | None,
+    cheating: tuple[str, ...],
+    resume: bool,
+) -> int:
+    """The run to play into: the one ``resume`` continues, or a new one."""
+    run_id = find_resumable_run(store, kind, identity) if resume else None
+    if run_id is None:
+        return store.start_run(
+            kind,
+            config.game,
+            game.info.version,
+            identity,
+            config.seed,
+            {p.name: p.spec for p in config.players},
+            planned,
+            cheating=cheating,
+        )
+    store.add_cheating(run_id, cheating)
+    return run_id
 
 
 def run_arena(
@@ -487,27 +429,18 @@ def run_arena(
 
     ``store=None`` plays into an in-memory store, gone afterwards. With ``resume``,
     the latest run of the same configuration continues: only its missing slots
-    are played. ``on_record(record, done, total)`` is called after each
-    game is committed. Bad players or games raise before the store is written.
+    are played (:func:`find_resumable_run`; other rules raise
+    :class:`RulesChangedError`). ``on_record(record, done, total)`` is called after
+    each game is committed. Bad players or games raise before the store is written.
     """
     if store is None:
         with ResultStore(":memory:") as memory:
             return run_arena(config, memory, resume, kind, on_record, tasks)
     game = make(config.game, **dict(config.game_params))
-    check_players(config, game)
+    cheating = check_players(config, game)
     all_tasks = list(tasks) if tasks is not None else schedule(config)
-    identity = config.identity()
-    run_id = store.find_run(kind, identity) if resume else None
-    if run_id is None:
-        run_id = store.start_run(
-            kind,
-            config.game,
-            game.info.version,
-            identity,
-            config.seed,
-            {p.name: p.spec for p in config.players},
-            len(all_tasks),
-        )
+    identity = config.identity(game.info.version)
+    run_id = _open_run(store, kind, config, game, identity, len(all_tasks), cheating, resume)
     done_slots = store.played_slots(run_id)
     todo = [t for t in all_tasks if t.slot not in done_slots]
     done = len(all_tasks) - len(todo)
@@ -520,7 +453,116 @@ def run_arena(
             on_record(record, done, len(all_tasks))
     if done == len(all_tasks):
         store.finish_run(run_id)
-    return ArenaResult(run_id, len(all_tasks), played_now, tuple(store.games([run_id])))
+    records = tuple(store.games([run_id]))
+    return ArenaResult(run_id, len(all_tasks), played_now, records, cheating)
+
+
+# Pooling runs for ratings ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PooledPlayer:
+    """A player of pooled runs: games count for the same player only when its name, its
+    spec as played (:func:`effective_spec`: a time control can give ``mcts`` its budget)
+    and the rules (the game's parameters and version) are all the same.
+
+    ``label`` is unique in the pool: the name, or where a name stands for several
+    players the name with what tells them apart, e.g. ``mcts [mcts:iterations=50000]``.
+    ``runs`` are the ids of the runs it played in.
+    """
+
+    label: str
+    name: str
+    spec: str
+    game_params: tuple[tuple[str, Any], ...]
+    game_version: int
+    runs: tuple[int, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "spec": self.spec,
+            "game_params": dict(self.game_params),
+            "game_version": self.game_version,
+            "runs": list(self.runs),
+        }
+
+
+@dataclass(frozen=True)
+class PooledGames:
+    """The games of several runs, their seats renamed to the players' labels.
+
+    ``shared_names`` maps each name that stands for several players to their labels
+    (rated apart, never merged); ``cheating`` holds the labels of the players that
+    were allowed to read hidden information.
+    """
+
+    runs: tuple[RunInfo, ...]
+    records: tuple[GameRecord, ...]
+    players: tuple[PooledPlayer, ...]
+    shared_names: dict[str, tuple[str, ...]]
+    cheating: tuple[str, ...]
+
+
+# A pooled player: name, spec as played, the game's parameters (canonical JSON), version.
+_PlayerKey = tuple[str, str, str, int]
+
+
+def _played_spec(spec: str, time_per_move: Any) -> str:
+    try:
+        return effective_spec(spec, time_per_move)
+    except InvalidSpecError:  # a kind this mctslab does not know: the spec as stored
+        return spec
+
+
+def pool_runs(store: ResultStore, runs: Sequence[RunInfo]) -> PooledGames:
+    """Pool the games of ``runs`` (of one game) for ratings, keeping players apart by
+    name, spec as played and rules (see :class:`PooledPlayer`)."""
+    key_of: dict[tuple[int, str], _PlayerKey] = {}
+    params_of: dict[_PlayerKey, tuple[tuple[str, Any], ...]] = {}
+    runs_of: dict[_PlayerKey, list[int]] = {}
+    for run in runs:
+        params = tuple(sorted(run.game_params.items()))
+        for name, spec in run.players.items():
+            played = _played_spec(spec, run.config.get("time_per_move"))
+            key = (name, played, json.dumps(_canonical(dict(params))), run.game_version)
+            key_of[(run.id, name)] = key
+            params_of[key] = params
+            runs_of.setdefault(key, []).append(run.id)
+    by_name: dict[str, list[_PlayerKey]] = {}
+    for key in runs_of:
+        by_name.setdefault(key[0], []).append(key)
+    label: dict[_PlayerKey, str] = {}
+    for name, keys in by_name.items():
+        if len(keys) == 1:
+            label[keys[0]] = name
+            continue
+        # Show only what tells the players of this name apart.
+        differs = [len({k[i] for k in keys}) > 1 for i in (1, 2, 3)]
+        for k in keys:
+            parts = []
+            if differs[0]:
+                parts.append(k[1])
+            if differs[1]:
+                parts.append(", ".join(f"{p}={v}" for p, v in params_of[k]) or "default rules")
+            if differs[2]:
+                parts.append(f"version {k[3]}")
+            label[k] = f"{name} [{'; '.join(parts)}]"
+    records: list[GameRecord] = []
+    cheating: list[str] = []
+    for run in runs:
+
+        def rename(name: str, run_id: int = run.id) -> str:
+            key = key_of.get((run_id, name))
+            return name if key is None else label[key]
+
+        records += [replace(r, seats=tuple(map(rename, r.seats))) for r in store.games([run.id])]
+        cheating += [rename(n) for n in run.cheating if rename(n) not in cheating]
+    players = tuple(
+        PooledPlayer(label[k], k[0], k[1], params_of[k], k[3], tuple(runs_of[k])) for k in runs_of
+    )
+    shared = {n: tuple(label[k] for k in keys) for n, keys in by_name.items() if len(keys) > 1}
+    return PooledGames(tuple(runs), tuple(records), players, shared, tuple(cheating))
 
 
 def default_workers() -> int:
@@ -537,12 +579,14 @@ def entrants(pairs: Mapping[str, str]) -> tuple[Entrant, ...]:
 
 @dataclass(frozen=True)
 class SprtOutcome:
-    """How an SPRT run ended: ``decision`` is ``"H1"``, ``"H0"`` or ``None`` (game cap hit)."""
+    """How an SPRT run ended: ``decision`` is ``"H1"``, ``"H0"`` or ``None`` (game cap hit);
+    ``cheating`` names the players allowed to read hidden information."""
 
     run_id: int
     decision: str | None
     pairs: int
     status: dict[str, Any]
+    cheating: tuple[str, ...] = ()
 
 
 def run_sprt(
@@ -566,22 +610,12 @@ def run_sprt(
     if max_games < 2:
         raise InvalidConfigError(f"max games must be >= 2, got {max_games}")
     game = make(config.game, **dict(config.game_params))
-    check_players(config, game)
+    cheating = check_players(config, game)
     pairs_cap = max_games // 2
     full = ArenaConfig(**{**config.__dict__, "games": 2 * pairs_cap})
     tasks = schedule(full)
-    identity = {**full.identity(), "sprt": test.config.to_dict()}
-    run_id = store.find_run("sprt", identity) if resume else None
-    if run_id is None:
-        run_id = store.start_run(
-            "sprt",
-            config.game,
-            game.info.version,
-            identity,
-            config.seed,
-            {p.name: p.spec for p in config.players},
-            None,
-        )
+    identity = {**full.identity(game.info.version), "sprt": test.config.to_dict()}
+    run_id = _open_run(store, "sprt", config, game, identity, None, cheating, resume)
     a = config.players[0].name
     finished: dict[int, GameRecord] = {r.slot: r for r in store.games([run_id])}
     next_pair = 0
@@ -616,4 +650,4 @@ def run_sprt(
         decided = feed()
     if decided or next_pair >= pairs_cap:
         store.finish_run(run_id)
-    return SprtOutcome(run_id, test.decision, next_pair, test.status())
+    return SprtOutcome(run_id, test.decision, next_pair, test.status(), cheating)

@@ -4,12 +4,17 @@
 
     mctslab arena connect_four --player uct=mcts:iterations=2000 --player mm=minimax:depth=4 \\
         --games 20 --time-per-move 0.5 --workers 2 --db results.db [--resume]
-    mctslab ratings --db results.db --json
+    mctslab ratings --db results.db --game connect_four --json
     mctslab sprt tic_tac_toe --player new=mcts:iterations=400 --player old=mcts:iterations=50 \\
         --elo0 0 --elo1 50
 
-They are registered on :data:`mctslab.cli.app`; user errors print one ``error:``
+They are registered on :data:`mctslab.cli_common.app`; user errors print one ``error:``
 line and exit 2, as everywhere in the CLI, and leave the store untouched.
+
+``ratings`` pools every run of a game (or one ``--run``) and says which. Games
+count for the same player only when its name, its spec as played and the rules
+(the game's parameters and version) agree (:func:`mctslab.arena.pool_runs`): a
+name used for two specs is two players, shown with what tells them apart.
 """
 
 from __future__ import annotations
@@ -28,27 +33,38 @@ from rich.table import Table
 from mctslab.arena import (
     ArenaConfig,
     Entrant,
+    PooledGames,
     check_players,
     default_workers,
+    describe_rules,
     move_time_stats,
+    pool_runs,
     run_arena,
     run_sprt,
     standings,
 )
-from mctslab.cli import (
+from mctslab.cli_common import (
+    AllowCheatingOpt,
     CliError,
+    DbOpt,
     GameArg,
     JsonOpt,
+    OpeningsOpt,
     ParamOpt,
+    ProgressOpt,
+    ResumeOpt,
+    TimeOpt,
+    WorkersOpt,
     app,
     parse_pairs,
     parse_value,
     user_errors,
 )
+from mctslab.players import cheating_note
 from mctslab.ratings import GameOutcome, Ratings, compute_ratings
 from mctslab.registry import make
 from mctslab.sprt import Sprt, SprtConfig
-from mctslab.store import GameRecord, NotAStoreError, ResultStore
+from mctslab.store import GameRecord, NotAStoreError, ResultStore, RunInfo
 
 __all__ = ["arena", "ratings", "sprt"]
 
@@ -60,30 +76,13 @@ PlayerOpt = Annotated[
         show_default=False,
     ),
 ]
-DbOpt = Annotated[Path, typer.Option("--db", help="The results store (SQLite).")]
-WorkersOpt = Annotated[
-    int | None,
-    typer.Option("--workers", help="Games played at once (default: the number of cores)."),
-]
-TimeOpt = Annotated[
-    float | None, typer.Option("--time-per-move", help="Seconds a move (timed, see --strict).")
-]
 StrictOpt = Annotated[
     bool, typer.Option("--strict", help="A move over the time limit loses the game.")
 ]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Base seed of every game.")]
-OpeningsOpt = Annotated[
-    int, typer.Option("--openings", help="Random plies before the players take over.")
-]
-ResumeOpt = Annotated[
-    bool, typer.Option("--resume", help="Continue the same run in the store; play what is missing.")
-]
 BackendOpt = Annotated[str, typer.Option("--backend", help="Where games run: local or ray.")]
 RayAddressOpt = Annotated[
     str | None, typer.Option("--ray-address", help="Ray cluster address (default: start locally).")
-]
-ProgressOpt = Annotated[
-    bool, typer.Option("--progress/--no-progress", help="Show a live progress bar.")
 ]
 AnchorOpt = Annotated[
     str | None, typer.Option("--anchor", help="Player whose Elo is 0 (default: the first).")
@@ -130,8 +129,10 @@ def report(
     records: list[GameRecord],
     rat: Ratings,
     title: str,
+    cheating: list[str] | tuple[str, ...] = (),
 ) -> None:
-    """Ratings, pairwise results, move times and problems of a set of games."""
+    """Ratings, pairwise results, move times and problems of a set of games; ``cheating``
+    names the players that were allowed to read hidden information."""
     table = Table(title=title)
     for col in ("rank", "player", "Elo", "95% interval", "W", "D", "L", "score", "games"):
         table.add_column(col, justify="left" if col == "player" else "right")
@@ -179,10 +180,15 @@ def report(
         console.print(f"[bold]{len(errors)} game(s) ended by a forfeit:[/bold]")
         for r in errors[:10]:
             console.print(f"  slot {r.slot} ({r.termination}): {escape(r.error or '')}")
+    if cheating:
+        console.print(f"[bold]{escape(cheating_note(cheating))}[/bold]", soft_wrap=True)
 
 
-def report_json(records: list[GameRecord], rat: Ratings) -> dict[str, Any]:
+def report_json(
+    records: list[GameRecord], rat: Ratings, cheating: list[str] | tuple[str, ...] = ()
+) -> dict[str, Any]:
     data = rat.to_dict()
+    data["cheating"] = list(cheating)
     data["move_times"] = {n: vars(t) for n, t in move_time_stats(records).items()}
     data["forfeits"] = [
         {"slot": r.slot, "termination": r.termination, "error": r.error}
@@ -209,6 +215,7 @@ def arena(
     anchor: AnchorOpt = None,
     param: ParamOpt = None,
     progress: ProgressOpt = True,
+    allow_cheating: AllowCheatingOpt = False,
     json_output: JsonOpt = False,
 ) -> None:
     """Round-robin tournament between players; every game is stored as it finishes."""
@@ -218,7 +225,7 @@ def arena(
         values = game_params(param)
         config = ArenaConfig(
             game, players, games, values, time_per_move, strict, seed, openings,
-            workers or default_workers(), backend, ray_address,
+            workers or default_workers(), backend, ray_address, allow_cheating,
         )  # fmt: skip
         if anchor is not None and anchor not in {p.name for p in players}:
             raise CliError(
@@ -248,8 +255,9 @@ def arena(
                 result = run_arena(config, store, resume=resume, on_record=on_record)
             records = list(result.records)
             rat = compute_ratings(outcomes(records), anchor=anchor or players[0].name)
+            specs = {p.name: p.spec for p in players}
             if json_output:
-                data = report_json(records, rat)
+                data = report_json(records, rat, result.cheating)
                 data.update(run=result.run_id, planned=result.planned, played_now=result.played_now)
                 print(json.dumps(data, indent=2))
             else:
@@ -257,7 +265,25 @@ def arena(
                     f"run {result.run_id} in {db}: {len(records)}/{result.planned} games "
                     f"({result.played_now} played now)"
                 )
-                report(console, records, rat, f"{game}: Elo by maximum likelihood")
+                cheats = [f"{n} ({specs[n]})" for n in result.cheating]
+                report(console, records, rat, f"{game}: Elo by maximum likelihood", cheats)
+
+
+def _run_line(run: RunInfo) -> str:
+    rules = describe_rules(run.game, run.game_params, run.game_version)
+    return f"run {run.id}: {run.kind}, {run.played} games, {rules}"
+
+
+def _pool_text(pool: PooledGames) -> list[str]:
+    """Which runs were pooled, and the names that stand for several players."""
+    lines = [f"pooled {len(pool.runs)} run(s):"] + [f"  {_run_line(r)}" for r in pool.runs]
+    by_label = {p.label: p for p in pool.players}
+    for name, labels in pool.shared_names.items():
+        each = "; ".join(
+            f"{label} in run(s) {', '.join(map(str, by_label[label].runs))}" for label in labels
+        )
+        lines.append(f"note: {name!r} names {len(labels)} different players, rated apart: {each}")
+    return lines
 
 
 @app.command()
@@ -270,7 +296,12 @@ def ratings(
     anchor: AnchorOpt = None,
     json_output: JsonOpt = False,
 ) -> None:
-    """Elo ratings (Bradley-Terry maximum likelihood, 95% intervals) from a results store."""
+    """Elo ratings (Bradley-Terry maximum likelihood, 95% intervals) from a results store.
+
+    Every run of the game is pooled (or only --run); a player is its name, its spec as
+    played and the game's rules (parameters, version): a name used for two specs is
+    rated as two players.
+    """
     with user_errors():
         with open_store(db, must_exist=True) as store:
             names = store.games_in_store()
@@ -278,7 +309,6 @@ def ratings(
                 runs = [r for r in store.runs() if r.id == run]
                 if not runs:
                     raise CliError(f"no run {run} in {db}")
-                records = list(store.games([run]))
             else:
                 if game is None and len(names) > 1:
                     raise CliError(
@@ -287,15 +317,37 @@ def ratings(
                     )
                 if game is not None and game not in names:
                     raise CliError(f"no results for {game!r} in {db}; games: {', '.join(names)}")
-                records = list(store.games(game=game or (names[0] if names else None)))
+                chosen = game or (names[0] if names else None)
+                runs = store.runs(chosen) if chosen is not None else []
+            pool = pool_runs(store, runs)
+        records = list(pool.records)
         players = sorted({n for r in records for n in r.seats})
         if anchor is not None and anchor not in players:
+            shared = pool.shared_names.get(anchor)
+            if shared:
+                raise CliError(
+                    f"--anchor {anchor!r} names {len(shared)} different players here: "
+                    f"choose one of {', '.join(repr(x) for x in shared)}"
+                )
             raise CliError(f"unknown --anchor {anchor!r}; players: {', '.join(players)}")
         rat = compute_ratings(outcomes(records), anchor=anchor)
         if json_output:
-            print(json.dumps(report_json(records, rat), indent=2))
+            data = report_json(records, rat, pool.cheating)
+            data["runs"] = [
+                {"id": r.id, "kind": r.kind, "games": r.played, "game": r.game,
+                 "game_params": r.game_params, "game_version": r.game_version}
+                for r in pool.runs
+            ]  # fmt: skip
+            data["specs"] = {p.label: p.to_dict() for p in pool.players}
+            data["shared_names"] = {n: list(labels) for n, labels in pool.shared_names.items()}
+            print(json.dumps(data, indent=2))
         else:
-            report(Console(), records, rat, "Elo by maximum likelihood")
+            console = Console()
+            for line in _pool_text(pool):
+                console.print(escape(line), soft_wrap=True)
+            specs = {p.label: p.spec for p in pool.players}
+            cheats = [x if specs[x] in x else f"{x} ({specs[x]})" for x in pool.cheating]
+            report(console, records, rat, "Elo by maximum likelihood", cheats)
 
 
 @app.command()
@@ -320,6 +372,7 @@ def sprt(
     ray_address: RayAddressOpt = None,
     param: ParamOpt = None,
     progress: ProgressOpt = True,
+    allow_cheating: AllowCheatingOpt = False,
     json_output: JsonOpt = False,
 ) -> None:
     """Sequential probability ratio test: is player A stronger than B by elo1 rather than elo0?"""
@@ -330,7 +383,7 @@ def sprt(
         values = game_params(param)
         config = ArenaConfig(
             game, players, 2, values, time_per_move, strict, seed, openings,
-            workers or default_workers(), backend, ray_address,
+            workers or default_workers(), backend, ray_address, allow_cheating,
         )  # fmt: skip
         test = Sprt(SprtConfig(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta))
         check_players(config, make(game, **dict(values)))
@@ -353,7 +406,9 @@ def sprt(
 
             out = run_sprt(config, test, store, max_games, resume=resume, on_pair=on_pair)
         status = dict(out.status)
-        status.update(run=out.run_id, pairs=out.pairs, decision=out.decision)
+        status.update(
+            run=out.run_id, pairs=out.pairs, decision=out.decision, cheating=list(out.cheating)
+        )
         if json_output:
             print(json.dumps(status, indent=2))
         else:
@@ -369,5 +424,8 @@ def sprt(
                 f"{2 * out.pairs} games in {out.pairs} pairs; LLR {test.llr:+.3f} "
                 f"(bounds {test.lower:+.3f}, {test.upper:+.3f}); run {out.run_id} in {db}"
             )
+            specs = {p.name: p.spec for p in players}
+            if out.cheating:
+                print(cheating_note([f"{n} ({specs[n]})" for n in out.cheating]))
     if out.decision is None:
         sys.exit(1)

@@ -17,7 +17,7 @@ Exit status: 0 once the game is over (won, lost or drawn), 2 for a user error
 (a bad URL, name, player spec or value: one ``error:`` line), 1 when the game
 could not be played on (the server refused the join, stayed unreachable past
 the give-up limit, or answered against the protocol: one ``error:`` line).
-Registered on :data:`mctslab.cli.app`.
+Registered on :data:`mctslab.cli_common.app`.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from mctslab.bohnenspiel_client import (
     ClientError,
     logger,
 )
-from mctslab.cli import EXIT_INTERRUPTED, CliError, JsonOpt, SeedOpt, app, user_errors
+from mctslab.cli_common import EXIT_INTERRUPTED, CliError, JsonOpt, SeedOpt, app, user_errors
 
 __all__ = ["bohnenspiel_client"]
 

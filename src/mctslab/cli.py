@@ -11,15 +11,18 @@ A position is a game (``--param key=value`` sets its parameters) and the action
 ids played from its start (``--moves 3,3,4``). Every user error (an unknown
 game, option or parameter, an illegal move, a bad budget, ...) prints one
 ``error: ...`` line to stderr and exits with status 2, like a usage error.
+
+The app, the shared options and the parsing live in :mod:`mctslab.cli_common`;
+the other commands in their own modules (:mod:`mctslab.arena_cli`, ...), which
+import that module and never this one. This module imports them all, so
+importing it registers every command.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -27,132 +30,63 @@ from rich.markup import escape
 from rich.table import Table
 
 from mctslab import minimax
-from mctslab.engine import ENGINES, make_searcher
-from mctslab.errors import MctslabError
-from mctslab.game import CHANCE, Game, GameInfo, State, sample_chance_outcome
+from mctslab.cli_common import (
+    EXIT_INTERRUPTED,
+    EXIT_USER_ERROR,
+    AllowCheatingOpt,
+    CliError,
+    GameArg,
+    JsonOpt,
+    MovesOpt,
+    ParamOpt,
+    SeedOpt,
+    app,
+    check_engine,
+    load_position,
+    parse_moves,
+    parse_pairs,
+    parse_value,
+    player_label,
+    user_errors,
+)
+from mctslab.engine import make_searcher
+from mctslab.game import CHANCE, GameInfo, State, sample_chance_outcome
 from mctslab.infoset import is_perfect_information
 from mctslab.mcts import SearchResult
-from mctslab.players import ISMCTSPlayer, MCTSPlayer, Player, make_player, search_config
-from mctslab.registry import available_games, game_parameters, make
+from mctslab.players import (
+    ISMCTSPlayer,
+    MCTSPlayer,
+    Player,
+    cheating_note,
+    check_hidden_information,
+    make_player,
+    search_config,
+)
+from mctslab.registry import available_games, game_parameters
 from mctslab.rng import Rng
 
-__all__ = ["app", "main"]
+# The shared pieces live in mctslab.cli_common; they are re-exported here for the code that
+# has always imported them from mctslab.cli (the web lab: app, EXIT_USER_ERROR, parse_value,
+# player_label).
+__all__ = [
+    "EXIT_INTERRUPTED",
+    "EXIT_USER_ERROR",
+    "CliError",
+    "app",
+    "check_engine",
+    "load_position",
+    "main",
+    "parse_moves",
+    "parse_pairs",
+    "parse_value",
+    "player_label",
+    "user_errors",
+]
 
-#: Exit status of a user error (the status of a usage error too).
-EXIT_USER_ERROR = 2
-#: Exit status when the human interrupts the game with Ctrl-C (128 + SIGINT).
-EXIT_INTERRUPTED = 130
-#: How the players of a game are called on the board; other games say "player 1", "player 2".
-_PLAYER_MARKS = {"tic_tac_toe": ("x", "o"), "connect_four": ("x", "o")}
 _OUTCOMES = {1: "win", 0: "draw", -1: "loss"}
-
-app = typer.Typer(
-    name="mctslab",
-    help="Monte Carlo Tree Search toolkit: play games, search and solve positions.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_show_locals=False,
-)
-
-GameArg = Annotated[
-    str, typer.Argument(help="Game name (see 'mctslab games').", show_default=False)
-]
-MovesOpt = Annotated[
-    str, typer.Option("--moves", help="Comma-separated action ids played from the start.")
-]
-ParamOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--param", "-p", help="Game parameter key=value (repeatable).", show_default=False
-    ),
-]
-SeedOpt = Annotated[int, typer.Option("--seed", help="Random seed.")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
-
-
-class CliError(MctslabError):
-    """A malformed command-line value (``--moves``, ``--param``, a search option, ``--engine``)."""
-
-
-@contextmanager
-def user_errors() -> Iterator[None]:
-    """Turn a user error (any ``ValueError``) into one ``error:`` line on stderr and exit 2."""
-    try:
-        yield
-    except ValueError as err:
-        message = " ".join(str(err).split()) or type(err).__name__
-        print(f"error: {message}", file=sys.stderr)
-        raise typer.Exit(EXIT_USER_ERROR) from None
-
-
-# Parsing -------------------------------------------------------------------------------------
-
-
-def parse_moves(text: str) -> list[int]:
-    """``"3,3,4"`` -> ``[3, 3, 4]``; an empty string is the initial position."""
-    if not text.strip():
-        return []
-    try:
-        return [int(item) for item in text.split(",")]
-    except ValueError:
-        raise CliError(
-            f"bad --moves {text!r}: write action ids separated by commas, e.g. 3,3,4"
-        ) from None
-
-
-def parse_value(raw: str) -> Any:
-    """A game parameter's value: an int, a float, true/false, none, or else the string."""
-    low = raw.strip().lower()
-    if low in ("true", "false"):
-        return low == "true"
-    if low == "none":
-        return None
-    for convert in (int, float):
-        try:
-            return convert(raw)
-        except ValueError:
-            pass
-    return raw  # e.g. nim's piles "1;3;5", which the game parses itself
-
-
-def parse_pairs(items: list[str] | None, what: str) -> dict[str, str]:
-    """``["a=1", "b=x"]`` -> ``{"a": "1", "b": "x"}`` (raw strings)."""
-    pairs: dict[str, str] = {}
-    for item in items or []:
-        key, eq, value = item.partition("=")
-        if not eq or not key.strip():
-            raise CliError(f"bad {what} {item!r}: write key=value")
-        pairs[key.strip()] = value.strip()
-    return pairs
-
-
-def load_position(name: str, params: list[str] | None, moves: str) -> tuple[Game, State]:
-    """The game ``name`` with its parameters and the state after ``moves`` (each checked)."""
-    values = {k: parse_value(v) for k, v in parse_pairs(params, "--param").items()}
-    game = make(name, **values)
-    state = game.new_initial_state()
-    for i, action in enumerate(parse_moves(moves)):
-        try:
-            state.apply_action(action)
-        except ValueError as err:
-            raise CliError(f"--moves, move {i + 1}: {err}") from None
-    return game, state
-
-
-def check_engine(engine: str) -> None:
-    if engine not in ENGINES:
-        raise CliError(f"unknown engine {engine!r}; valid engines: {', '.join(ENGINES)}")
 
 
 # Presentation --------------------------------------------------------------------------------
-
-
-def player_label(info: GameInfo, player: int) -> str:
-    """``"x"``/``"o"`` where the board draws them, else ``"player 1"``, ``"player 2"``, ..."""
-    marks = _PLAYER_MARKS.get(info.name)
-    if marks is not None and 0 <= player < len(marks):
-        return marks[player]
-    return f"player {player + 1}"
 
 
 def result_line(state: State, info: GameInfo) -> str:
@@ -293,6 +227,7 @@ def play(
     ] = 0,
     param: ParamOpt = None,
     moves: MovesOpt = "",
+    allow_cheating: AllowCheatingOpt = False,
 ) -> None:
     """Play a game in the terminal; a human types the moves' names."""
     with user_errors():
@@ -303,6 +238,11 @@ def play(
             how = "give one --player per seat" if player else "use --player once per seat"
             raise CliError(f"{info.name} has {info.num_players} players, got {len(specs)}: {how}")
         players = [make_player(spec, info, seed + i) for i, spec in enumerate(specs)]
+        seats = {player_label(info, i): spec for i, spec in enumerate(specs)}
+        cheats = check_hidden_information(g, seats.items(), allow_cheating)
+        note = cheating_note([f"{name} ({seats[name]})" for name in cheats])
+    if note:
+        print(note)
     try:
         with user_errors():
             final = play_out(state, players, info, chance_seed)
@@ -312,6 +252,8 @@ def play(
         code = EXIT_INTERRUPTED if isinstance(err, KeyboardInterrupt) else 1
         raise typer.Exit(code) from None
     print(result_line(final, info))
+    if note:
+        print(note)
 
 
 @app.command()
@@ -399,8 +341,8 @@ def solve(
     print(f"{result.nodes} nodes, {result.seconds:.3f} s")
 
 
-# The arena's, the tuning, the tree and the Bohnenspiel client's commands live in their own
-# modules and register themselves on ``app``.
+# The other commands live in their own modules and register themselves on ``app`` when
+# imported; imported after this module's commands so that ``mctslab --help`` lists these first.
 from mctslab import (  # noqa: E402, F401
     arena_cli,
     bohnenspiel_cli,

@@ -17,18 +17,33 @@ Spec strings, usable everywhere a player is named (CLI, arena)::
     ismcts:smooth=1,final=sample              # Smooth UCT, playing its average strategy
     pimc:determinizations=20,iterations=1000  # determinized UCT
     pig-hold:at=20                            # Pig's "hold at 20" strategy
+
+Every player is handed the full state, but in a game with hidden information
+(cards; ``perfect_information = False``, :func:`mctslab.infoset.is_perfect_information`)
+only some read just what their own seat may know: ``ismcts`` and ``pimc`` (through
+``information_state_string`` and ``resample_from_infostate``), ``random`` and
+``openspiel-random`` (the legal moves, which the player to move always knows) and
+``human`` (shown only its observation). ``mcts``, ``minimax``, ``openspiel-mcts``
+(OpenSpiel's MCTSBot searches the state it is given) and ``pig-hold`` read the
+whole state, the other players' cards included: they would cheat.
+:func:`reads_hidden_information` says which is which, and every place that sets
+players against each other (:func:`play_game`, the arena, ``mctslab play``,
+``tune``, ``analyze``) refuses a cheating player through
+:func:`check_hidden_information` unless cheating is allowed explicitly
+(``allow_cheating=True``, ``--allow-cheating``).
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import fields
 from typing import Any, Protocol, TextIO, runtime_checkable
 
 from mctslab.engine import ENGINES, Searcher, make_searcher
 from mctslab.errors import IllegalActionError, InvalidConfigError, InvalidSpecError
 from mctslab.game import CHANCE, GameInfo, State, sample_chance_outcome
+from mctslab.infoset import is_perfect_information
 from mctslab.ismcts import ISMCTS, PIMC, ISMCTSConfig, PIMCConfig
 from mctslab.mcts import SearchConfig, SearchResult
 from mctslab.minimax import alphabeta, solve
@@ -37,22 +52,32 @@ from mctslab.openspiel_players import make_openspiel_player
 from mctslab.rng import Rng
 
 __all__ = [
+    "KINDS",
+    "OWN_INFORMATION_KINDS",
     "HumanPlayer",
     "ISMCTSPlayer",
     "MCTSPlayer",
     "MinimaxPlayer",
     "Player",
     "RandomPlayer",
+    "cheating_note",
+    "check_hidden_information",
     "make_player",
     "parse_spec",
     "play_game",
+    "reads_hidden_information",
     "search_config",
 ]
 
 
 @runtime_checkable
 class Player(Protocol):
-    """Chooses moves. ``inform`` is told every action played, including its own."""
+    """Chooses moves. ``inform`` is told every action played, including its own.
+
+    A player of a game with hidden information may say whether it reads the other
+    players' hidden information with a boolean attribute ``reads_hidden_information``
+    (see :func:`reads_hidden_information`; without it, its ``name`` decides).
+    """
 
     name: str
 
@@ -201,15 +226,91 @@ _ALIASES = {
     "simulations": "iterations",
     "nodes": "max_nodes",
 }
-_KINDS = ("mcts", "ismcts", "pimc", "minimax", "random", "human", "pig-hold", *OPENSPIEL_KINDS)
+#: Every player kind a spec string may name.
+KINDS = ("mcts", "ismcts", "pimc", "minimax", "random", "human", "pig-hold", *OPENSPIEL_KINDS)
+
+
+#: The player kinds that choose from what their own seat may know, even when they are
+#: handed the full state of a game with hidden information (see the module docstring).
+#: Every other kind (``mcts``, ``minimax``, ``openspiel-mcts``, ``pig-hold``, and a kind
+#: added later until it is listed here) reads the full state, hidden cards included.
+OWN_INFORMATION_KINDS = frozenset({"ismcts", "pimc", "random", "openspiel-random", "human"})
+
+
+def reads_hidden_information(player: str | Player) -> bool:
+    """Whether ``player`` (a spec string or a player object) reads the full state it is
+    handed, the other players' hidden cards included, when it chooses a move.
+
+    A spec is judged by its kind (:data:`OWN_INFORMATION_KINDS`). A player object by its
+    own boolean ``reads_hidden_information`` attribute where it has one, else by its
+    ``name`` (mctslab's players are named by their kind); a player this cannot place is
+    taken to read everything.
+
+    >>> reads_hidden_information("mcts:iterations=100"), reads_hidden_information("ismcts")
+    (True, False)
+    """
+    if isinstance(player, str):
+        kind, _ = parse_spec(player)
+        return kind not in OWN_INFORMATION_KINDS
+    declared = getattr(player, "reads_hidden_information", None)
+    if isinstance(declared, bool):
+        return declared
+    return getattr(player, "name", None) not in OWN_INFORMATION_KINDS
+
+
+def _named(name: str, player: str | Player) -> str:
+    what = player if isinstance(player, str) else getattr(player, "name", type(player).__name__)
+    return name if name == what else f"{name} ({what})"
+
+
+def check_hidden_information(
+    game: object,
+    players: Iterable[tuple[str, str | Player]],
+    allow_cheating: bool = False,
+) -> tuple[str, ...]:
+    """Refuse players that would see hidden information, unless ``allow_cheating``.
+
+    ``players`` are ``(name, spec or player)`` pairs. In a game with hidden information
+    (:func:`mctslab.infoset.is_perfect_information` false) a player for which
+    :func:`reads_hidden_information` holds sees the other players' cards: it raises
+    :class:`InvalidConfigError` naming it, or with ``allow_cheating`` it is allowed.
+    Returns the names of the players allowed to cheat (empty when none reads hidden
+    information, as in every perfect-information game).
+    """
+    if is_perfect_information(game):
+        return ()
+    cheats = [(name, p) for name, p in players if reads_hidden_information(p)]
+    if cheats and not allow_cheating:
+        name = getattr(getattr(game, "info", None), "name", "this game")
+        who = ", ".join(_named(n, p) for n, p in cheats)
+        verb = "reads" if len(cheats) == 1 else "read"
+        raise InvalidConfigError(
+            f"{name} hides information and {who} {verb} the full state, the other players' "
+            "cards included; use a player that sees only its own information (ismcts:..., "
+            "pimc:..., random) or allow cheating explicitly (--allow-cheating, "
+            "allow_cheating=True)"
+        )
+    return tuple(n for n, _ in cheats)
+
+
+def cheating_note(names: Sequence[str]) -> str:
+    """The line results carry when players were allowed to cheat (``""`` when none were).
+
+    >>> cheating_note(["mcts"])
+    'cheating allowed: mcts sees hidden information'
+    """
+    if not names:
+        return ""
+    verb = "sees" if len(names) == 1 else "see"
+    return f"cheating allowed: {', '.join(names)} {verb} hidden information"
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     """Split ``"kind:key=value,..."`` into the kind and its raw options."""
     kind, _, rest = spec.strip().partition(":")
     kind = kind.strip()
-    if kind not in _KINDS:
-        raise InvalidSpecError(f"unknown player {kind!r} in {spec!r}; valid: {', '.join(_KINDS)}")
+    if kind not in KINDS:
+        raise InvalidSpecError(f"unknown player {kind!r} in {spec!r}; valid: {', '.join(KINDS)}")
     options: dict[str, str] = {}
     for item in filter(None, (p.strip() for p in rest.split(","))):
         key, eq, value = item.partition("=")
@@ -344,20 +445,26 @@ def play_game(
     players: list[Player],
     on_move: Callable[[State, int, int], None] | None = None,
     chance_seed: int = 0,
+    allow_cheating: bool = False,
 ) -> State:
     """Play ``state`` to the end with one player per seat; every player is informed.
 
     Chance outcomes (dice, deals) are drawn by their probabilities from
     ``Rng(chance_seed)``, apart from the players' own generators, and reported to
     ``on_move`` with the player :data:`~mctslab.game.CHANCE`. Players of a game
-    with hidden information are given the full state: mctslab's own players of
-    such games read it only through ``information_state_string`` and
-    ``resample_from_infostate`` (what their seat may know).
+    with hidden information are given the full state: a player that reads it all
+    (:func:`reads_hidden_information`: ``mcts``, ``minimax``, ...) would see the
+    others' cards, so it raises :class:`InvalidConfigError` before any move unless
+    ``allow_cheating``. The information-set players read it only through
+    ``information_state_string`` and ``resample_from_infostate`` (what their seat
+    may know).
     """
     if len(players) != _num_players(state, players):
         raise InvalidConfigError(
             f"the game has {_num_players(state, players)} players, got {len(players)}"
         )
+    seats = [(f"seat {i + 1}", p) for i, p in enumerate(players)]
+    check_hidden_information(getattr(state, "game", None), seats, allow_cheating)
     chance = Rng(chance_seed)
     while not state.is_terminal():
         p = state.current_player()

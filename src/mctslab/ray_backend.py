@@ -1,7 +1,7 @@
 """Tournament games on a Ray cluster: the ``ray`` backend of :func:`mctslab.arena.run_tasks`.
 
-Ray only plays games. Each :class:`~mctslab.arena.GameTask` goes to a Ray worker,
-which runs :func:`~mctslab.arena.play_task` and sends the :class:`~mctslab.store.GameRecord`
+Ray only plays games. Each :class:`~mctslab.game_task.GameTask` goes to a Ray worker,
+which runs :func:`~mctslab.game_task.play_task` and sends the :class:`~mctslab.store.GameRecord`
 back; the process that called :func:`run_tasks_ray` writes every record to its
 own results store. So the store lives on the machine running the command, the
 workers need no access to it, and a game counts once however Ray schedules it.
@@ -32,7 +32,7 @@ Failures: a game whose worker dies (killed, out of memory, node lost) is retried
 by Ray up to :data:`MAX_RETRIES` times. Retrying is safe because a task's game is
 a pure function of the task (with iteration budgets the retry plays the very same
 game) and only the record that comes back is stored. A game that still fails, or
-that raises inside :func:`~mctslab.arena.play_task` (which only happens for
+that raises inside :func:`~mctslab.game_task.play_task` (which only happens for
 faults outside the players, e.g. a game unknown to the workers), stops the run
 with :class:`RayGameError`; the games finished before it are already stored, and
 ``--resume`` plays the rest.
@@ -47,8 +47,8 @@ import socket
 from collections.abc import Generator, Sequence
 from typing import Any
 
-from mctslab.arena import GameTask, play_task
 from mctslab.errors import InvalidConfigError, MctslabError
+from mctslab.game_task import GameTask, play_task
 from mctslab.store import GameRecord
 
 __all__ = ["MAX_RETRIES", "RayGameError", "run_tasks_ray"]

@@ -2,8 +2,8 @@
 
 One file (``mctslab.db`` by default) holds any number of *runs* (a tournament, an
 SPRT, a tuning grid point, a self-play analysis). A run is identified by the
-hash of everything that decides its games (game and parameters, players and
-specs, seed, number of games, openings, time control); its games are numbered
+hash of everything that decides its games (game, parameters and rules version,
+players and specs, seed, number of games, openings, time control); its games are numbered
 *slots*, and the pair ``(run, slot)`` is unique. Each finished game is written
 and committed in its own transaction, so a run killed at any moment (SIGKILL
 included) keeps every game it finished, and ``resume`` replays only the slots
@@ -15,9 +15,15 @@ written: a file that is not an mctslab store (another SQLite database, a text
 file) is refused with :class:`NotAStoreError` and left untouched.
 
 Tables: ``meta`` (schema name and version), ``runs`` (kind, game, game version,
-parameters, configuration as JSON, its hash, seed, timestamps), ``players``
-(name and spec per run) and ``games`` (slot, seats, seed, opening, moves, returns,
-score of seat 0, termination, error, move times, time overruns, timestamps).
+parameters, configuration as JSON, its hash, seed, timestamps, and ``cheating``:
+the names of the players allowed to read hidden information, as a JSON list),
+``players`` (name and spec per run) and ``games`` (slot, seats, seed, opening,
+moves, returns, score of seat 0, termination, error, move times, time overruns,
+timestamps).
+
+Schema versions: 2 added ``runs.cheating``. A version 1 store is migrated when it
+is opened (the column is added, empty for its runs); a store of a newer version
+than this mctslab knows is refused.
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ from mctslab.errors import MctslabError
 __all__ = ["GameRecord", "NotAStoreError", "ResultStore", "RunInfo", "config_hash", "now"]
 
 SCHEMA_NAME = "mctslab-results"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 _SQLITE_HEADER = b"SQLite format 3\x00"
 
 _SCHEMA = """
@@ -51,7 +57,8 @@ CREATE TABLE IF NOT EXISTS runs (
     seed INTEGER NOT NULL,
     planned INTEGER,
     created TEXT NOT NULL,
-    finished TEXT
+    finished TEXT,
+    cheating TEXT NOT NULL DEFAULT '[]'
 );
 CREATE INDEX IF NOT EXISTS runs_hash ON runs (config_hash);
 CREATE TABLE IF NOT EXISTS players (
@@ -134,7 +141,12 @@ class GameRecord:
 
 @dataclass(frozen=True)
 class RunInfo:
-    """A run as stored: its id, kind, game and configuration."""
+    """A run as stored: its id, kind, game and configuration.
+
+    ``config`` is the run's identity as it was stored (:meth:`ResultStore.start_run`);
+    ``game_version`` the version of the game's rules its games were played by;
+    ``cheating`` the names of the players allowed to read hidden information.
+    """
 
     id: int
     kind: str
@@ -148,6 +160,13 @@ class RunInfo:
     finished: str | None
     players: dict[str, str]
     played: int
+    cheating: tuple[str, ...] = ()
+
+    @property
+    def game_params(self) -> dict[str, Any]:
+        """The game's parameters, as the run's configuration gives them."""
+        params = self.config.get("game_params") or {}
+        return dict(params) if isinstance(params, dict) else {}
 
 
 class ResultStore:
@@ -182,9 +201,24 @@ class ResultStore:
                 + f" ('schema', '{SCHEMA_NAME}'), ('version', '{SCHEMA_VERSION}');"
                 + "COMMIT;"
             )
+            self._migrate()
         except sqlite3.Error as err:
             self.conn.close()
             raise NotAStoreError(f"cannot use results store {str(self.path)!r}: {err}") from None
+
+    def _migrate(self) -> None:
+        """Bring a store of an older schema to :data:`SCHEMA_VERSION` (see the module
+        docstring), in one transaction; the version is read inside it, so two processes
+        opening the same old store migrate it once."""
+        with self._transaction():
+            row = self.conn.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+            version = int(row[0])
+            if version < 2:
+                self.conn.execute("ALTER TABLE runs ADD COLUMN cheating TEXT NOT NULL DEFAULT '[]'")
+            if version < SCHEMA_VERSION:
+                self.conn.execute(
+                    "UPDATE meta SET value = ? WHERE key = 'version'", (str(SCHEMA_VERSION),)
+                )
 
     def _check_existing(self) -> None:
         """Refuse, without writing anything, a file that is not an mctslab store."""
@@ -251,12 +285,14 @@ class ResultStore:
         seed: int,
         players: Mapping[str, str],
         planned: int | None,
+        cheating: Sequence[str] = (),
     ) -> int:
-        """Create a run and return its id."""
+        """Create a run and return its id; ``cheating`` names the players allowed to read
+        hidden information."""
         with self._transaction():
             cur = self.conn.execute(
                 "INSERT INTO runs (kind, game, game_version, config, config_hash, seed, planned,"
-                " created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                " created, cheating) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     kind,
                     game,
@@ -266,6 +302,7 @@ class ResultStore:
                     seed,
                     planned,
                     now(),
+                    json.dumps(list(cheating)),
                 ),
             )
             run_id = int(cur.lastrowid or 0)
@@ -283,6 +320,18 @@ class ResultStore:
         ).fetchone()
         return None if row is None else int(row[0])
 
+    def add_cheating(self, run_id: int, names: Sequence[str]) -> None:
+        """Record that the players ``names`` were also allowed to read hidden information
+        (a resumed run whose new games allow what its first did not)."""
+        row = self.conn.execute("SELECT cheating FROM runs WHERE id = ?", (run_id,)).fetchone()
+        known = json.loads(row[0]) if row is not None else []
+        more = [n for n in names if n not in known]
+        if more:
+            with self._transaction():
+                self.conn.execute(
+                    "UPDATE runs SET cheating = ? WHERE id = ?", (json.dumps(known + more), run_id)
+                )
+
     def finish_run(self, run_id: int) -> None:
         with self._transaction():
             self.conn.execute("UPDATE runs SET finished = ? WHERE id = ?", (now(), run_id))
@@ -292,7 +341,7 @@ class ResultStore:
         sql = (
             "SELECT r.id, r.kind, r.game, r.game_version, r.config, r.config_hash, r.seed,"
             " r.planned, r.created, r.finished, (SELECT COUNT(*) FROM games g"
-            " WHERE g.run_id = r.id) FROM runs r"
+            " WHERE g.run_id = r.id), r.cheating FROM runs r"
         )
         args: tuple[Any, ...] = ()
         if game is not None:
@@ -319,6 +368,7 @@ class ResultStore:
                     finished=row[9],
                     players=players,
                     played=row[10],
+                    cheating=tuple(json.loads(row[11])),
                 )
             )
         return out

@@ -8,7 +8,7 @@
 
 It draws the tree with :mod:`mctslab.treeview`, the serializer the web lab uses,
 so the terminal and the browser show the same tree. Registered on
-:data:`mctslab.cli.app`; a user error prints one ``error:`` line and exits 2.
+:data:`mctslab.cli_common.app`; a user error prints one ``error:`` line and exits 2.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Annotated
 import typer
 
 from mctslab import treeview
-from mctslab.cli import (
+from mctslab.cli_common import (
     CliError,
     GameArg,
     MovesOpt,

@@ -42,6 +42,9 @@ How sure we are:
 
 Everything is played by :func:`mctslab.arena.run_arena` as one run of kind
 ``"tune"`` in the results store, so ``resume`` continues an interrupted grid.
+As in the arena, a player that reads the full state (``mcts``, ``minimax``) is
+refused at a game with hidden information unless ``allow_cheating``; the result
+then names it (:attr:`TuneResult.cheating`).
 """
 
 from __future__ import annotations
@@ -241,8 +244,9 @@ class TuneConfig:
 
     ``opponent`` is a spec (every value plays ``games`` games against it) or
     ``None`` (round robin, ``games`` games per pairing). The rest is as in
-    :class:`mctslab.arena.ArenaConfig`. Players and game are checked on
-    construction, so a bad grid fails before anything is played or stored.
+    :class:`mctslab.arena.ArenaConfig` (``allow_cheating`` included). Players and
+    game are checked on construction, so a bad grid fails before anything is played
+    or stored.
     """
 
     game: str
@@ -257,6 +261,7 @@ class TuneConfig:
     openings: int = 0
     game_params: tuple[tuple[str, Any], ...] = ()
     bootstrap: int = BOOTSTRAP_SAMPLES
+    allow_cheating: bool = False
 
     def __post_init__(self) -> None:
         if not self.values:
@@ -297,6 +302,7 @@ class TuneConfig:
             seed=self.seed,
             openings=self.openings,
             workers=self.workers,
+            allow_cheating=self.allow_cheating,
         )
 
     def tasks(self) -> list[GameTask]:
@@ -324,6 +330,7 @@ class TuneConfig:
                         openings=self.openings,
                         opening_seed=derive_seed(seed, "opening"),
                         time_per_move=self.time_per_move,
+                        allow_cheating=self.allow_cheating,
                     )
                 )
         return tasks
@@ -382,7 +389,8 @@ class TuneResult:
     runner-up's, per game over the seed pairs (``None`` with one value);
     ``p_value`` the sign test's and ``significant`` whether ``p_value < 0.05``
     (see the module docstring). ``run_id`` is the run in the store;
-    ``played_now`` the games this call played (the rest were resumed).
+    ``played_now`` the games this call played (the rest were resumed); ``cheating``
+    the names of the players allowed to read hidden information.
     """
 
     config: TuneConfig
@@ -395,6 +403,7 @@ class TuneResult:
     run_id: int
     played_now: int
     ratings: Ratings | None = field(default=None, compare=False)
+    cheating: tuple[str, ...] = ()
 
     @property
     def elo_reference(self) -> str:
@@ -448,6 +457,7 @@ class TuneResult:
             "significant": self.significant,
             "verdict": self.verdict(),
             "ratings": None if self.ratings is None else self.ratings.to_dict(),
+            "cheating": list(self.cheating),
         }
 
 
@@ -569,11 +579,15 @@ def run_tune(
         on_record=on_record,
         tasks=config.tasks(),
     )
-    return _analyse(config, list(arena.records), arena.run_id, arena.played_now)
+    return _analyse(config, list(arena.records), arena.run_id, arena.played_now, arena.cheating)
 
 
 def _analyse(
-    config: TuneConfig, records: list[GameRecord], run_id: int, played_now: int
+    config: TuneConfig,
+    records: list[GameRecord],
+    run_id: int,
+    played_now: int,
+    cheating: tuple[str, ...] = (),
 ) -> TuneResult:
     names, specs = config.names(), config.specs()
     points, games = _pair_matrices(records, names, config.games)
@@ -629,6 +643,7 @@ def _analyse(
         run_id=run_id,
         played_now=played_now,
         ratings=rat,
+        cheating=cheating,
     )
 
 
@@ -647,6 +662,7 @@ def tune(
     resume: bool = False,
     game_params: Sequence[tuple[str, Any]] = (),
     on_record: Callable[[GameRecord, int, int], None] | None = None,
+    allow_cheating: bool = False,
 ) -> TuneResult:
     """Tune option ``param`` of ``base_spec`` over ``values`` (see the module docstring).
 
@@ -666,6 +682,7 @@ def tune(
         time_per_move=time_per_move,
         openings=openings,
         game_params=tuple(sorted(game_params)),
+        allow_cheating=allow_cheating,
     )
     return run_tune(config, store, resume, on_record)
 

@@ -11,7 +11,7 @@
 ``--param`` is the grid here, so game parameters are ``--game-param key=value``
 (``analyze`` also takes the usual ``--param``/``-p``). Both commands store every
 game (``--db``) and continue an interrupted run with ``--resume``. They are
-registered on :data:`mctslab.cli.app`; user errors print one ``error:`` line,
+registered on :data:`mctslab.cli_common.app`; user errors print one ``error:`` line,
 exit 2 and write nothing.
 """
 
@@ -36,8 +36,23 @@ from mctslab.analyze import (
     write_report,
 )
 from mctslab.arena import default_workers
-from mctslab.arena_cli import DbOpt, OpeningsOpt, ProgressOpt, ResumeOpt, TimeOpt, WorkersOpt
-from mctslab.cli import CliError, GameArg, JsonOpt, app, parse_pairs, parse_value, user_errors
+from mctslab.cli_common import (
+    AllowCheatingOpt,
+    CliError,
+    DbOpt,
+    GameArg,
+    JsonOpt,
+    OpeningsOpt,
+    ProgressOpt,
+    ResumeOpt,
+    TimeOpt,
+    WorkersOpt,
+    app,
+    parse_pairs,
+    parse_value,
+    user_errors,
+)
+from mctslab.players import cheating_note
 from mctslab.store import GameRecord, ResultStore
 from mctslab.tune import TuneConfig, TuneResult, format_value, parse_grid, plot_tune, run_tune
 
@@ -139,6 +154,7 @@ def tune_command(
     ] = None,
     game_param: GameParamOpt = None,
     progress: ProgressOpt = True,
+    allow_cheating: AllowCheatingOpt = False,
     json_output: JsonOpt = False,
 ) -> None:
     """Tune a numeric player option: a match per value against an opponent, or a round robin."""
@@ -161,6 +177,7 @@ def tune_command(
             time_per_move=time_per_move,
             openings=openings,
             game_params=_game_params(game_param, "--game-param"),
+            allow_cheating=allow_cheating,
         )
         with ResultStore(db) as store, _progress(f"tune {name}", not progress) as bar:
             task_id = bar.add_task("tune", total=None)
@@ -182,6 +199,10 @@ def tune_command(
         f"({result.played_now} games played now)"
         + (f"; plot written to {plot_path}" if plot_path is not None else "")
     )
+    if result.cheating:
+        specs = {e.name: e.spec for e in result.config.arena_config().players}
+        note = cheating_note([f"{n} ({specs[n]})" for n in result.cheating])
+        console.print(f"[bold]{escape(note)}[/bold]")
 
 
 # analyze ----------------------------------------------------------------------------------------
@@ -272,6 +293,7 @@ def analyze_command(
         ),
     ] = None,
     progress: ProgressOpt = True,
+    allow_cheating: AllowCheatingOpt = False,
     json_output: JsonOpt = False,
 ) -> None:
     """Playtesting report from self-play: first-player advantage, game length, branching, openings."""
@@ -287,6 +309,7 @@ def analyze_command(
             workers=workers or default_workers(),
             game_params=_game_params(param, "--param"),
             opening_plies=opening_plies,
+            allow_cheating=allow_cheating,
         )
         with ResultStore(db) as store, _progress("self-play", not progress) as bar:
             task_id = bar.add_task("analyze", total=None)
@@ -320,3 +343,5 @@ def analyze_command(
         f"run {result.run_id} in {db} ({result.played_now} games played now)"
         + (f"; wrote {', '.join(str(p) for p in written)}" if written else "")
     )
+    if result.cheating:
+        console.print(f"[bold]{escape(cheating_note(result.cheating))}[/bold]")
