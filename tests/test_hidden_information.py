@@ -234,3 +234,15 @@ def test_cli_analyze_refuses_self_play_that_sees_the_cards(tmp_path: Path) -> No
     assert "cheating allowed: mcts-iterations-20.first, mcts-iterations-20.second see" in out
     code, _, err = invoke(*args, "--player", FAIR, "--no-progress")
     assert code == 0, err
+
+
+def test_cli_exploitability_refuses_a_policy_read_from_the_full_state() -> None:
+    args = ["exploitability", "kuhn_poker", "--json"]
+    code, _, err = invoke(*args, "--player", "mcts:iterations=20")
+    assert_refused(code, err)
+    code, out, err = invoke(*args, "--player", "mcts:iterations=20", "--allow-cheating")
+    assert code == 0, err
+    assert json.loads(out)["cheating"] == ["mcts:iterations=20"]
+    code, out, err = invoke(*args, "--player", "ismcts:iterations=20")
+    assert code == 0, err
+    assert json.loads(out)["cheating"] == []
