@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import itertools
 import json
+import os
 import shutil
 import socket
 import subprocess
@@ -20,7 +21,11 @@ import anyio
 import httpx
 import pytest
 
-pytest.importorskip("fastapi")
+if os.environ.get("MCTSLAB_REQUIRE_EXTRAS"):
+    # `make test` installs every extra: a missing FastAPI fails here instead of skipping.
+    import fastapi  # noqa: F401
+else:
+    pytest.importorskip("fastapi")
 
 with warnings.catch_warnings():
     # Recent Starlette prefers the httpx2 package (and warns); httpx works with every
@@ -295,7 +300,7 @@ def test_tree_depth_top_node_and_positions(client: TestClient) -> None:
     r = client.get(f"/api/sessions/{sid}/node", params={"node": "4.4"})
     assert "move 2" in detail(r, 400)
     r = client.get(f"/api/sessions/{sid}/tree", params={"node": "x.y"})
-    assert "bad node id" in detail(r, 400)
+    assert detail(r, 422).startswith("query.node: String should match pattern")
 
 
 def test_exports(client: TestClient) -> None:
@@ -322,7 +327,9 @@ def test_exports(client: TestClient) -> None:
 
 def test_user_errors_are_one_line_4xx(client: TestClient) -> None:
     post = client.post
-    assert "unknown game 'chess'" in detail(post("/api/sessions", json={"game": "chess"}), 400)
+    # Not a game of the schema's: 422, naming the games.
+    r = post("/api/sessions", json={"game": "chess"})
+    assert "unknown game 'chess'" in detail(r, 422) and "tic_tac_toe" in detail(r, 422)
     r = post("/api/sessions", json={"game": TTT, "params": {"size": 4}})
     assert "unknown parameter 'size'" in detail(r, 400)
     r = post("/api/sessions", json={"game": "nim", "params": {"piles": "1;x"}})
@@ -338,9 +345,12 @@ def test_user_errors_are_one_line_4xx(client: TestClient) -> None:
             {"pile": p, "take": t, "action": p + 2 * (t - 1)} for t in (1, 2) for p in (0, 1)
         ],
     }
-    assert "c must be" in detail(
-        post("/api/sessions", json={"game": TTT, "config": {"c": -1}}), 400
-    )
+    r = post("/api/sessions", json={"game": TTT, "config": {"c": -1}})
+    assert detail(r, 422) == "config.c: Input should be greater than or equal to 0"
+    r = post("/api/sessions", json={"game": TTT, "config": {"seed": True}})
+    assert detail(r, 422) == "config.seed: Input should be a valid integer"
+    r = post("/api/sessions", json={"game": TTT, "config": {"seed": 3.0}})
+    assert r.status_code == 201 and r.json()["config"]["seed"] == 3  # JSON Schema's integer
     r = post("/api/sessions", json={"game": TTT, "config": {"expansion": "some"}})
     assert detail(r, 422).startswith("config.expansion:")
     r = post("/api/sessions", json={"game": TTT, "config": {"depth": 3}})
@@ -417,15 +427,14 @@ def test_a_second_search_on_a_busy_session_is_409_and_cancel_stops_it() -> None:
         out: dict[str, Any] = {}
 
         def think() -> None:
-            start = time.perf_counter()
-            out["response"] = client.post(f"/api/sessions/{sid}/ai", json={"time": 8})
-            out["seconds"] = time.perf_counter() - start
+            out["response"] = client.post(f"/api/sessions/{sid}/ai", json={"time": 10})
 
         thread = threading.Thread(target=think)
         thread.start()
-        deadline = time.monotonic() + 5
+        # Generous bounds, for a loaded machine: they catch a hang, not a slow start.
+        deadline = time.monotonic() + 60
         while not client.get(f"/api/sessions/{sid}").json()["busy"]:
-            assert time.monotonic() < deadline
+            assert time.monotonic() < deadline and thread.is_alive()
             time.sleep(0.005)
         assert client.get("/api/health").status_code == 200  # the server still answers
         for path, body in (("iterations", {"k": 5}), ("step", None), ("play", {"action": 0})):
@@ -434,8 +443,11 @@ def test_a_second_search_on_a_busy_session_is_409_and_cancel_stops_it() -> None:
         # Reading the tree while it grows is fine: it waits for the current chunk.
         assert client.get(f"/api/sessions/{sid}/tree", params={"depth": 1}).status_code == 200
         assert client.post(f"/api/sessions/{sid}/cancel").json() == {"cancelled": True}
-        thread.join(timeout=5)
-        assert out["seconds"] < 4
+        thread.join(timeout=120)
+        assert not thread.is_alive()
+        # What shows the cancel stopped the search is the answer, not the clock: a search
+        # that ran its 10 s (of search time, which a loaded machine stretches) plays a move
+        # (200); a cancelled one plays none (409).
         assert "cancelled" in detail(out["response"], 409)
         view = client.get(f"/api/sessions/{sid}").json()
         assert not view["busy"] and view["state"]["actions"] == []  # no move was played
@@ -550,7 +562,7 @@ def test_serve_prints_its_address_and_answers() -> None:
         assert server.stdout is not None
         line = server.stdout.readline()
         assert line.startswith(f"mctslab web lab: http://127.0.0.1:{port}/")
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 120  # a hang, not a slow start on a loaded machine
         while True:
             try:
                 r = httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=1)
@@ -592,8 +604,8 @@ def test_pig_sessions_roll_the_dice_from_the_session_seed(client: TestClient) ->
 def test_hidden_information_games_are_refused_and_not_listed(client: TestClient) -> None:
     names = {g["name"] for g in client.get("/api/games").json()}
     assert "pig" in names and "kuhn_poker" not in names and "knockout_whist" not in names
-    for name in ("kuhn_poker", "knockout_whist"):
-        message = detail(client.post("/api/sessions", json={"game": name}), 400)
+    for name in ("kuhn_poker", "knockout_whist"):  # not in the schema's names: 422
+        message = detail(client.post("/api/sessions", json={"game": name}), 422)
         assert "hides information" in message and "mctslab play" in message
     r = client.post("/api/move", json={"game": "kuhn_poker", "actions": [0, 1]})
-    assert "hides information" in detail(r, 400)
+    assert "hides information" in detail(r, 422)

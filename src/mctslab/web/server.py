@@ -16,6 +16,15 @@ Every request is bounded by the caps of :class:`Settings`; a request beyond one
 gets a 4xx whose ``detail`` names the cap. User errors (unknown game or option,
 illegal move, malformed JSON) are 4xx with a one-line ``detail``, never a 500.
 
+The OpenAPI schema is exact (``tests/test_web_schema.py`` fuzzes the app against it
+with schemathesis): every error is :class:`ErrorOut` (``{"detail": one line}``), each
+route lists every status it can send, and what the schema accepts the server
+accepts. 422 means the request does not match the schema (types, enums, patterns,
+the game names of ``GET /api/games``, and the budget caps of :class:`Settings`,
+which :func:`create_app` writes into the schema as maxima); 400 means it matches
+but the game refuses it (a bad game parameter, an illegal move, a position after
+the end, a node not in the tree), which no schema can tell in advance.
+
 Endpoints (``/docs`` and ``/openapi.json`` describe them in full):
 
 - ``GET /api/health``, ``GET /api/games``;
@@ -30,6 +39,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import math
+import re
 import secrets
 import sys
 import threading
@@ -38,15 +48,19 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 import anyio
 import anyio.to_thread
 from fastapi import FastAPI, HTTPException, Query, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic_core import PydanticCustomError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 import mctslab
 from mctslab import treeview
@@ -61,7 +75,7 @@ from mctslab.rng import Rng
 from mctslab.trace import traced_iteration, tree_at, tree_size
 from mctslab.web.render import render
 
-__all__ = ["Settings", "create_app", "release", "run_chunks", "tune_process"]
+__all__ = ["ErrorOut", "Settings", "create_app", "release", "run_chunks", "tune_process"]
 
 STATIC = Path(__file__).parent / "static"
 
@@ -109,11 +123,67 @@ class Settings:
 
 # Request and response models ----------------------------------------------------------------
 
+#: A node id: the actions from the root, dot-separated ("4.0.8"); "" is the root.
+NODE_ID = r"^([0-9]+(\.[0-9]+)*)?$"
+#: An OpenSpiel game, optionally with parameters: openspiel:go(board_size=9).
+OPENSPIEL_GAME = r"^openspiel:[a-z0-9_]+(\(.*\))?$"
+#: Iterations per AI move unless the configuration says otherwise (or max_iterations is less).
+DEFAULT_ITERATIONS = 1000
+
+
+def _integer(value: Any) -> Any:
+    """An integer as JSON Schema has it: 3, or 3.0 (a number without a fraction); not `true`
+    or "3", which pydantic's lax mode would take."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise PydanticCustomError("int_type", "Input should be a valid integer")
+    return value
+
+
+#: The integers of request bodies (with the models' ``strict``, which refuses floats).
+JsonInt = Annotated[int, BeforeValidator(_integer)]
+# Bounds before the validator, on the int itself: elsewhere pydantic checks them apart and
+# writes "ge" into the schema, which is no JSON Schema keyword, instead of "minimum".
+PositiveInt = Annotated[int, Field(ge=1), BeforeValidator(_integer)]
+NaturalInt = Annotated[int, Field(ge=0), BeforeValidator(_integer)]
+
+# Request bodies take exactly what their schema says: no unknown field, no `true` for 1
+# or "3" for 3 (strict), no NaN or infinity (not JSON, though Python's parser reads them).
+REQUEST = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+
+
+class ErrorOut(BaseModel):
+    """Every error the API sends: one line that names the problem (the field, the cap,
+    the legal moves)."""
+
+    detail: str = Field(description="What was wrong, in one line.")
+
+
+# What each error status means, for the schema's per-route `responses`.
+_ERRORS: dict[int, str] = {
+    400: "Well formed, but refused by the game: a bad game parameter or configuration for "
+    "this game, an illegal move, a position after the end, a node not in the tree.",
+    404: "No such session: it never existed, was deleted, or expired.",
+    409: "A search is running on the session (or the AI's search was cancelled: no move).",
+    413: "Over a size cap: the session's tree (max_nodes) or the view (max_view_nodes, "
+    "max_svg_nodes).",
+    422: "The request does not match this schema (a type, a range, an unknown field or "
+    "game, malformed JSON) or a budget is over its cap (max_iterations, max_time).",
+    429: "Too many sessions (max_sessions).",
+    503: "SVG export needs Graphviz.",
+}
+
+
+def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """The ``responses`` of a route that sends the error statuses ``codes``."""
+    return {code: {"model": ErrorOut, "description": _ERRORS[code]} for code in codes}
+
 
 class EngineConfig(BaseModel):
     """A search configuration (the fields of :class:`mctslab.SearchConfig` the lab offers)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = REQUEST
 
     engine: Literal["reference", "compiled", "auto"] | None = Field(
         default=None,
@@ -122,7 +192,7 @@ class EngineConfig(BaseModel):
         "rule kernels).",
     )
     c: float = Field(
-        default=math.sqrt(2.0), description="UCT exploration constant on rewards in [0, 1]."
+        default=math.sqrt(2.0), ge=0, description="UCT exploration constant on rewards in [0, 1]."
     )
     expansion: Literal["one", "all"] = "one"
     simulation: Literal["random", "heavy", "cutoff"] = "random"
@@ -130,26 +200,29 @@ class EngineConfig(BaseModel):
         default="robust", description="Final-move rule."
     )
     solver: bool = Field(default=False, description="MCTS-Solver (two-player zero-sum games).")
-    cutoff_depth: int = Field(default=8, description="Plies of a 'cutoff' playout.")
-    seed: int = 0
-    iterations: int | None = Field(
-        default=1000, description="Iterations per AI move (null: none; a time alone replaces it)."
+    cutoff_depth: NaturalInt = Field(default=8, description="Plies of a 'cutoff' playout.")
+    seed: JsonInt = 0
+    iterations: PositiveInt | None = Field(
+        default=DEFAULT_ITERATIONS,
+        description="Iterations per AI move (null: none; a time alone replaces it). The "
+        "default is the server's max_iterations where that is smaller.",
     )
     time: float | None = Field(
-        default=None, description="Seconds per AI move (null: no time budget)."
+        default=None, gt=0, description="Seconds per AI move (null: no time budget)."
     )
 
 
 class SessionIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = REQUEST
 
-    game: str = Field(description="A name from GET /api/games (or openspiel:NAME).")
+    # The schema's enum of names is written by create_app (the names of GET /api/games).
+    game: str = Field(description="A name from GET /api/games, or openspiel:NAME.")
     params: dict[str, Any] = Field(default_factory=dict, description="Game parameters.")
     config: EngineConfig = Field(default_factory=lambda: EngineConfig())
-    human_player: int | None = Field(
-        default=None, ge=0, description="The player the human plays (0 moves first); null: none."
+    human_player: NaturalInt | None = Field(
+        default=None, description="The player the human plays (0 moves first); null: none."
     )
-    actions: list[int] = Field(default_factory=list, description="Moves played from the start.")
+    actions: list[JsonInt] = Field(default_factory=list, description="Moves played from the start.")
 
 
 class LegalMove(BaseModel):
@@ -207,22 +280,22 @@ class SessionView(BaseModel):
 
 
 class PlayIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = REQUEST
 
-    action: int | str = Field(description="An action id, or a move's name (e.g. 'b2').")
+    action: JsonInt | str = Field(description="An action id, or a move's name (e.g. 'b2').")
 
 
 class BudgetIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = REQUEST
 
-    iterations: int | None = Field(default=None, ge=1)
+    iterations: PositiveInt | None = None
     time: float | None = Field(default=None, gt=0)
 
 
 class IterationsIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = REQUEST
 
-    k: int = Field(ge=1, description="Iterations to run at the current position.")
+    k: PositiveInt = Field(description="Iterations to run at the current position.")
 
 
 class IterationsOut(BaseModel):
@@ -234,13 +307,13 @@ class IterationsOut(BaseModel):
 
 
 class MoveIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = REQUEST
 
-    game: str
+    game: str = Field(description="A name from GET /api/games, or openspiel:NAME.")
     params: dict[str, Any] = Field(default_factory=dict)
-    actions: list[int] = Field(default_factory=list, description="Moves played from the start.")
+    actions: list[JsonInt] = Field(default_factory=list, description="Moves played from the start.")
     config: EngineConfig = Field(default_factory=lambda: EngineConfig())
-    iterations: int | None = Field(default=None, ge=1, description="Overrides config.iterations.")
+    iterations: PositiveInt | None = Field(default=None, description="Overrides config.iterations.")
     time: float | None = Field(default=None, gt=0, description="Overrides config.time.")
 
 
@@ -677,14 +750,22 @@ def _game_params(params: dict[str, Any]) -> dict[str, Any]:
     return {k: parse_value(v) if isinstance(v, str) else v for k, v in params.items()}
 
 
+def _lab_games() -> list[str]:
+    """The registered games the lab plays: those of perfect information."""
+    return [name for name in available_games() if is_perfect_information(make(name))]
+
+
+def _hides_information(name: str) -> str:
+    return (
+        f"{name} hides information (cards), which the lab's tree would show: play it in the "
+        f"terminal, e.g. mctslab play {name} --player human --player ismcts:iterations=1000"
+    )
+
+
 def _position(name: str, params: dict[str, Any], actions: list[int]) -> tuple[Game, State]:
     game = make(name, **_game_params(params))
-    if not is_perfect_information(game):
-        raise InvalidConfigError(
-            f"{name} hides information (cards), which the lab's tree would show: play it "
-            "in the terminal, e.g. mctslab play "
-            f"{name} --player human --player ismcts:iterations=1000"
-        )
+    if not is_perfect_information(game):  # an OpenSpiel game (the schema names the others)
+        raise InvalidConfigError(_hides_information(name))
     state = game.new_initial_state()
     for i, action in enumerate(actions):
         try:
@@ -695,12 +776,14 @@ def _position(name: str, params: dict[str, Any], actions: list[int]) -> tuple[Ga
 
 
 def _search_config(
-    config: EngineConfig, iterations: int | None, time_: float | None
+    config: EngineConfig, iterations: int | None, time_: float | None, max_iterations: int
 ) -> SearchConfig:
-    """The :class:`SearchConfig` of ``config``, with a request's budget if it gives one."""
+    """The :class:`SearchConfig` of ``config``, with a request's budget if it gives one.
+
+    The default iterations are capped by ``max_iterations`` (the schema says so)."""
     its, secs = config.iterations, config.time
-    if "time" in config.model_fields_set and "iterations" not in config.model_fields_set:
-        its = None  # a time budget alone replaces the default iterations
+    if "iterations" not in config.model_fields_set:
+        its = None if "time" in config.model_fields_set else min(DEFAULT_ITERATIONS, max_iterations)
     if iterations is not None or time_ is not None:
         its, secs = iterations, time_
     return SearchConfig(
@@ -720,6 +803,54 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+# The request fields the caps of Settings bound: (schema component, field) -> cap.
+_CAPPED_FIELDS = {
+    ("EngineConfig", "iterations"): "max_iterations",
+    ("EngineConfig", "time"): "max_time",
+    ("MoveIn", "iterations"): "max_iterations",
+    ("MoveIn", "time"): "max_time",
+    ("BudgetIn", "iterations"): "max_iterations",
+    ("BudgetIn", "time"): "max_time",
+    ("IterationsIn", "k"): "max_iterations",
+}
+
+
+def _make_exact(schema: dict[str, Any], settings: Settings, games: list[str]) -> None:
+    """Complete FastAPI's schema (in place) with what only the app knows.
+
+    - FastAPI adds a 422 of its own model (an array of errors) to every route that has
+      a parameter. The server sends :class:`ErrorOut` instead, and the routes that can
+      send a 422 say so themselves: the added ones are dropped (a path parameter alone
+      cannot be invalid).
+    - The caps of ``settings`` become the maxima of the budget fields (the server
+      checks them itself, with a ``detail`` that names the cap).
+    - A game is a name of ``games`` (``GET /api/games``) or ``openspiel:NAME``.
+    """
+    components = schema["components"]["schemas"]
+    for operations in schema["paths"].values():
+        for operation in operations.values():
+            added = operation["responses"].get("422", {})
+            ref = added.get("content", {}).get("application/json", {}).get("schema", {})
+            if ref.get("$ref", "").endswith("/HTTPValidationError"):
+                del operation["responses"]["422"]
+    components.pop("HTTPValidationError", None)
+    components.pop("ValidationError", None)
+    iterations = components["EngineConfig"]["properties"]["iterations"]
+    iterations["default"] = min(DEFAULT_ITERATIONS, settings.max_iterations)
+    for (model, field), cap in _CAPPED_FIELDS.items():
+        prop = components[model]["properties"][field]
+        for branch in prop.get("anyOf", [prop]):
+            if branch.get("type") in ("integer", "number"):
+                branch["maximum"] = getattr(settings, cap)
+    for model in ("SessionIn", "MoveIn"):
+        prop = components[model]["properties"]["game"]
+        del prop["type"]
+        prop["anyOf"] = [
+            {"type": "string", "enum": games},
+            {"type": "string", "pattern": OPENSPIEL_GAME},
+        ]
+
+
 # The application ----------------------------------------------------------------------------
 
 
@@ -727,6 +858,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     """The web lab's FastAPI application (serve it with uvicorn: ``mctslab serve``)."""
     settings = settings or Settings()
     sessions: dict[str, Session] = {}
+    lab_games = _lab_games()  # the games the schema names, and GET /api/games lists
     games_cache: list[GameOut] = []
 
     def sweep() -> None:
@@ -757,9 +889,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         version=mctslab.__version__,
         description="Play against MCTS and watch its tree grow: sessions, step-by-step "
         "iterations, tree views and exports, and a stateless bot endpoint (POST /api/move). "
-        "Errors are JSON {'detail': one line}.",
+        "Errors are JSON {'detail': one line} (ErrorOut); each route lists the statuses it "
+        "sends: 400 refused by the game, 404 no such session, 409 busy, 413 over a size cap, "
+        "422 not what this schema accepts (or over a budget cap), 429 too many sessions.",
         lifespan=lifespan,
     )
+    default_openapi = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            _make_exact(default_openapi(), settings, lab_games)  # caches it in app.openapi_schema
+        return app.openapi_schema or {}
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
     # Errors: one line, 4xx for anything the user did. ----------------------------------
 
@@ -779,6 +921,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if len(errors) > 1:
             message += f" (and {len(errors) - 1} more)"
         return JSONResponse({"detail": _one_line(message)}, status_code=422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        if exc.status_code == 405:
+            # Starlette's Allow names the methods of the first route on the path; a path
+            # with two routes (GET and DELETE /api/sessions/{sid}) has the methods of both.
+            # Asked with no method, every route on the path matches in part (not NONE).
+            methods: set[str] = set()
+            for route in app.router.routes:
+                match, _ = route.matches({**request.scope, "method": ""})
+                if match is not Match.NONE:
+                    methods |= getattr(route, "methods", None) or set()
+            headers = {**(exc.headers or {}), "Allow": ", ".join(sorted(methods))}
+            exc = StarletteHTTPException(405, exc.detail, headers=headers)
+        return await http_exception_handler(request, exc)
 
     @app.exception_handler(treeview.GraphvizNotFoundError)
     async def no_graphviz(request: Request, exc: treeview.GraphvizNotFoundError) -> JSONResponse:
@@ -804,6 +961,24 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             )
         session.touch()
         return session
+
+    def check_game(name: str) -> None:
+        """422 for a game the schema does not name (neither in GET /api/games nor
+        openspiel:NAME)."""
+        if name in lab_games or re.fullmatch(OPENSPIEL_GAME, name):
+            return
+        if name in available_games():
+            raise HTTPException(422, f"game: {_hides_information(name)}")
+        raise HTTPException(
+            422,
+            f"game: unknown game {name!r}; the lab's games: {', '.join(lab_games)} "
+            "(and OpenSpiel's as openspiel:NAME)",
+        )
+
+    def explicit_budget(config: EngineConfig) -> tuple[int | None, float | None]:
+        """The budget ``config`` asks for (its default iterations are within the cap)."""
+        given = config.model_fields_set
+        return config.iterations if "iterations" in given else None, config.time
 
     def check_budget(iterations: int | None, seconds: float | None) -> None:
         if iterations is not None and iterations > settings.max_iterations:
@@ -975,10 +1150,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         """The registered games the lab shows (those of perfect information), their
         parameters (with defaults) and board kind."""
         if not games_cache:
-            for name in available_games():
+            for name in lab_games:  # card games are played in the terminal (mctslab play)
                 game = make(name)
-                if not is_perfect_information(game):
-                    continue  # card games: played in the terminal (mctslab play)
                 params = {
                     k: list(v) if isinstance(v, tuple) else v
                     for k, v in game_parameters(name).items()
@@ -996,18 +1169,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 )
         return games_cache
 
-    @app.post("/api/move", response_model=MoveOut, tags=["service"])
+    @app.post("/api/move", response_model=MoveOut, tags=["service"], responses=_errors(400, 422))
     async def move(body: MoveIn) -> MoveOut:
         """A bot service: the position (game, parameters, moves so far), a configuration
         and a budget in; the chosen move and the root statistics out. Stateless: each
         call searches a fresh tree; with an iteration budget the result is that of
         ``mctslab.search(state, config, engine=...)`` with the same seed (the search
         runs in chunks, taking turns with the sessions' searches)."""
+        check_game(body.game)
+        check_budget(*explicit_budget(body.config))  # even where overridden
+        check_budget(body.iterations, body.time)
         _, state = _position(body.game, body.params, body.actions)
         if state.is_terminal():
             raise HTTPException(400, "the game is over at this position: no move to choose")
-        config = _search_config(body.config, body.iterations, body.time)
-        check_budget(config.iterations, config.time)
+        config = _search_config(body.config, body.iterations, body.time, settings.max_iterations)
         config = replace(config, max_nodes=settings.max_nodes)
         engine = body.config.engine or "auto"
         searcher = make_searcher(config, state, engine)
@@ -1032,10 +1207,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     # Sessions. ---------------------------------------------------------------------------
 
-    @app.post("/api/sessions", response_model=SessionView, status_code=201, tags=["sessions"])
+    @app.post(
+        "/api/sessions",
+        response_model=SessionView,
+        status_code=201,
+        tags=["sessions"],
+        responses=_errors(400, 422, 429),
+    )
     async def create_session(body: SessionIn) -> SessionView:
         """A new session: a game from its start (or after ``actions``), the configuration
         of the AI's moves, and which player the human plays."""
+        check_game(body.game)
+        check_budget(*explicit_budget(body.config))
         sweep()
         if len(sessions) >= settings.max_sessions:
             raise HTTPException(
@@ -1051,8 +1234,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 f"human_player must be a player of {body.game} (0 to "
                 f"{game.info.num_players - 1}) or null, got {body.human_player}",
             )
-        config = _search_config(body.config, None, None)
-        check_budget(config.iterations, config.time)
+        config = _search_config(body.config, None, None, settings.max_iterations)
         config = replace(config, max_nodes=settings.max_nodes)
         wanted = body.config.engine or "reference"
         engine = (
@@ -1069,12 +1251,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         sessions[sid] = session
         return session.view()
 
-    @app.get("/api/sessions/{sid}", response_model=SessionView, tags=["sessions"])
+    @app.get(
+        "/api/sessions/{sid}", response_model=SessionView, tags=["sessions"], responses=_errors(404)
+    )
     async def session_view(sid: str) -> SessionView:
         """The session: position, legal moves, drawing, tree size, last AI move, busy."""
         return get(sid).view()
 
-    @app.delete("/api/sessions/{sid}", status_code=204, tags=["sessions"])
+    @app.delete("/api/sessions/{sid}", status_code=204, tags=["sessions"], responses=_errors(404))
     async def delete_session(sid: str) -> Response:
         """Drop the session (a running search is cancelled)."""
         session = get(sid)
@@ -1082,7 +1266,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         session.close()
         return Response(status_code=204)
 
-    @app.post("/api/sessions/{sid}/play", response_model=SessionView, tags=["sessions"])
+    @app.post(
+        "/api/sessions/{sid}/play",
+        response_model=SessionView,
+        tags=["sessions"],
+        responses=_errors(400, 404, 409, 422),
+    )
     async def play(sid: str, body: PlayIn) -> SessionView:
         """Play a move (an action id or its name); 400 naming the legal moves if illegal."""
         session = get(sid)
@@ -1096,18 +1285,23 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await reroot(session)
         return session.view()
 
-    @app.post("/api/sessions/{sid}/ai", response_model=SessionView, tags=["sessions"])
+    @app.post(
+        "/api/sessions/{sid}/ai",
+        response_model=SessionView,
+        tags=["sessions"],
+        responses=_errors(400, 404, 409, 422),
+    )
     async def ai(sid: str, body: BudgetIn | None = None) -> SessionView:
         """The AI moves: a search with the session's configuration (or this request's
         budget) on the kept tree, then its move is played. Cancelled: 409, no move."""
         session = get(sid)
+        budget = body or BudgetIn()
+        check_budget(budget.iterations, budget.time)  # the session's own were checked
         with exclusive(session):
             not_over(session)
-            budget = body or BudgetIn()
             config = session.config
             if budget.iterations is not None or budget.time is not None:
                 config = replace(config, iterations=budget.iterations, time=budget.time)
-            check_budget(config.iterations, config.time)
             searcher: Searcher = session.mcts if session.fast is None else session.fast
             state = session.state.clone()
             run = await run_chunks(
@@ -1129,13 +1323,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await reroot(session)
         return session.view()
 
-    @app.post("/api/sessions/{sid}/iterations", response_model=IterationsOut, tags=["sessions"])
+    @app.post(
+        "/api/sessions/{sid}/iterations",
+        response_model=IterationsOut,
+        tags=["sessions"],
+        responses=_errors(400, 404, 409, 413, 422),
+    )
     async def iterations(sid: str, body: IterationsIn) -> IterationsOut:
         """Run ``k`` iterations on the session's tree at the current position (no move)."""
         session = get(sid)
+        check_budget(body.k, None)
         with exclusive(session):
             not_over(session)
-            check_budget(body.k, None)
             node_cap_reached(session)
             nodes, _ = tree_size(session.mcts)
             if session.config.expansion == "one" and nodes + body.k > settings.max_nodes:
@@ -1164,7 +1363,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             stopped_by=run.stopped_by,
         )
 
-    @app.post("/api/sessions/{sid}/step", response_model=TraceOut, tags=["sessions"])
+    @app.post(
+        "/api/sessions/{sid}/step",
+        response_model=TraceOut,
+        tags=["sessions"],
+        responses=_errors(400, 404, 409, 413),
+    )
     async def step(sid: str) -> dict[str, Any]:
         """Run one iteration on the session's tree and report its four phases."""
         session = get(sid)
@@ -1179,7 +1383,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
             return await in_thread(work)
 
-    @app.post("/api/sessions/{sid}/reset", response_model=SessionView, tags=["sessions"])
+    @app.post(
+        "/api/sessions/{sid}/reset",
+        response_model=SessionView,
+        tags=["sessions"],
+        responses=_errors(404, 409),
+    )
     async def reset(sid: str) -> SessionView:
         """Back to the starting position with a fresh tree and generator (same seed)."""
         session = get(sid)
@@ -1187,7 +1396,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             session.restart()  # a fresh tree: quick
         return session.view()
 
-    @app.post("/api/sessions/{sid}/cancel", response_model=CancelOut, tags=["sessions"])
+    @app.post(
+        "/api/sessions/{sid}/cancel",
+        response_model=CancelOut,
+        tags=["sessions"],
+        responses=_errors(404),
+    )
     async def cancel(sid: str) -> CancelOut:
         """Cancel the session's running search (it stops within ``chunk_seconds``)."""
         session = get(sid)
@@ -1196,10 +1410,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             session.cancel.set()
         return CancelOut(cancelled=running)
 
-    @app.get("/api/sessions/{sid}/tree", response_model=TreeNodeOut, tags=["sessions"])
+    @app.get(
+        "/api/sessions/{sid}/tree",
+        response_model=TreeNodeOut,
+        tags=["sessions"],
+        responses=_errors(400, 404, 413, 422),
+    )
     async def tree(
         sid: str,
-        node: str = Query("", description="Start at this node id (e.g. 4.0); '' the root."),
+        node: str = Query(
+            "", pattern=NODE_ID, description="Start at this node id (e.g. 4.0); '' the root."
+        ),
         depth: int | None = Query(None, ge=0, description="Levels below the node (default: all)."),
         top: int | None = Query(None, ge=1, description="Most visited children kept per node."),
     ) -> dict[str, Any]:
@@ -1208,9 +1429,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         view = await in_thread(build_view(session, node, depth, top, settings.max_view_nodes))
         return treeview.to_json(view)
 
-    @app.get("/api/sessions/{sid}/node", response_model=NodeOut, tags=["sessions"])
+    @app.get(
+        "/api/sessions/{sid}/node",
+        response_model=NodeOut,
+        tags=["sessions"],
+        responses=_errors(400, 404, 422),
+    )
     async def node_position(
-        sid: str, node: str = Query("", description="A node id: moves from the root, 4.0.8")
+        sid: str,
+        node: str = Query("", pattern=NODE_ID, description="A node id: moves from the root, 4.0.8"),
     ) -> NodeOut:
         """The position of a node of the tree (any legal path of moves from the root)."""
         session = get(sid)
@@ -1234,12 +1461,29 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         "/api/sessions/{sid}/export",
         tags=["sessions"],
         response_class=Response,
-        responses={200: {"content": {"text/plain": {}, "image/svg+xml": {}}}},
+        responses={
+            200: {
+                "description": "The tree in the format asked for, as an attachment.",
+                "content": {
+                    "application/json": {"schema": {"$ref": "#/components/schemas/TreeNodeOut"}},
+                    "text/vnd.graphviz": {"schema": {"type": "string"}},
+                    "image/svg+xml": {"schema": {"type": "string"}},
+                    "text/plain": {"schema": {"type": "string"}},
+                },
+                "headers": {
+                    "Content-Disposition": {
+                        "description": 'attachment; filename="mcts-tree.<json|dot|svg|txt>"',
+                        "schema": {"type": "string"},
+                    }
+                },
+            },
+            **_errors(400, 404, 413, 422, 503),
+        },
     )
     async def export(
         sid: str,
         format: Literal["json", "dot", "svg", "text"] = Query("json"),
-        node: str = Query(""),
+        node: str = Query("", pattern=NODE_ID),
         depth: int | None = Query(None, ge=0),
         top: int | None = Query(None, ge=1),
     ) -> Response:
