@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from mctslab.cli import EXIT_USER_ERROR, app
+from mctslab.cli_common import EXIT_USER_ERROR, app
 
 __all__ = ["serve"]
 

@@ -64,7 +64,7 @@ from starlette.routing import Match
 
 import mctslab
 from mctslab import treeview
-from mctslab.cli import parse_value, player_label
+from mctslab.cli_common import parse_value, player_label
 from mctslab.engine import Searcher, has_kernels, make_searcher
 from mctslab.errors import InvalidConfigError
 from mctslab.game import CHANCE, Game, State, sample_chance_outcome
