@@ -127,9 +127,13 @@ def test_registered_under_pig() -> None:
     [
         ({"players": 1}, r"players must be an integer \[2, 10\]"),
         ({"players": 11}, r"\[2, 10\]"),
-        ({"target": 0}, r"target must be an integer >= 1"),
-        ({"dice": 1}, r"dice must be an integer >= 2"),
-        ({"horizon": 0}, r"horizon must be an integer >= 1"),
+        ({"target": 0}, r"target must be an integer \[1, 1000\]"),
+        ({"dice": 1}, r"dice must be an integer \[2, 100\]"),
+        ({"horizon": 0}, r"horizon must be an integer \[1, 10000\]"),
+        # Bounded above: a billion faces or plies would hang a search (found by fuzzing).
+        ({"target": 1001}, r"target must be an integer \[1, 1000\]"),
+        ({"dice": 1_000_000_000}, r"dice must be an integer \[2, 100\]"),
+        ({"horizon": 10_001}, r"horizon must be an integer \[1, 10000\]"),
         ({"players": True}, "players"),
         ({"target": 2.5}, "target"),
     ],

@@ -67,6 +67,9 @@ STOP = 1
 
 _ACTION_NAMES = ("roll", "stop")
 
+#: The largest parameters a Pig game takes.
+MAX_TARGET, MAX_DICE, MAX_HORIZON = 1000, 100, 10_000
+
 
 def _check_int(name: str, value: object, lo: int, hi: int | None) -> int:
     if (
@@ -83,9 +86,9 @@ def _check_int(name: str, value: object, lo: int, hi: int | None) -> int:
 class Pig:
     """The game of Pig: its parameters, static facts (``info``) and initial states.
 
-    ``players`` in ``[2, 10]``, ``target`` (OpenSpiel's ``winscore``) ``>= 1``,
-    ``dice`` (OpenSpiel's ``diceoutcomes``) ``>= 2`` faces, ``horizon`` ``>= 1``
-    player decisions; anything else raises :class:`InvalidConfigError`.
+    ``players`` in ``[2, 10]``, ``target`` (OpenSpiel's ``winscore``) in ``[1, 1000]``,
+    ``dice`` (OpenSpiel's ``diceoutcomes``) in ``[2, 100]`` faces, ``horizon`` in
+    ``[1, 10000]`` player decisions; anything else raises :class:`InvalidConfigError`.
     """
 
     #: The die is rolled by chance nodes (mctslab.game.has_chance_nodes).
@@ -95,9 +98,12 @@ class Pig:
         self, players: int = 2, target: int = 100, dice: int = 6, horizon: int = 1000
     ) -> None:
         self.players = _check_int("players", players, 2, 10)
-        self.target = _check_int("target", target, 1, None)
-        self.dice = _check_int("dice", dice, 2, None)
-        self.horizon = _check_int("horizon", horizon, 1, None)
+        # Upper bounds keep a game's tables and playouts small: the observation tensor
+        # has target + 1 columns, a die has dice outcomes, and a game lasts up to
+        # 2 * horizon plies (a playout of a billion plies would never end).
+        self.target = _check_int("target", target, 1, MAX_TARGET)
+        self.dice = _check_int("dice", dice, 2, MAX_DICE)
+        self.horizon = _check_int("horizon", horizon, 1, MAX_HORIZON)
         self.info = GameInfo(
             name="pig",
             version=1,
