@@ -31,10 +31,9 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
-import numpy.typing as npt
 from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
@@ -51,15 +50,17 @@ from mctslab.mcts import (
     not_win_loss_message,
 )
 
-__all__ = ["CompiledMCTS", "run_chunk"]
+__all__ = ["CompiledMCTS", "Tree", "run_chunk"]
 
 UNPROVEN = 2
+ROOT = 0  # the root's node id (mctx's ROOT_INDEX)
 NONE = -1  # no child / no sibling
 OPENED, TERMINAL_FLAG = 1, 2  # bits of flags[i]
 
 # run_chunk's return codes.
 CHUNK_DONE, STOP_ITERATIONS, STOP_TIME, STOP_NODES, STOP_PROVEN = 0, 1, 2, 3, 4
 STOP_AGREEMENT, EXTENDED, NEED_SPACE, NODE_BUDGET, NOT_WIN_LOSS = 5, 6, 7, 8, 9
+# CHUNK_DONE doubles as "go on" for the phases that return a code.
 _STOP_NAMES = {
     STOP_ITERATIONS: "iterations",
     STOP_TIME: "time",
@@ -76,9 +77,18 @@ ITERATIONS, IS_EXTENDED, NODES, TIME_UP = 0, 1, 2, 3
 # ctl_f: mutable float state.
 MAX_ITERATIONS = 0
 
-_EXPANSION_CODE = {"one": 0, "all": 1}
-_SIMULATION_CODE = {"random": 0, "heavy": 1, "cutoff": 2}
-_FINAL_CODE = {"robust": 0, "max": 1, "robust-max": 2}
+# The values of cfg_i's options, named as SearchConfig names them.
+EXPANSION_ONE, EXPANSION_ALL = 0, 1
+SIMULATION_RANDOM, SIMULATION_HEAVY, SIMULATION_CUTOFF = 0, 1, 2
+FINAL_ROBUST, FINAL_MAX, FINAL_ROBUST_MAX = 0, 1, 2
+
+_EXPANSION_CODE = {"one": EXPANSION_ONE, "all": EXPANSION_ALL}
+_SIMULATION_CODE = {
+    "random": SIMULATION_RANDOM,
+    "heavy": SIMULATION_HEAVY,
+    "cutoff": SIMULATION_CUTOFF,
+}
+_FINAL_CODE = {"robust": FINAL_ROBUST, "max": FINAL_MAX, "robust-max": FINAL_ROBUST_MAX}
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MUL1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -96,6 +106,38 @@ TREE_FIELDS = (
     ("proven", np.int8),  # 1/0/-1 for player 0, or UNPROVEN
     ("flags", np.uint8),  # OPENED | TERMINAL_FLAG
 )
+
+
+class Tree(NamedTuple):
+    """The compiled search tree: one array per field, one entry per node (mctx's ``Tree``).
+
+    Every array has shape ``[capacity]``, allocated up front and doubled when full;
+    node :data:`ROOT` (0) is the root and :data:`NONE` (-1) marks a missing child or
+    sibling. Node ``i``'s children form a list sorted by action: ``first_child[i]``,
+    then ``next_sibling`` of each. The dtypes are :data:`TREE_FIELDS`' (31 bytes a
+    node); a ``Tree`` is a tuple, so numba passes it to compiled code as it is.
+
+    Attributes:
+        first_child: int32, the lowest-action child or ``NONE``.
+        next_sibling: int32, the next child of the same parent by action, or ``NONE``.
+        action: int32, the action that leads to the node.
+        visits: int32, N.
+        value_sum: float64, Q: the rewards of the player who moved into the node.
+        n_untried: int32, legal actions without a child yet.
+        to_play: int8, the player to move at the node (once opened).
+        proven: int8, 1/0/-1 for player 0 under MCTS-Solver, else ``UNPROVEN``.
+        flags: uint8, ``OPENED | TERMINAL_FLAG``.
+    """
+
+    first_child: Any
+    next_sibling: Any
+    action: Any
+    visits: Any
+    value_sum: Any
+    n_untried: Any
+    to_play: Any
+    proven: Any
+    flags: Any
 
 
 def _borrow_typer(typingctx, arr):  # type: ignore[no-untyped-def]
@@ -170,16 +212,16 @@ def _agree(tree):  # type: ignore[no-untyped-def]
     Children come in ascending action order, so a later child must be strictly
     better to win: ties go to the lowest action, as in the reference's ``max``.
     """
-    first_child, next_sibling, _, visits, value_sum, _, _, _, _ = tree
+    visits, value_sum, next_sibling = tree.visits, tree.value_sum, tree.next_sibling
     robust = NONE
     best = NONE
     any_visited = False
-    ch = first_child[0]
+    ch = tree.first_child[ROOT]
     while ch >= 0:
         if visits[ch] > 0:
             any_visited = True
         ch = next_sibling[ch]
-    ch = first_child[0]
+    ch = tree.first_child[ROOT]
     while ch >= 0:
         m = _mean(value_sum, visits, ch)
         if robust < 0 or _better(
@@ -199,48 +241,46 @@ def _open(legal_fn, returns_fn, tree, node, state, params, solver, legal, rets, 
     """Record the node's position: the player to move, how many legal actions it has,
     and for a terminal position its proof. Returns False when MCTS-Solver meets a
     terminal whose returns are not a win, a draw or a loss (the search must stop)."""
-    _, _, _, _, _, n_untried, to_play, proven, flags = tree
     p = state[0]
-    to_play[node] = p
+    tree.to_play[node] = p
     if p == TERMINAL:
-        flags[node] = OPENED | TERMINAL_FLAG
+        tree.flags[node] = OPENED | TERMINAL_FLAG
         if solver:
             returns_fn(state, params, rets)
             if rets[0] == max_u and rets[1] == min_u:
-                proven[node] = 1
+                tree.proven[node] = 1
             elif rets[0] == min_u and rets[1] == max_u:
-                proven[node] = -1
+                tree.proven[node] = -1
             elif rets[0] == 0.0 and rets[1] == 0.0:
-                proven[node] = 0
+                tree.proven[node] = 0
             else:
                 return False
         return True
-    flags[node] = OPENED
-    n_untried[node] = legal_fn(state, params, legal)
+    tree.flags[node] = OPENED
+    tree.n_untried[node] = legal_fn(state, params, legal)
     return True
 
 
 @njit(cache=True)
 def _new_node(tree, a, ctl):  # type: ignore[no-untyped-def]
-    first_child, next_sibling, action, visits, value_sum, n_untried, to_play, proven, flags = tree
     i = ctl[NODES]
     ctl[NODES] = i + 1
-    first_child[i] = NONE
-    next_sibling[i] = NONE
-    action[i] = a
-    visits[i] = 0
-    value_sum[i] = 0.0
-    n_untried[i] = 0
-    to_play[i] = TERMINAL
-    proven[i] = UNPROVEN
-    flags[i] = 0
+    tree.first_child[i] = NONE
+    tree.next_sibling[i] = NONE
+    tree.action[i] = a
+    tree.visits[i] = 0
+    tree.value_sum[i] = 0.0
+    tree.n_untried[i] = 0
+    tree.to_play[i] = TERMINAL
+    tree.proven[i] = UNPROVEN
+    tree.flags[i] = 0
     return i
 
 
 @njit(cache=True)
 def _link(tree, parent, child):  # type: ignore[no-untyped-def]
     """Insert ``child`` among ``parent``'s children, keeping them sorted by action."""
-    first_child, next_sibling, action = tree[0], tree[1], tree[2]
+    first_child, next_sibling, action = tree.first_child, tree.next_sibling, tree.action
     a = action[child]
     prev = NONE
     ch = first_child[parent]
@@ -299,13 +339,13 @@ def _heavy_action(
 @njit(cache=True)
 def _prove(tree, node):  # type: ignore[no-untyped-def]
     """MCTS-Solver's backup at one node, as the reference's ``_prove``."""
-    first_child, next_sibling, _, _, _, n_untried, to_play, proven, flags = tree
-    if proven[node] != UNPROVEN or flags[node] != OPENED:
+    proven, next_sibling = tree.proven, tree.next_sibling
+    if proven[node] != UNPROVEN or tree.flags[node] != OPENED:
         return False
-    p = to_play[node]
+    p = tree.to_play[node]
     best = -9
-    complete = n_untried[node] == 0
-    ch = first_child[node]
+    complete = tree.n_untried[node] == 0
+    ch = tree.first_child[node]
     while ch >= 0:
         if proven[ch] == UNPROVEN:
             complete = False
@@ -321,6 +361,244 @@ def _prove(tree, node):  # type: ignore[no-untyped-def]
         proven[node] = best if p == 0 else -best
         return True
     return False
+
+
+@njit(inline="always")  # inlined: a call would pass the whole Tree struct each step
+def uct_child(tree, node, c, solver):  # type: ignore[no-untyped-def]
+    """The child of ``node`` with the highest UCT score, as the reference's
+    ``_best_uct_child``: ``Q/N + c * sqrt(ln N_parent / N)``, unvisited children first,
+    ties to the lowest action (children are sorted by action and only a strictly
+    greater score replaces the best); MCTS-Solver skips proven children."""
+    visits, value_sum, proven, next_sibling = (
+        tree.visits,
+        tree.value_sum,
+        tree.proven,
+        tree.next_sibling,
+    )
+    log_n = math.log(visits[node]) if visits[node] else 0.0
+    best = NONE
+    best_value = -math.inf
+    ch = tree.first_child[node]
+    while ch >= 0:
+        if not (solver and proven[ch] != UNPROVEN):
+            n = visits[ch]
+            if n == 0:
+                return ch
+            value = value_sum[ch] / n + c * math.sqrt(log_n / n)
+            if value > best_value:
+                best = ch
+                best_value = value
+        ch = next_sibling[ch]
+    return best
+
+
+@njit(inline="always")
+def select(
+    legal_fn, apply_fn, returns_fn, tree, state, params, path, c, solver, legal, rets, min_u, max_u
+):  # type: ignore[no-untyped-def]
+    """Phase 1, as the reference's ``select``: from the root (``state`` holds the root
+    position), descend by :func:`uct_child` while the node is opened, fully expanded
+    and unproven, playing each action on ``state`` (the tree keeps no boards) and
+    recording the node ids in ``path``. A child reached for the first time
+    (``expansion="all"``) is opened and ends the descent.
+
+    Returns the depth of the leaf (``path[depth]``), or -1 when MCTS-Solver opened a
+    terminal whose returns are not a win, a draw or a loss.
+    """
+    node = ROOT
+    depth = 0
+    path[0] = ROOT
+    while (
+        tree.n_untried[node] == 0 and tree.flags[node] == OPENED and tree.proven[node] == UNPROVEN
+    ):
+        node = uct_child(tree, node, c, solver)
+        apply_fn(state, params, tree.action[node])
+        depth += 1
+        path[depth] = node
+        if tree.flags[node] == 0:
+            if not _open(
+                legal_fn, returns_fn, tree, node, state, params, solver, legal, rets, min_u, max_u
+            ):
+                return -1
+            break
+    return depth
+
+
+@njit(inline="always")
+def expands(tree, leaf):  # type: ignore[no-untyped-def]
+    """Whether the selected leaf grows, as the reference's ``_expands``: it has untried
+    actions, is unproven, and was visited before (or is the root); a node just
+    reached for the first time under ``expansion="all"`` is simulated as it is."""
+    return (
+        tree.n_untried[leaf] > 0
+        and tree.proven[leaf] == UNPROVEN
+        and (tree.visits[leaf] > 0 or leaf == ROOT)
+    )
+
+
+@njit(inline="always")
+def expand(
+    legal_fn,
+    apply_fn,
+    returns_fn,
+    tree,
+    state,
+    params,
+    path,
+    depth,
+    expansion,
+    max_nodes,
+    ctl,
+    rng,
+    solver,
+    legal,
+    rets,
+    min_u,
+    max_u,
+):  # type: ignore[no-untyped-def]
+    """Phase 2, as the reference's ``expand``: give the leaf ``path[depth]`` new
+    children and open the one to simulate from, which ``state`` then holds.
+
+    ``EXPANSION_ONE`` adds the k-th legal action without a child, in ascending order,
+    ``k = rng_randint(untried)`` (the reference pops the k-th of its sorted list);
+    ``EXPANSION_ALL`` adds every legal action and opens the first. Returns
+    ``(CHUNK_DONE, depth + 1)``, or ``(NODE_BUDGET, depth)`` when the new nodes would
+    pass ``max_nodes`` (nothing changed), or ``(NOT_WIN_LOSS, depth)``.
+    """
+    leaf = path[depth]
+    action, next_sibling, first_child = tree.action, tree.next_sibling, tree.first_child
+    n = legal_fn(state, params, legal)
+    if expansion == EXPANSION_ONE:
+        if max_nodes >= 0 and ctl[NODES] + 1 > max_nodes:
+            return NODE_BUDGET, depth
+        k = rng_randint(rng, tree.n_untried[leaf])
+        ch = first_child[leaf]
+        chosen = -1
+        for j in range(n):
+            while ch >= 0 and action[ch] < legal[j]:
+                ch = next_sibling[ch]
+            if ch >= 0 and action[ch] == legal[j]:
+                continue
+            if k == 0:
+                chosen = legal[j]
+                break
+            k -= 1
+        first = _new_node(tree, chosen, ctl)
+        _link(tree, leaf, first)
+        tree.n_untried[leaf] -= 1
+    else:
+        if max_nodes >= 0 and ctl[NODES] + tree.n_untried[leaf] > max_nodes:
+            return NODE_BUDGET, depth
+        first = NONE
+        last = NONE
+        for j in range(n):  # the node has no child yet: link them in order
+            ch = _new_node(tree, legal[j], ctl)
+            if last < 0:
+                first = ch
+                first_child[leaf] = ch
+            else:
+                next_sibling[last] = ch
+            last = ch
+        tree.n_untried[leaf] = 0
+    apply_fn(state, params, action[first])
+    if not _open(
+        legal_fn, returns_fn, tree, first, state, params, solver, legal, rets, min_u, max_u
+    ):
+        return NOT_WIN_LOSS, depth
+    path[depth + 1] = first
+    return CHUNK_DONE, depth + 1
+
+
+@njit(inline="always")
+def leaf_rewards(returns_fn, tree, leaf, state, params, rewards, rets, min_u, span):  # type: ignore[no-untyped-def]
+    """The exact rewards of a terminal or proven leaf, as the reference's
+    ``_leaf_rewards`` (no playout needed): written to ``rewards``; False otherwise."""
+    if tree.flags[leaf] & TERMINAL_FLAG:
+        returns_fn(state, params, rets)
+        for p in range(rewards.shape[0]):
+            rewards[p] = (rets[p] - min_u) / span
+        return True
+    if tree.proven[leaf] != UNPROVEN:
+        r0 = (tree.proven[leaf] + 1) / 2
+        rewards[0] = r0
+        rewards[1] = 1.0 - r0
+        return True
+    return False
+
+
+@njit(inline="always")
+def simulate(
+    legal_fn,
+    apply_fn,
+    returns_fn,
+    heuristic_fn,
+    state,
+    params,
+    simulation,
+    cutoff_depth,
+    rng,
+    a_buf,
+    b_buf,
+    safe,
+    tmp1,
+    tmp2,
+    rewards,
+    rets,
+    min_u,
+    span,
+):  # type: ignore[no-untyped-def]
+    """Phase 3, as the reference's ``simulate``: play out from ``state`` (consumed) and
+    write each player's reward in ``[0, 1]`` to ``rewards``: uniformly random moves
+    (``SIMULATION_RANDOM``, the k-th legal action, ``k = rng_randint(n)``), the heavy
+    playout (``SIMULATION_HEAVY``), or ``cutoff_depth`` random plies scored by the
+    heuristic (``SIMULATION_CUTOFF``)."""
+    num_players = rewards.shape[0]
+    plies = 0
+    while state[0] != TERMINAL:
+        if simulation == SIMULATION_CUTOFF and plies >= cutoff_depth:
+            heuristic_fn(state, params, rets)
+            for p in range(num_players):
+                rewards[p] = (rets[p] + 1.0) / 2.0
+            return
+        if simulation == SIMULATION_HEAVY:
+            a = _heavy_action(
+                legal_fn,
+                apply_fn,
+                returns_fn,
+                state,
+                params,
+                rng,
+                a_buf,
+                b_buf,
+                safe,
+                tmp1,
+                tmp2,
+                rets,
+            )
+        else:
+            n = legal_fn(state, params, a_buf)
+            a = a_buf[rng_randint(rng, n)]
+        apply_fn(state, params, a)
+        plies += 1
+    returns_fn(state, params, rets)
+    for p in range(num_players):
+        rewards[p] = (rets[p] - min_u) / span
+
+
+@njit(inline="always")
+def backpropagate(tree, path, depth, rewards, solver):  # type: ignore[no-untyped-def]
+    """Phase 4, as the reference's ``backpropagate``: from the leaf up to the root,
+    count the visit and add the reward of the player who moved into each node (its
+    parent's ``to_play``); under MCTS-Solver, back up proofs as far as they go."""
+    visits, value_sum, to_play = tree.visits, tree.value_sum, tree.to_play
+    proving = solver
+    for d in range(depth, -1, -1):
+        nd = path[d]
+        visits[nd] += 1
+        if d > 0:
+            value_sum[nd] += rewards[to_play[path[d - 1]]]
+        if proving and d != depth:
+            proving = _prove(tree, nd)
 
 
 @njit(inline="always")  # inlined into each game's cached wrapper (see the module docstring)
@@ -345,23 +623,23 @@ def run_chunk(  # type: ignore[no-untyped-def]
 ):
     """Run up to ``max_chunk`` iterations; return why it stopped (a code above).
 
-    ``bufs`` is an int64 matrix of scratch rows: 0 the working state, 1-2
-    scratch states, 3-5 legal-action buffers, 6 the safe-move buffer (all as
-    long as the longer of state and action count); ``fbufs`` rows 0-1 hold
-    rewards and returns; ``path`` the node ids of the current descent.
+    ``tree`` is a :class:`Tree`; ``bufs`` is an int64 matrix of scratch rows: 0 the
+    working state, 1-2 scratch states, 3-5 legal-action buffers, 6 the safe-move
+    buffer (all as long as the longer of state and action count); ``fbufs`` rows
+    0-1 hold rewards and returns; ``path`` the node ids of the current descent.
     ``capacity`` = (node capacity, number of actions).
     """
-    first_child, next_sibling, action, visits, value_sum, n_untried, to_play, proven, flags = tree
-    first_child = borrow(first_child)
-    next_sibling = borrow(next_sibling)
-    action = borrow(action)
-    visits = borrow(visits)
-    value_sum = borrow(value_sum)
-    n_untried = borrow(n_untried)
-    to_play = borrow(to_play)
-    proven = borrow(proven)
-    flags = borrow(flags)
-    tree = (first_child, next_sibling, action, visits, value_sum, n_untried, to_play, proven, flags)
+    tree = Tree(
+        borrow(tree.first_child),
+        borrow(tree.next_sibling),
+        borrow(tree.action),
+        borrow(tree.visits),
+        borrow(tree.value_sum),
+        borrow(tree.n_untried),
+        borrow(tree.to_play),
+        borrow(tree.proven),
+        borrow(tree.flags),
+    )
     root_state = borrow(root_state)
     params = borrow(params)
     ctl = borrow(ctl)
@@ -391,19 +669,18 @@ def run_chunk(  # type: ignore[no-untyped-def]
     safe = bufs[6]
     rewards = fbufs[0]
     rets = fbufs[1]
-    num_players = rewards.shape[0]
-    if flags[0] == 0:
+    if tree.flags[ROOT] == 0:
         state[:] = root_state
-        _open(legal_fn, returns_fn, tree, 0, state, params, solver, legal, rets, min_u, max_u)
+        _open(legal_fn, returns_fn, tree, ROOT, state, params, solver, legal, rets, min_u, max_u)
     done = 0
     while True:
         # The budget checks, in the reference's order.
-        if solver and proven[0] != UNPROVEN:
+        if solver and tree.proven[ROOT] != UNPROVEN:
             return STOP_PROVEN
         if max_nodes >= 0 and ctl[NODES] >= max_nodes:
             return STOP_NODES
         if ctl[ITERATIONS] >= ctl_f[MAX_ITERATIONS] or ctl[TIME_UP]:
-            if final == 2 and not ctl[IS_EXTENDED] and not _agree(tree):
+            if final == FINAL_ROBUST_MAX and not ctl[IS_EXTENDED] and not _agree(tree):
                 ctl[IS_EXTENDED] = 1
                 ctl_f[MAX_ITERATIONS] *= 1.0 + cfg_f[EXTRA]
                 return EXTENDED
@@ -415,194 +692,89 @@ def run_chunk(  # type: ignore[no-untyped-def]
         if max_nodes < 0 and ctl[NODES] + num_actions > capacity[0]:
             return NEED_SPACE
 
-        # 1. Selection: replay the root state down the path chosen by UCT.
+        # One iteration: the four phases, in the reference's ``iterate``.
         state[:] = root_state
-        node = 0
-        depth = 0
-        path[0] = 0
-        while n_untried[node] == 0 and flags[node] == OPENED and proven[node] == UNPROVEN:
-            log_n = math.log(visits[node]) if visits[node] else 0.0
-            best = NONE
-            best_value = -math.inf
-            ch = first_child[node]
-            while ch >= 0:
-                if not (solver and proven[ch] != UNPROVEN):
-                    n = visits[ch]
-                    if n == 0:
-                        best = ch
-                        break
-                    value = value_sum[ch] / n + c * math.sqrt(log_n / n)
-                    if value > best_value:
-                        best = ch
-                        best_value = value
-                ch = next_sibling[ch]
-            node = best
-            apply_fn(state, params, action[node])
-            depth += 1
-            path[depth] = node
-            if flags[node] == 0:
-                if not _open(
-                    legal_fn,
-                    returns_fn,
-                    tree,
-                    node,
-                    state,
-                    params,
-                    solver,
-                    legal,
-                    rets,
-                    min_u,
-                    max_u,
-                ):
-                    return NOT_WIN_LOSS
-                break
-
-        # 2. Expansion.
-        leaf = node
-        if n_untried[leaf] > 0 and proven[leaf] == UNPROVEN and (visits[leaf] > 0 or leaf == 0):
-            n = legal_fn(state, params, legal)
-            if expansion == 0:
-                if max_nodes >= 0 and ctl[NODES] + 1 > max_nodes:
-                    return NODE_BUDGET
-                # The k-th legal action without a child, in ascending order.
-                k = rng_randint(rng, n_untried[leaf])
-                ch = first_child[leaf]
-                chosen = -1
-                for j in range(n):
-                    while ch >= 0 and action[ch] < legal[j]:
-                        ch = next_sibling[ch]
-                    if ch >= 0 and action[ch] == legal[j]:
-                        continue
-                    if k == 0:
-                        chosen = legal[j]
-                        break
-                    k -= 1
-                first = _new_node(tree, chosen, ctl)
-                _link(tree, leaf, first)
-                n_untried[leaf] -= 1
-            else:
-                if max_nodes >= 0 and ctl[NODES] + n_untried[leaf] > max_nodes:
-                    return NODE_BUDGET
-                first = NONE
-                last = NONE
-                for j in range(n):  # the node has no child yet: link them in order
-                    ch = _new_node(tree, legal[j], ctl)
-                    if last < 0:
-                        first = ch
-                        first_child[leaf] = ch
-                    else:
-                        next_sibling[last] = ch
-                    last = ch
-                n_untried[leaf] = 0
-            apply_fn(state, params, action[first])
-            if not _open(
-                legal_fn, returns_fn, tree, first, state, params, solver, legal, rets, min_u, max_u
-            ):
-                return NOT_WIN_LOSS
-            depth += 1
-            path[depth] = first
-            leaf = first
-
-        # 3. Simulation (or the exact rewards of a terminal or proven leaf).
-        if flags[leaf] & TERMINAL_FLAG:
-            returns_fn(state, params, rets)
-            for p in range(num_players):
-                rewards[p] = (rets[p] - min_u) / span
-        elif proven[leaf] != UNPROVEN:
-            r0 = (proven[leaf] + 1) / 2
-            rewards[0] = r0
-            rewards[1] = 1.0 - r0
-        else:
-            plies = 0
-            cut = False
-            while state[0] != TERMINAL:
-                if simulation == 2 and plies >= cutoff_depth:
-                    heuristic_fn(state, params, rets)
-                    for p in range(num_players):
-                        rewards[p] = (rets[p] + 1.0) / 2.0
-                    cut = True
-                    break
-                if simulation == 1:
-                    a = _heavy_action(
-                        legal_fn,
-                        apply_fn,
-                        returns_fn,
-                        state,
-                        params,
-                        rng,
-                        a_buf,
-                        b_buf,
-                        safe,
-                        tmp1,
-                        tmp2,
-                        rets,
-                    )
-                else:
-                    n = legal_fn(state, params, a_buf)
-                    a = a_buf[rng_randint(rng, n)]
-                apply_fn(state, params, a)
-                plies += 1
-            if not cut:
-                returns_fn(state, params, rets)
-                for p in range(num_players):
-                    rewards[p] = (rets[p] - min_u) / span
-
-        # 4. Backpropagation: each node scores for the player who moved into it (its
-        # parent's player to move), with MCTS-Solver's proofs as far as they go.
-        proving = solver
-        for d in range(depth, -1, -1):
-            nd = path[d]
-            visits[nd] += 1
-            if d > 0:
-                value_sum[nd] += rewards[to_play[path[d - 1]]]
-            if proving and d != depth:
-                proving = _prove(tree, nd)
+        depth = select(
+            legal_fn,
+            apply_fn,
+            returns_fn,
+            tree,
+            state,
+            params,
+            path,
+            c,
+            solver,
+            legal,
+            rets,
+            min_u,
+            max_u,
+        )
+        if depth < 0:
+            return NOT_WIN_LOSS
+        if expands(tree, path[depth]):
+            code, depth = expand(
+                legal_fn, apply_fn, returns_fn, tree, state, params, path, depth, expansion,
+                max_nodes, ctl, rng, solver, legal, rets, min_u, max_u,
+            )  # fmt: skip
+            if code != CHUNK_DONE:
+                return code
+        if not leaf_rewards(
+            returns_fn, tree, path[depth], state, params, rewards, rets, min_u, span
+        ):
+            simulate(
+                legal_fn, apply_fn, returns_fn, heuristic_fn, state, params, simulation,
+                cutoff_depth, rng, a_buf, b_buf, safe, tmp1, tmp2, rewards, rets, min_u, span,
+            )  # fmt: skip
+        backpropagate(tree, path, depth, rewards, solver)
         ctl[ITERATIONS] += 1
         done += 1
 
 
 @njit(cache=True)
 def compact(old, root, new):  # type: ignore[no-untyped-def]
-    """Copy the subtree under ``root`` into the empty tree ``new`` (root at 0), breadth
-    first, children in the same order; returns the number of nodes. Tree reuse keeps
-    only what lies below the moves played."""
-    queue = np.empty(old[0].shape[0], dtype=np.int64)  # old ids, in new-id order
+    """Copy the subtree under ``root`` of :class:`Tree` ``old`` into the empty tree
+    ``new`` (root at 0), breadth first, children in the same order; returns the number
+    of nodes. Tree reuse keeps only what lies below the moves played."""
+    queue = np.empty(old.first_child.shape[0], dtype=np.int64)  # old ids, in new-id order
     queue[0] = root
-    new[1][0] = NONE
+    new.next_sibling[0] = NONE
     head = 0
     tail = 1
     while head < tail:
         o = queue[head]
         i = head
         head += 1
-        new[2][i] = old[2][o]  # every field but the links, copied as it is
-        new[3][i] = old[3][o]
-        new[4][i] = old[4][o]
-        new[5][i] = old[5][o]
-        new[6][i] = old[6][o]
-        new[7][i] = old[7][o]
-        new[8][i] = old[8][o]
-        new[0][i] = NONE  # (next_sibling[i] was set when i was queued)
+        # Every field but the links, copied as it is.
+        new.action[i] = old.action[o]
+        new.visits[i] = old.visits[o]
+        new.value_sum[i] = old.value_sum[o]
+        new.n_untried[i] = old.n_untried[o]
+        new.to_play[i] = old.to_play[o]
+        new.proven[i] = old.proven[o]
+        new.flags[i] = old.flags[o]
+        new.first_child[i] = NONE  # (next_sibling[i] was set when i was queued)
         last = NONE
-        oc = old[0][o]
+        oc = old.first_child[o]
         while oc >= 0:
             queue[tail] = oc
-            new[1][tail] = NONE
+            new.next_sibling[tail] = NONE
             if last < 0:
-                new[0][i] = tail
+                new.first_child[i] = tail
             else:
-                new[1][last] = tail
+                new.next_sibling[last] = tail
             last = tail
             tail += 1
-            oc = old[1][oc]
+            oc = old.next_sibling[oc]
     return tail
 
 
-def _allocate(nodes: int) -> tuple[npt.NDArray[Any], ...]:
-    return tuple(np.zeros(nodes, dtype=dt) for _, dt in TREE_FIELDS)
+def _allocate(nodes: int) -> Tree:
+    """An empty :class:`Tree` with room for ``nodes`` nodes."""
+    return Tree(*(np.zeros(nodes, dtype=dt) for _, dt in TREE_FIELDS))
 
 
-def _grow(tree: tuple[npt.NDArray[Any], ...], nodes: int) -> tuple[npt.NDArray[Any], ...]:
+def _grow(tree: Tree, nodes: int) -> Tree:
+    """A copy of ``tree`` with room for ``nodes`` nodes."""
     new = _allocate(nodes)
     for old, fresh in zip(tree, new, strict=True):
         fresh[: len(old)] = old
@@ -624,7 +796,7 @@ class CompiledMCTS:
     def __init__(self, config: SearchConfig | None = None) -> None:
         self.config = config or SearchConfig()
         self.rng = np.array([self.config.seed & ((1 << 64) - 1)], dtype=np.uint64)
-        self.tree: tuple[npt.NDArray[Any], ...] | None = None
+        self.tree: Tree | None = None
         self.nodes = 0
         self._history: list[int] = []
         self._game: Any = None
@@ -665,13 +837,13 @@ class CompiledMCTS:
         tree = self.tree
         node = 0
         for a in history[n:]:
-            node = next((ch for ch in self._children(node) if int(tree[2][ch]) == a), NONE)
+            node = next((ch for ch in self._children(node) if int(tree.action[ch]) == a), NONE)
             if node < 0:
                 return False
-        if not tree[8][node] & OPENED:
+        if not tree.flags[node] & OPENED:
             return False
         if node != 0:
-            new = _allocate(len(tree[0]))
+            new = _allocate(len(tree.first_child))
             self.nodes = int(compact(tree, node, new))
             self.tree = new
         self._history = history
@@ -712,7 +884,8 @@ class CompiledMCTS:
             self.tree = _allocate(cap)
             self.nodes = 1
             tree = self.tree
-            tree[0][0], tree[1][0], tree[7][0], tree[8][0] = NONE, NONE, UNPROVEN, 0
+            tree.first_child[ROOT], tree.next_sibling[ROOT] = NONE, NONE
+            tree.proven[ROOT], tree.flags[ROOT] = UNPROVEN, 0
             self._history = state.history()
             self._game = game
         assert self.tree is not None
@@ -740,7 +913,7 @@ class CompiledMCTS:
 
         def call(max_chunk: int) -> int:
             assert self.tree is not None
-            capacity = np.array([len(self.tree[0]), num_actions], dtype=np.int64)
+            capacity = np.array([len(self.tree.first_child), num_actions], dtype=np.int64)
             return int(
                 chunk_fn(
                     self.tree,
@@ -789,7 +962,7 @@ class CompiledMCTS:
                 continue
             if code == NEED_SPACE:
                 assert self.tree is not None
-                self.tree = _grow(self.tree, 2 * len(self.tree[0]))
+                self.tree = _grow(self.tree, 2 * len(self.tree.first_child))
                 continue
             if code == NOT_WIN_LOSS:
                 self.reset()  # the iteration stopped half-way: the tree is not kept
@@ -806,8 +979,8 @@ class CompiledMCTS:
         seconds = time.perf_counter() - start
         self.nodes = int(ctl[NODES])
         tree = self.tree
-        to_play = int(tree[6][0])
-        root_proven = int(tree[7][0])
+        to_play = int(tree.to_play[ROOT])
+        root_proven = int(tree.proven[ROOT])
         return make_result(
             self._root_children(),
             to_play,
@@ -830,7 +1003,7 @@ class CompiledMCTS:
     def _children(self, node: int) -> list[int]:
         """The ids of ``node``'s children, by ascending action."""
         assert self.tree is not None
-        first_child, next_sibling = self.tree[0], self.tree[1]
+        first_child, next_sibling = self.tree.first_child, self.tree.next_sibling
         out, ch = [], int(first_child[node])
         while ch >= 0:
             out.append(ch)
@@ -839,7 +1012,8 @@ class CompiledMCTS:
 
     def _root_children(self) -> list[RootChild]:
         assert self.tree is not None
-        _, _, action, visits, value_sum, _, _, proven, _ = self.tree
+        tree = self.tree
+        action, visits, value_sum, proven = tree.action, tree.visits, tree.value_sum, tree.proven
         out = []
         for ch in self._children(0):
             p = int(proven[ch])
