@@ -30,9 +30,10 @@ lint: $(STAMP_TEST)
 typecheck: $(STAMP_TEST)
 	$(BIN)/mypy
 
-# MCTSLAB_REQUIRE_BROWSER=1: the browser tests fail, not skip, without chromium.
+# MCTSLAB_REQUIRE_BROWSER=1: the browser tests fail, not skip, without chromium;
+# MCTSLAB_REQUIRE_EXTRAS=1: tests of an extra (OpenSpiel, Ray, web) fail, not skip, without it.
 pytest: $(STAMP_TEST) graphviz chromium
-	MCTSLAB_REQUIRE_BROWSER=1 $(BIN)/pytest -n 2 --dist worksteal -q --durations=8
+	MCTSLAB_REQUIRE_BROWSER=1 MCTSLAB_REQUIRE_EXTRAS=1 $(BIN)/pytest -n 2 --dist worksteal -q --durations=8
 
 test: lint typecheck pytest
 

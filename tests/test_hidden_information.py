@@ -17,6 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 import mctslab
+from conftest import require_extra
 from mctslab.arena import ArenaConfig, Entrant, GameTask, play_task, run_arena
 from mctslab.cli import app
 from mctslab.errors import InvalidConfigError
@@ -94,7 +95,7 @@ def test_player_objects_are_classified_by_kind_or_by_what_they_declare() -> None
 @pytest.mark.parametrize("cheat", [CHEAT, "minimax", "openspiel-mcts:simulations=10"])
 def test_the_arena_refuses_a_full_state_player_at_a_card_game(tmp_path: Path, cheat: str) -> None:
     if cheat.startswith("openspiel"):
-        pytest.importorskip("pyspiel")
+        require_extra("pyspiel", "openspiel")
     config = ArenaConfig("kuhn_poker", (Entrant("uct", cheat), Entrant("is", FAIR)), games=2)
     with ResultStore(tmp_path / "r.db") as store:
         with pytest.raises(InvalidConfigError, match=f"{REFUSED} uct") as err:

@@ -9,6 +9,7 @@ and ``engine="auto"`` picks the compiled engine for it.
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -17,6 +18,7 @@ from typing import Any
 import pytest
 
 import mctslab
+from conftest import require_extra
 from mctslab.compiled import CompiledMCTS
 from mctslab.engine import make_searcher
 from mctslab.mcts import MCTS, SearchConfig
@@ -49,9 +51,19 @@ def play(*moves: str, rows: int = 5, columns: int | None = None) -> Any:
     return state
 
 
+def min_states(rows: int, columns: int) -> int:
+    """The fewest states a game on this board passes through, the start and the end included.
+
+    x needs a stone in each of the ``rows`` rows (its ``rows``-th stone is ply
+    ``2 * rows - 1``), o one in each of the ``columns`` columns (ply ``2 * columns``).
+    """
+    return min(2 * rows - 1, 2 * columns) + 1
+
+
 def test_check_game() -> None:
     for rows, columns in ((5, 5), (3, 6), (6, 2), (1, 1)):
-        assert check_game(Hex(rows, columns), n_games=100, seed=rows) > 100
+        checked = check_game(Hex(rows, columns), n_games=100, seed=rows)
+        assert checked >= 100 * min_states(rows, columns)  # every state of 100 whole games
 
 
 def test_info_names_and_registration() -> None:
@@ -200,9 +212,10 @@ def test_demo_runs(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.Monke
         return real(**kwargs)  # type: ignore[no-any-return]
 
     monkeypatch.setattr(example, "SearchConfig", quick)
-    monkeypatch.setattr(example, "check_game", lambda game, n_games, seed: 0)
-    example.main()
+    example.main()  # its check_game is the real one: a ConformanceError fails the test
     out = capsys.readouterr().out
+    checked = re.search(r"check_game: (\d+) states of 200 random games conform", out)
+    assert checked is not None and int(checked[1]) >= 200 * min_states(5, 5)
     assert "root children identical: True" in out and "sims/s" in out
 
 
@@ -216,7 +229,7 @@ SPIEL_CASES = [(5, 5, 300), (4, 4, 300), (3, 5, 200), (6, 3, 200), (2, 2, 20)]
 
 @pytest.mark.parametrize("rows,columns,n_games", SPIEL_CASES)
 def test_same_rules_as_openspiel(rows: int, columns: int, n_games: int) -> None:
-    pyspiel = pytest.importorskip("pyspiel")
+    pyspiel = require_extra("pyspiel", "openspiel")
     spiel = pyspiel.load_game("hex", {"num_rows": rows, "num_cols": columns})
     game = Hex(rows, columns)
     assert spiel.num_distinct_actions() == game.info.num_actions

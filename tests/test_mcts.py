@@ -129,11 +129,30 @@ def test_final_rules_pick_what_they_say() -> None:
     assert robust.action == top.action and robust.final_rule == "robust"
     best = search(state, SearchConfig(iterations=400, seed=2, final="max"))
     assert best.action == max(best.children, key=lambda ch: ch.value).action
+
+    # robust-max, in each of its three endings (seeds found by trying; the searches are
+    # deterministic). Its two rules, as the engine breaks their ties:
+    def most_visited(result: mctslab.SearchResult) -> int:
+        return max(result.children, key=lambda ch: (ch.visits, ch.value, -ch.action)).action
+
+    def best_valued(result: mctslab.SearchResult) -> int:
+        visited = [ch for ch in result.children if ch.visits]
+        return max(visited, key=lambda ch: (ch.value, ch.visits, -ch.action)).action
+
+    # 1. The rules agree once the budget is spent: no extension.
     rm = search(state, SearchConfig(iterations=400, seed=2, final="robust-max"))
-    assert 400 <= rm.iterations <= 600
-    assert rm.action == max(rm.children, key=lambda ch: (ch.visits, ch.value)).action
-    if rm.iterations < 600:  # stopped in the extension because both rules agreed
-        assert rm.stopped_by in ("agreement", "iterations")
+    assert (rm.iterations, rm.stopped_by, rm.final_rule) == (400, "iterations", "robust-max")
+    assert rm.action == most_visited(rm) == best_valued(rm)
+    # 2. They disagree at 400 and the extension (up to 600) runs until they agree.
+    rm = search(state, SearchConfig(iterations=400, seed=8, final="robust-max"))
+    assert 400 < rm.iterations < 600 and rm.stopped_by == "agreement"
+    assert rm.action == most_visited(rm) == best_valued(rm)
+    # 3. They still disagree when the extension (2% here) is spent: it plays robust.
+    rm = search(
+        state, SearchConfig(iterations=200, seed=32, final="robust-max", robust_max_extra=0.02)
+    )
+    assert (rm.iterations, rm.stopped_by) == (204, "iterations")
+    assert rm.action == most_visited(rm) != best_valued(rm)
 
 
 def test_robust_max_searches_on_while_its_rules_disagree() -> None:

@@ -17,7 +17,9 @@ from typing import Any
 
 import pytest
 
-pyspiel = pytest.importorskip("pyspiel")
+from conftest import require_extra
+
+pyspiel = require_extra("pyspiel", "openspiel")
 
 import mctslab  # noqa: E402
 from mctslab.game import ImperfectInformationState, draw_outcome  # noqa: E402

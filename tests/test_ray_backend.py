@@ -18,7 +18,9 @@ from typing import Any
 
 import pytest
 
-ray = pytest.importorskip("ray")
+from conftest import require_extra
+
+ray = require_extra("ray", "ray")
 
 from mctslab import registry  # noqa: E402
 from mctslab.arena import ArenaConfig, Entrant, run_arena, schedule  # noqa: E402
