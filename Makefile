@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP_RUN  := $(VENV)/.stamp-run
 STAMP_TEST := $(VENV)/.stamp-test
 
-.PHONY: run test lint typecheck pytest graphviz chromium bench clean
+.PHONY: run test lint typecheck imports pytest graphviz chromium bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,12 +30,16 @@ lint: $(STAMP_TEST)
 typecheck: $(STAMP_TEST)
 	$(BIN)/mypy
 
+# The layering contracts of pyproject.toml ([tool.importlinter]): layers and no cycles.
+imports: $(STAMP_TEST)
+	$(BIN)/lint-imports --no-cache
+
 # MCTSLAB_REQUIRE_BROWSER=1: the browser tests fail, not skip, without chromium;
 # MCTSLAB_REQUIRE_EXTRAS=1: tests of an extra (OpenSpiel, Ray, web) fail, not skip, without it.
 pytest: $(STAMP_TEST) graphviz chromium
 	MCTSLAB_REQUIRE_BROWSER=1 MCTSLAB_REQUIRE_EXTRAS=1 $(BIN)/pytest -n 2 --dist worksteal -q --durations=8
 
-test: lint typecheck pytest
+test: lint typecheck imports pytest
 
 # Graphviz's `dot` renders `mctslab tree --format svg` (Debian's graphviz package): installed when
 # missing, as root or with sudo; the lock timeout waits out another apt-get (e.g. chromium's).

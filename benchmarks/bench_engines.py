@@ -8,7 +8,7 @@ single-threaded and searches from the initial position of ``tic_tac_toe`` and
 It measures:
 
 1. simulations per second of the compiled engine (``CompiledMCTS``), the reference
-   engine (``mctslab.mcts.MCTS``), OpenSpiel's C++ ``pyspiel.MCTSBot`` and OpenSpiel's
+   engine (``mctslab.search.mcts.MCTS``), OpenSpiel's C++ ``pyspiel.MCTSBot`` and OpenSpiel's
    Python ``MCTSBot`` (both timed around ``bot.step``). Engines compared with each other
    search the same number of iterations; they take turns within each repeat, so that a
    noisy machine slows them alike; rates are medians over repeats, ratios the medians of
@@ -45,8 +45,8 @@ import numpy as np
 from numba import njit
 
 import mctslab
-from mctslab.compiled import CompiledMCTS, borrow, rng_randint
-from mctslab.mcts import MCTS, SearchConfig
+from mctslab.search.compiled import CompiledMCTS, borrow, rng_randint
+from mctslab.search.mcts import MCTS, SearchConfig
 
 try:
     import pyspiel
@@ -345,8 +345,8 @@ _FIRST_MOVE = """
 import json, sys, time
 t0 = time.perf_counter()
 import mctslab
-from mctslab.compiled import CompiledMCTS
-from mctslab.mcts import SearchConfig
+from mctslab.search.compiled import CompiledMCTS
+from mctslab.search.mcts import SearchConfig
 state = mctslab.make(sys.argv[1]).new_initial_state()
 r = CompiledMCTS(SearchConfig(c=1.0, iterations=1000, seed=0)).search(state)
 print(json.dumps({"in_process_s": time.perf_counter() - t0,

@@ -35,8 +35,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from mctslab.arena.store import ResultStore
 from mctslab.games.bohnenspiel import MAX_PLIES
-from mctslab.store import ResultStore
 
 RESULTS = Path(__file__).resolve().parent / "results"
 SPEC = "mcts:c=0.3,solver=1,reuse_tree=1"

@@ -19,7 +19,7 @@ dealt alike):
   scored by Pig's ``heuristic()`` (progress to the target, the turn total
   counted): the tree itself weighs a roll's risk.
 
-The 3-player match plays :func:`mctslab.players.play_game` directly (the arena
+The 3-player match plays :func:`mctslab.players.player.play_game` directly (the arena
 pairs two players), rotating ISMCTS through the seats.
 
 Writes ``benchmarks/results/cards_and_dice.json``: for every match the first
@@ -45,8 +45,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from bohnenspiel_vs_minimax import RESULTS, machine, wilson
 
 import mctslab
-from mctslab.players import make_player, play_game
-from mctslab.store import ResultStore
+from mctslab.arena.store import ResultStore
+from mctslab.players.player import make_player, play_game
 
 MATCHES: dict[str, dict[str, Any]] = {
     "whist_ismcts_vs_random": {

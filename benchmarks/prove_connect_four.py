@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 import mctslab
-from mctslab.compiled import CompiledMCTS
-from mctslab.mcts import SearchConfig
+from mctslab.search.compiled import CompiledMCTS
+from mctslab.search.mcts import SearchConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "connect4_Test_L3_R1.txt"

@@ -8,7 +8,7 @@ diagonally forward. A player wins by reaching the far row, by capturing every
 enemy pawn, or when the opponent to move has no legal move. There are no draws.
 
 Nothing below inherits from mctslab: ``Hexapawn`` and ``HexapawnState`` only
-have the attributes and methods that the protocols of ``mctslab.game`` list
+have the attributes and methods that the protocols of ``mctslab.core.game`` list
 (plus the optional ``heuristic()`` and ``key()``). That is all the engines need.
 
 Run it::
@@ -23,9 +23,9 @@ import re
 from collections.abc import Hashable, Sequence
 
 from mctslab import TERMINAL, GameInfo, IllegalActionError, InvalidConfigError
-from mctslab.mcts import SearchConfig, search
-from mctslab.minimax import solve
-from mctslab.testing import check_game
+from mctslab.core.testing import check_game
+from mctslab.search.mcts import SearchConfig, search
+from mctslab.search.minimax import solve
 
 WHITE, BLACK = 0, 1
 EMPTY = -1  # a board cell holds EMPTY, WHITE or BLACK

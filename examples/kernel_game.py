@@ -17,7 +17,7 @@ arrays, ``state`` and ``params`` (the contract is in
 is over. A :class:`~mctslab.games.kernels.KernelGame` subclass bundles the
 kernels in a :class:`~mctslab.games.kernels.RuleKernels` and adds what is
 presentation, not rules (action names, the board drawing); the compiled engine
-(:mod:`mctslab.compiled`) then runs whole MCTS iterations in numba, and builds
+(:mod:`mctslab.search.compiled`) then runs whole MCTS iterations in numba, and builds
 the same tree as the reference engine from the same seed. This file lives
 outside the package and plugs in exactly as the built-in games do, including the
 ``search_chunk`` wrapper that lets numba's on-disk cache serve the compiled
@@ -68,10 +68,10 @@ from numba import njit
 
 import mctslab
 from mctslab import TERMINAL, GameInfo, InvalidConfigError, SearchConfig
-from mctslab.compiled import run_chunk
+from mctslab.core.testing import check_game
 from mctslab.games.kernels import KernelGame, KernelState, RuleKernels
-from mctslab.mcts import MCTS
-from mctslab.testing import check_game
+from mctslab.search.compiled import run_chunk
+from mctslab.search.mcts import MCTS
 
 __all__ = ["Hex"]
 
@@ -222,7 +222,7 @@ def heuristic(s, params, out):  # type: ignore[no-untyped-def]
 
 @njit(cache=True)
 def search_chunk(tree, root, params, ci, cf, ctl, ctl_f, rng, bufs, fbufs, path, cap, n):  # type: ignore[no-untyped-def]
-    """The compiled engine on these kernels, cached on disk (see ``mctslab.compiled``)."""
+    """The compiled engine on these kernels, cached on disk (see ``mctslab.search.compiled``)."""
     return run_chunk(
         legal_actions, apply_action, returns, heuristic,
         tree, root, params, ci, cf, ctl, ctl_f, rng, bufs, fbufs, path, cap, n,

@@ -9,14 +9,14 @@ from types import ModuleType
 import pytest
 
 # `make test` installs every extra and sets this variable, so that a missing extra
-# fails the run instead of skipping the tests that need it (tests/test_web_api.py
+# fails the run instead of skipping the tests that need it (tests/web/test_web_api.py
 # reads it too). Without it, as in a plain `pytest` on a partial install, they skip.
 REQUIRE_EXTRAS = "MCTSLAB_REQUIRE_EXTRAS"
 
 
 def extras_required() -> bool:
     """Whether a missing optional dependency is an error (``MCTSLAB_REQUIRE_EXTRAS`` set)."""
-    return bool(os.environ.get(REQUIRE_EXTRAS))  # as tests/test_web_api.py reads it
+    return bool(os.environ.get(REQUIRE_EXTRAS))  # as tests/web/test_web_api.py reads it
 
 
 def require_extra(module_name: str, extra: str) -> ModuleType:

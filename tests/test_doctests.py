@@ -20,15 +20,16 @@ import mctslab
 from conftest import extras_required
 
 DOCTESTED = [
-    "mctslab.analyze",
-    "mctslab.arena",
-    "mctslab.ismcts",
-    "mctslab.mcts",
-    "mctslab.minimax",
-    "mctslab.players",
-    "mctslab.rng",
-    "mctslab.store",
-    "mctslab.tune",
+    "mctslab.arena.analyze",
+    "mctslab.arena.store",
+    "mctslab.arena.tournament",
+    "mctslab.arena.tune",
+    "mctslab.core.registry",
+    "mctslab.core.rng",
+    "mctslab.players.player",
+    "mctslab.search.ismcts",
+    "mctslab.search.mcts",
+    "mctslab.search.minimax",
 ]
 
 # Imported at the top of some modules (the web lab's server), installed by an extra.

@@ -117,7 +117,7 @@ def test_ten_lines_are_ten_lines() -> None:
 def test_shown_commands_print_their_output() -> None:
     from typer.testing import CliRunner
 
-    from mctslab.cli import app
+    from mctslab.cli.main import app
 
     commands = [b for b in blocks() if b.lang == "text" and b.code.startswith("$ mctslab ")]
     assert commands  # `mctslab tree`'s example

@@ -3,28 +3,29 @@
 Write the rules of a game once; get a player, see why it plays, measure it.
 """
 
-from mctslab.arena import ArenaConfig, Entrant, play_task, run_arena, run_sprt, schedule
-from mctslab.compiled import CompiledMCTS
-from mctslab.engine import make_searcher, search
-from mctslab.errors import (
+import mctslab.games  # noqa: F401  (registers the built-in games)
+from mctslab.analysis.exploitability import exploitability, nash_conv
+from mctslab.arena.ratings import GameOutcome, Ratings, compute_ratings
+from mctslab.arena.sprt import Sprt, SprtConfig
+from mctslab.arena.store import GameRecord, NotAStoreError, ResultStore
+from mctslab.arena.tournament import ArenaConfig, Entrant, play_task, run_arena, run_sprt, schedule
+from mctslab.core.errors import (
     IllegalActionError,
     InvalidConfigError,
     InvalidSpecError,
     MctslabError,
     UnknownGameError,
 )
-from mctslab.exploitability import exploitability, nash_conv
-from mctslab.game import CHANCE, TERMINAL, Game, GameInfo, ImperfectInformationState, State
-from mctslab.ismcts import ISMCTS, PIMC, ISMCTSConfig, PIMCConfig
-from mctslab.mcts import MCTS, ChildStats, SearchConfig, SearchResult
-from mctslab.minimax import MinimaxResult, SolveResult, alphabeta, solve
-from mctslab.players import Player, make_player, play_game
-from mctslab.ratings import GameOutcome, Ratings, compute_ratings
-from mctslab.registry import available_games, make, register
-from mctslab.rng import Rng
-from mctslab.sprt import Sprt, SprtConfig
-from mctslab.store import GameRecord, NotAStoreError, ResultStore
-from mctslab.testing import check_game
+from mctslab.core.game import CHANCE, TERMINAL, Game, GameInfo, ImperfectInformationState, State
+from mctslab.core.registry import available_games, make, register
+from mctslab.core.rng import Rng
+from mctslab.core.testing import check_game
+from mctslab.players.player import Player, make_player, play_game
+from mctslab.search.compiled import CompiledMCTS
+from mctslab.search.engine import make_searcher, search
+from mctslab.search.ismcts import ISMCTS, PIMC, ISMCTSConfig, PIMCConfig
+from mctslab.search.mcts import MCTS, ChildStats, SearchConfig, SearchResult
+from mctslab.search.minimax import MinimaxResult, SolveResult, alphabeta, solve
 
 __version__ = "0.1.0"
 

@@ -1,5 +1,5 @@
 """``python -m mctslab``: the ``mctslab`` command."""
 
-from mctslab.cli import main
+from mctslab.cli.main import main
 
 main()

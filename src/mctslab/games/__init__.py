@@ -1,4 +1,16 @@
-"""Built-in games: rule kernels (numba) wrapped in typed states."""
+"""Games: rules only. Importing this package registers the built-in games.
+
+- rule kernels (numba) and their typed wrapper: :mod:`~mctslab.games.kernels`,
+  :mod:`~mctslab.games.tic_tac_toe`, :mod:`~mctslab.games.connect_four`,
+  :mod:`~mctslab.games.nim` (and Bachet's game), :mod:`~mctslab.games.bohnenspiel`;
+- plain-Python games with chance or hidden information: :mod:`~mctslab.games.pig`,
+  :mod:`~mctslab.games.kuhn_poker`, :mod:`~mctslab.games.knockout_whist`;
+- :mod:`~mctslab.games.openspiel`: any OpenSpiel game as ``openspiel:NAME``.
+
+May import: :mod:`mctslab.core` only.
+"""
+
+from typing import Any
 
 from mctslab.games.bohnenspiel import Bohnenspiel
 from mctslab.games.connect_four import ConnectFour
@@ -16,3 +28,37 @@ __all__ = [
     "TicTacToe",
     "bachet",
 ]
+
+
+def _register_builtins() -> None:
+    from mctslab.core.game import Game
+    from mctslab.core.registry import register, register_prefix
+    from mctslab.games.knockout_whist import KnockoutWhist
+    from mctslab.games.kuhn_poker import KuhnPoker
+    from mctslab.games.pig import Pig
+
+    def nim(piles: Any = (1, 3, 5, 7), max_take: int | None = None, misere: bool = False) -> Game:
+        return Nim(piles, max_take=max_take, misere=misere)
+
+    def load_openspiel(name: str, **params: Any) -> Game:
+        from mctslab.games import openspiel  # imports pyspiel, only now
+
+        return openspiel.load(name, **params)
+
+    def openspiel_parameters(name: str) -> dict[str, Any]:
+        from mctslab.games import openspiel
+
+        return openspiel.game_parameters(name)
+
+    register("tic_tac_toe", TicTacToe)
+    register("connect_four", ConnectFour)
+    register("nim", nim)
+    register("bachet", bachet)
+    register("bohnenspiel", Bohnenspiel)
+    register("pig", Pig)
+    register("kuhn_poker", KuhnPoker)
+    register("knockout_whist", KnockoutWhist)
+    register_prefix("openspiel:", load_openspiel, openspiel_parameters)
+
+
+_register_builtins()

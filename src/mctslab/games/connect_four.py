@@ -23,9 +23,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mctslab.compiled import run_chunk
-from mctslab.errors import InvalidConfigError
-from mctslab.game import TERMINAL, GameInfo
+from mctslab.core.errors import InvalidConfigError
+from mctslab.core.game import TERMINAL, GameInfo
 from mctslab.games.kernels import KernelGame, KernelState, RuleKernels, winner_returns
 
 __all__ = ["ConnectFour"]
@@ -161,19 +160,10 @@ def heuristic(s, params, out):  # type: ignore[no-untyped-def]
     out[1] = -v
 
 
-@njit(cache=True)
-def search_chunk(tree, root, params, ci, cf, ctl, ctl_f, rng, bufs, fbufs, path, cap, n):  # type: ignore[no-untyped-def]
-    """The compiled engine on these kernels, cached on disk (see ``mctslab.compiled``)."""
-    return run_chunk(
-        legal_actions, apply_action, returns, heuristic,
-        tree, root, params, ci, cf, ctl, ctl_f, rng, bufs, fbufs, path, cap, n,
-    )  # fmt: skip
-
-
 class ConnectFour(KernelGame):
     """Connect Four on ``rows`` x ``columns`` with ``x_in_row`` to win (OpenSpiel ``connect_four``)."""
 
-    kernels = RuleKernels(init, legal_actions, apply_action, returns, heuristic, search_chunk)
+    kernels = RuleKernels(init, legal_actions, apply_action, returns, heuristic)
 
     def __init__(self, rows: int = 6, columns: int = 7, x_in_row: int = 4) -> None:
         for name, value, lo in (

@@ -13,9 +13,9 @@ public wrapper, ``pgx/_src/games/<game>.py``):
 ==========================================  ====================================================
 
 Layout rule shared by every kernel game: ``state[0]`` holds the current player
-(``>= 0``) or :data:`~mctslab.game.TERMINAL`, so ``current_player()`` and
+(``>= 0``) or :data:`~mctslab.core.game.TERMINAL`, so ``current_player()`` and
 ``is_terminal()`` are array reads. Kernel games are deterministic: the compiled
-engine has no chance nodes, so ``state[0]`` is never :data:`~mctslab.game.CHANCE`
+engine has no chance nodes, so ``state[0]`` is never :data:`~mctslab.core.game.CHANCE`
 (``check_game`` checks it); a game with dice or deals is a plain Python game
 that says ``chance_nodes = True``, searched by the reference engine. ``apply_action``
 never checks legality: :class:`KernelState` does, and engines only play legal
@@ -36,8 +36,8 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
-from mctslab.errors import IllegalActionError, illegal_action_message
-from mctslab.game import TERMINAL, GameInfo, State
+from mctslab.core.errors import IllegalActionError, illegal_action_message
+from mctslab.core.game import TERMINAL, GameInfo, State
 
 __all__ = ["KernelGame", "KernelState", "RuleKernels", "winner_returns"]
 
@@ -117,7 +117,7 @@ class KernelGame:
 
 
 class KernelState:
-    """A :class:`~mctslab.game.State` over a game's rule kernels."""
+    """A :class:`~mctslab.core.game.State` over a game's rule kernels."""
 
     __slots__ = ("_game", "_history", "_legal", "array")
 

@@ -47,7 +47,7 @@ bound is ``sum over r of 2 (8 - r) a_r + 1`` with ``a_1 = N`` and
 ``trump_suit()``, ``round_number()``, ``active_players()``, ``tricks_won()``
 and ``current_trick()`` (for opponent models, displays and tests).
 
-Hidden information (:class:`~mctslab.game.ImperfectInformationState`):
+Hidden information (:class:`~mctslab.core.game.ImperfectInformationState`):
 
 * ``information_state_string(player)`` (perfect recall): for every round so
   far, the cards dealt to ``player`` (as a set, sorted: the order in which its
@@ -78,7 +78,7 @@ Hidden information (:class:`~mctslab.game.ImperfectInformationState`):
   group's cards are then split uniformly among its members. The players with
   no void that matters, and the undealt rest of the deck, share the cards
   left, uniformly: every deal to the groups leaves them equally many ways.
-  With a ``model`` the draws go through :func:`mctslab.infoset.sample_world`.
+  With a ``model`` the draws go through :func:`mctslab.core.infoset.sample_world`.
 
 The parameter ``players`` (2 to 7) is the number of players.
 """
@@ -89,10 +89,10 @@ import math
 import operator
 from collections.abc import Iterator, Sequence
 
-from mctslab.errors import IllegalActionError, InvalidConfigError, illegal_action_message
-from mctslab.game import CHANCE, TERMINAL, GameInfo, OpponentModel
-from mctslab.infoset import sample_world
-from mctslab.rng import Rng
+from mctslab.core.errors import IllegalActionError, InvalidConfigError, illegal_action_message
+from mctslab.core.game import CHANCE, TERMINAL, GameInfo, OpponentModel
+from mctslab.core.infoset import sample_world
+from mctslab.core.rng import Rng
 
 __all__ = [
     "NUM_ACTIONS",
@@ -194,9 +194,9 @@ def _max_game_length(players: int) -> int:
 class KnockoutWhist:
     """Knockout Whist for ``players`` players (2 to 7)."""
 
-    #: Players do not see each other's hands (mctslab.infoset.is_perfect_information).
+    #: Players do not see each other's hands (mctslab.core.infoset.is_perfect_information).
     perfect_information = False
-    #: The deal is made by chance nodes (mctslab.game.has_chance_nodes).
+    #: The deal is made by chance nodes (mctslab.core.game.has_chance_nodes).
     chance_nodes = True
 
     def __init__(self, players: int = 2) -> None:

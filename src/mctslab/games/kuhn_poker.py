@@ -16,7 +16,7 @@ called wins. Returns: the winner gets ``pot - own stake``, every other player
 
 Encodings (OpenSpiel's, id for id and character for character):
 
-* The deal: ``n`` chance nodes (:data:`~mctslab.game.CHANCE`), the ``i``-th
+* The deal: ``n`` chance nodes (:data:`~mctslab.core.game.CHANCE`), the ``i``-th
   giving a card to player ``i``; outcome ``c`` is card ``c``, drawn uniformly
   from the cards not dealt yet, named ``"Deal:<c>"``.
 * Player actions: ``0`` pass (``"Pass"``), ``1`` bet (``"Bet"``).
@@ -50,10 +50,10 @@ from __future__ import annotations
 import operator
 from collections.abc import Hashable, Sequence
 
-from mctslab.errors import IllegalActionError, InvalidConfigError, illegal_action_message
-from mctslab.game import CHANCE, TERMINAL, GameInfo, OpponentModel
-from mctslab.infoset import sample_world
-from mctslab.rng import Rng
+from mctslab.core.errors import IllegalActionError, InvalidConfigError, illegal_action_message
+from mctslab.core.game import CHANCE, TERMINAL, GameInfo, OpponentModel
+from mctslab.core.infoset import sample_world
+from mctslab.core.rng import Rng
 
 __all__ = ["BET", "PASS", "KuhnPoker", "KuhnPokerState"]
 
@@ -70,9 +70,9 @@ _ANTE = 1
 class KuhnPoker:
     """Kuhn poker for ``players`` players (2 to 10; OpenSpiel's ``players``)."""
 
-    #: Players do not see each other's cards (mctslab.infoset.is_perfect_information).
+    #: Players do not see each other's cards (mctslab.core.infoset.is_perfect_information).
     perfect_information = False
-    #: The deal is made by chance nodes (mctslab.game.has_chance_nodes).
+    #: The deal is made by chance nodes (mctslab.core.game.has_chance_nodes).
     chance_nodes = True
 
     def __init__(self, players: int = 2) -> None:
@@ -359,7 +359,7 @@ class KuhnPokerState:
     ) -> KuhnPokerState:
         """A state ``player`` cannot tell from this one: the other players' dealt cards drawn
         uniformly from the cards ``player`` has not seen, the betting replayed; reweighted
-        by ``model`` through :func:`mctslab.infoset.sample_world`."""
+        by ``model`` through :func:`mctslab.core.infoset.sample_world`."""
         self._check_player(player)
         hist, n = self._hist, self._n
         dealt = min(len(hist), n)

@@ -27,9 +27,8 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
-from mctslab.compiled import run_chunk
-from mctslab.errors import InvalidConfigError
-from mctslab.game import TERMINAL, GameInfo
+from mctslab.core.errors import InvalidConfigError
+from mctslab.core.game import TERMINAL, GameInfo
 from mctslab.games.kernels import KernelGame, KernelState, RuleKernels, winner_returns
 
 __all__ = ["Nim", "bachet"]
@@ -122,19 +121,10 @@ def _max_pile(params):  # type: ignore[no-untyped-def]
     return m
 
 
-@njit(cache=True)
-def search_chunk(tree, root, params, ci, cf, ctl, ctl_f, rng, bufs, fbufs, path, cap, n):  # type: ignore[no-untyped-def]
-    """The compiled engine on these kernels, cached on disk (see ``mctslab.compiled``)."""
-    return run_chunk(
-        legal_actions, apply_action, returns, heuristic,
-        tree, root, params, ci, cf, ctl, ctl_f, rng, bufs, fbufs, path, cap, n,
-    )  # fmt: skip
-
-
 class Nim(KernelGame):
     """Nim with any piles, an optional take limit, normal or misère play."""
 
-    kernels = RuleKernels(init, legal_actions, apply_action, returns, heuristic, search_chunk)
+    kernels = RuleKernels(init, legal_actions, apply_action, returns, heuristic)
 
     def __init__(
         self,

@@ -6,16 +6,16 @@ names, so the adapter is thin. What it adds is what mctslab promises and
 ``pyspiel`` does not:
 
 * ``apply_action`` checks the action against the legal ones and raises
-  :class:`~mctslab.errors.IllegalActionError`. A release build of ``pyspiel``
+  :class:`~mctslab.core.errors.IllegalActionError`. A release build of ``pyspiel``
   checks little: a card dealt twice in ``kuhn_poker`` is silently accepted and
   leaves a corrupt state; other games raise ``pyspiel.SpielError``, a
   ``RuntimeError`` whose text is also written to stderr.
 * Game names and parameters are checked against OpenSpiel's registry before a
   game is loaded, so that mistakes raise one-line
-  :class:`~mctslab.errors.UnknownGameError` / ``InvalidConfigError`` and not
+  :class:`~mctslab.core.errors.UnknownGameError` / ``InvalidConfigError`` and not
   OpenSpiel's list of every game. Values are converted to the type OpenSpiel
   declares (``komi=7`` becomes ``7.0``; the CLI's ``"9"`` becomes ``9``).
-* :class:`~mctslab.game.GameInfo` counts what mctslab counts: ``history()``
+* :class:`~mctslab.core.game.GameInfo` counts what mctslab counts: ``history()``
   holds chance outcomes as well as moves, so ``max_game_length`` adds
   OpenSpiel's ``max_chance_nodes_in_history()``, and ``num_actions`` is large
   enough for the chance outcome ids too (pig rolls a die, six outcomes, but has
@@ -32,10 +32,10 @@ games load, but mctslab's engines search the full state: they see the hidden
 cards; what a player may know comes from the state's
 ``information_state_string(player)``, ``observation_string(player)`` and
 ``resample_from_infostate(player, rng, model=None)``
-(:class:`~mctslab.game.ImperfectInformationState`), delegated to ``pyspiel``
+(:class:`~mctslab.core.game.ImperfectInformationState`), delegated to ``pyspiel``
 where the game provides them (``kuhn_poker`` and ``leduc_poker`` resample;
 ``liars_dice`` has information states but no resampling: it raises
-:class:`~mctslab.errors.InvalidConfigError`). States have no ``key()``: ``str(state)`` does not always fix the future
+:class:`~mctslab.core.errors.InvalidConfigError`). States have no ``key()``: ``str(state)`` does not always fix the future
 (chess's FEN omits the positions seen before, which decide threefold
 repetition), and a wrong transposition is worse than none; no ``heuristic()``
 either.
@@ -53,15 +53,15 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import Any, Self
 
-from mctslab.errors import (
+from mctslab.core.errors import (
     IllegalActionError,
     InvalidConfigError,
     UnknownGameError,
     illegal_action_message,
 )
-from mctslab.game import TERMINAL, GameInfo, OpponentModel, draw_outcome
-from mctslab.infoset import DEFAULT_MAX_TRIES, NoConsistentWorldError, sample_world
-from mctslab.rng import Rng
+from mctslab.core.game import TERMINAL, GameInfo, OpponentModel, draw_outcome
+from mctslab.core.infoset import DEFAULT_MAX_TRIES, NoConsistentWorldError, sample_world
+from mctslab.core.rng import Rng
 
 __all__ = [
     "PREFIX",
@@ -131,7 +131,7 @@ class OpenSpielGame:
                 f"{name}: min_utility {min_utility} must be below max_utility {max_utility}"
             )
         self.spiel_game = spiel_game
-        #: Dice or deals (mctslab.game.has_chance_nodes): the compiled engine refuses them.
+        #: Dice or deals (mctslab.core.game.has_chance_nodes): the compiled engine refuses them.
         self.chance_nodes = chance
         self.perfect_information = (
             game_type.information == pyspiel.GameType.Information.PERFECT_INFORMATION
@@ -158,7 +158,7 @@ class OpenSpielGame:
 
     def rules_key(self) -> str:
         """OpenSpiel's name of the game with its parameters (``nim(pile_sizes=1;3)``): what
-        identifies its rules (:func:`mctslab.game.rules_fingerprint`)."""
+        identifies its rules (:func:`mctslab.core.game.rules_fingerprint`)."""
         return str(self.spiel_game)
 
     def new_initial_state(self) -> OpenSpielState:
@@ -277,7 +277,7 @@ class OpenSpielState:
             f"unknown action {text!r} in {self._game.info.name}; legal actions: {shown or 'none'}"
         )
 
-    # -- imperfect information (mctslab.game.ImperfectInformationState) -----------------
+    # -- imperfect information (mctslab.core.game.ImperfectInformationState) -----------------
 
     def _check_player(self, player: int, what: str) -> int:
         n = self._game.info.num_players
@@ -336,7 +336,7 @@ class OpenSpielState:
 
         Uniform draws are pyspiel's ``ResampleFromInfostate(player, sampler)`` with
         ``sampler`` = ``rng.random`` (so the same seed gives the same world); with a
-        ``model`` they are reweighted by :func:`mctslab.infoset.sample_world`
+        ``model`` they are reweighted by :func:`mctslab.core.infoset.sample_world`
         (rejection sampling). A perfect-information game returns a clone.
 
         pyspiel's draw is checked: where it fails or returns a world with another
@@ -346,7 +346,7 @@ class OpenSpielState:
         until ``player``'s information state is the same (exact for games whose
         hidden information is dealt by chance, as in these two). Raises
         :class:`InvalidConfigError` for a game whose pyspiel state cannot resample,
-        :class:`~mctslab.infoset.NoConsistentWorldError` if no world is found.
+        :class:`~mctslab.core.infoset.NoConsistentWorldError` if no world is found.
         """
         index = self._check_player(player, "resample_from_infostate")
         if self._game.perfect_information:
@@ -580,7 +580,7 @@ def openspiel_twin(game: object) -> Any | None:
     An :class:`OpenSpielGame` is its own twin; mctslab's ``tic_tac_toe``,
     ``connect_four`` (any ``rows``, ``columns``, ``x_in_row``) and ``nim``
     (without a take limit, or one no pile reaches) have OpenSpiel twins, checked move by move in
-    ``tests/test_openspiel_differential.py``. Bachet's game (a take limit) and
+    ``tests/games/test_openspiel_differential.py``. Bachet's game (a take limit) and
     games from elsewhere have none.
     """
     if isinstance(game, OpenSpielGame):

@@ -19,7 +19,7 @@ without a winner gives every player ``0``.
 Encodings (OpenSpiel's, id for id):
 
 * Player actions: ``0`` roll, ``1`` stop; named ``"roll"`` and ``"stop"``.
-* The die is a chance node (:data:`~mctslab.game.CHANCE`) after every roll;
+* The die is a chance node (:data:`~mctslab.core.game.CHANCE`) after every roll;
   outcome ``i`` in ``[0, dice)`` is the face ``i + 1``, each with probability
   ``1 / dice``, named ``"Roll <i + 1>"``.
 * ``num_actions = max(2, dice)``: large enough for the die's outcome ids too
@@ -53,10 +53,10 @@ from __future__ import annotations
 import operator
 from collections.abc import Hashable, Sequence
 
-from mctslab.errors import IllegalActionError, InvalidConfigError, illegal_action_message
-from mctslab.game import CHANCE, TERMINAL, GameInfo, OpponentModel
-from mctslab.infoset import sample_world
-from mctslab.rng import Rng
+from mctslab.core.errors import IllegalActionError, InvalidConfigError, illegal_action_message
+from mctslab.core.game import CHANCE, TERMINAL, GameInfo, OpponentModel
+from mctslab.core.infoset import sample_world
+from mctslab.core.rng import Rng
 
 __all__ = ["ROLL", "STOP", "Pig", "PigHoldPlayer", "PigState"]
 
@@ -91,7 +91,7 @@ class Pig:
     ``[1, 10000]`` player decisions; anything else raises :class:`InvalidConfigError`.
     """
 
-    #: The die is rolled by chance nodes (mctslab.game.has_chance_nodes).
+    #: The die is rolled by chance nodes (mctslab.core.game.has_chance_nodes).
     chance_nodes = True
 
     def __init__(

@@ -14,8 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mctslab.compiled import run_chunk
-from mctslab.game import TERMINAL, GameInfo
+from mctslab.core.game import TERMINAL, GameInfo
 from mctslab.games.kernels import KernelGame, KernelState, RuleKernels, winner_returns
 
 __all__ = ["TicTacToe"]
@@ -89,19 +88,10 @@ def heuristic(s, params, out):  # type: ignore[no-untyped-def]
     out[1] = -v
 
 
-@njit(cache=True)
-def search_chunk(tree, root, params, ci, cf, ctl, ctl_f, rng, bufs, fbufs, path, cap, n):  # type: ignore[no-untyped-def]
-    """The compiled engine on these kernels, cached on disk (see ``mctslab.compiled``)."""
-    return run_chunk(
-        legal_actions, apply_action, returns, heuristic,
-        tree, root, params, ci, cf, ctl, ctl_f, rng, bufs, fbufs, path, cap, n,
-    )  # fmt: skip
-
-
 class TicTacToe(KernelGame):
     """Tic-tac-toe on a 3x3 board (OpenSpiel ``tic_tac_toe``)."""
 
-    kernels = RuleKernels(init, legal_actions, apply_action, returns, heuristic, search_chunk)
+    kernels = RuleKernels(init, legal_actions, apply_action, returns, heuristic)
 
     def __init__(self) -> None:
         info = GameInfo(

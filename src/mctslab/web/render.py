@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mctslab.game import State
+from mctslab.core.game import State
 from mctslab.games.bohnenspiel import Bohnenspiel
 from mctslab.games.connect_four import ConnectFour
 from mctslab.games.kernels import KernelState

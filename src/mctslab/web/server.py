@@ -1,9 +1,9 @@
 """The web lab's server: a JSON API over sessions, and the page.
 
 A *session* is a game in progress with a search configuration and the reference
-engine's tree (:class:`mctslab.mcts.MCTS`): the tree the step mode traces
-(:func:`mctslab.trace.traced_iteration`), that ``iterations`` grows and that the
-tree view and the exports draw (:mod:`mctslab.treeview`). With ``engine``
+engine's tree (:class:`mctslab.search.mcts.MCTS`): the tree the step mode traces
+(:func:`mctslab.search.trace.traced_iteration`), that ``iterations`` grows and that the
+tree view and the exports draw (:mod:`mctslab.analysis.treeview`). With ``engine``
 ``"compiled"`` (or ``"auto"`` on a game with rule kernels) the AI's moves are
 searched by the compiled engine, on a tree of its own that the view does not
 show; step mode and ``iterations`` always run on the reference tree.
@@ -16,7 +16,7 @@ Every request is bounded by the caps of :class:`Settings`; a request beyond one
 gets a 4xx whose ``detail`` names the cap. User errors (unknown game or option,
 illegal move, malformed JSON) are 4xx with a one-line ``detail``, never a 500.
 
-The OpenAPI schema is exact (``tests/test_web_schema.py`` fuzzes the app against it
+The OpenAPI schema is exact (``tests/web/test_web_schema.py`` fuzzes the app against it
 with schemathesis): every error is :class:`ErrorOut` (``{"detail": one line}``), each
 route lists every status it can send, and what the schema accepts the server
 accepts. 422 means the request does not match the schema (types, enums, patterns,
@@ -63,16 +63,15 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 import mctslab
-from mctslab import treeview
-from mctslab.cli_common import parse_value, player_label
-from mctslab.engine import Searcher, has_kernels, make_searcher
-from mctslab.errors import InvalidConfigError
-from mctslab.game import CHANCE, Game, State, sample_chance_outcome
-from mctslab.infoset import is_perfect_information
-from mctslab.mcts import MCTS, Node, RootChild, SearchConfig, SearchResult, _max, _robust
-from mctslab.registry import available_games, game_parameters, make
-from mctslab.rng import Rng
-from mctslab.trace import traced_iteration, tree_at, tree_size
+from mctslab.analysis import treeview
+from mctslab.core.errors import InvalidConfigError
+from mctslab.core.game import CHANCE, Game, State, player_label, sample_chance_outcome
+from mctslab.core.infoset import is_perfect_information
+from mctslab.core.registry import available_games, game_parameters, make, parse_value
+from mctslab.core.rng import Rng
+from mctslab.search.engine import Searcher, has_kernels, make_searcher
+from mctslab.search.mcts import MCTS, Node, RootChild, SearchConfig, SearchResult, _max, _robust
+from mctslab.search.trace import traced_iteration, tree_at, tree_size
 from mctslab.web.render import render
 
 __all__ = ["ErrorOut", "Settings", "create_app", "release", "run_chunks", "tune_process"]
@@ -399,7 +398,7 @@ class UpdateOut(BaseModel):
 
 
 class TraceOut(BaseModel):
-    """One iteration, phase by phase (:class:`mctslab.trace.IterationTrace`)."""
+    """One iteration, phase by phase (:class:`mctslab.search.trace.IterationTrace`)."""
 
     selection: list[SelectionStepOut]
     expansion: ExpansionOut | None
@@ -412,7 +411,7 @@ class TraceOut(BaseModel):
 
 
 class TreeNodeOut(BaseModel):
-    """A node of the tree view (:func:`mctslab.treeview.to_json`)."""
+    """A node of the tree view (:func:`mctslab.analysis.treeview.to_json`)."""
 
     id: str
     action: int | None

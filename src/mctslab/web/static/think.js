@@ -1,4 +1,4 @@
-// "Watch it think": one iteration's trace (mctslab.trace.IterationTrace) shown phase by
+// "Watch it think": one iteration's trace (mctslab.search.trace.IterationTrace) shown phase by
 // phase, as every MCTS lecture draws it:
 //   1 selection:        the descent, each level's children with N, Q/N and UCT, the pick;
 //   2 expansion:        the node added;

@@ -1,0 +1,250 @@
+"""One game of a tournament: the task that describes it and :func:`play_task`, which plays it.
+
+A :class:`GameTask` holds everything that decides a game (the game and its
+parameters, the named players in seat order, the seeds, the opening, the time
+control) and is picklable, so :func:`play_task` runs it anywhere: in this
+process, in a worker process of :func:`mctslab.arena.tournament.run_tasks`, or on a Ray
+worker (:mod:`mctslab.arena.ray_backend`). ``play_task`` is a pure function of the
+task whenever the players' budgets are iteration counts.
+
+This module is what the arena (which schedules games and stores them) and the
+Ray backend (which only plays them) share; neither imports the other for it.
+
+Time control (``time_per_move``): every move is timed. A move slower than the
+limit by more than :data:`TIME_TOLERANCE` (relative) plus :data:`TIME_GRACE`
+seconds is an *overrun*, recorded with its size; with ``strict`` the player who
+overran loses the game. An ``mcts`` spec with no budget of its own gets
+``time=<limit>`` (:func:`effective_spec`); other players keep their own budget
+and are only measured.
+
+A player that raises, or returns an illegal move, loses the game; the error is
+recorded with the game.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+import traceback
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from mctslab.arena.store import GameRecord, now
+from mctslab.core.game import CHANCE, Game, State, sample_chance_outcome
+from mctslab.core.registry import make
+from mctslab.core.rng import Rng
+from mctslab.players.player import Player, check_hidden_information, make_player, parse_spec
+
+__all__ = [
+    "TIME_GRACE",
+    "TIME_TOLERANCE",
+    "Entrant",
+    "GameTask",
+    "derive_seed",
+    "effective_spec",
+    "play_task",
+]
+
+#: A move may exceed the time limit by this fraction of it ...
+TIME_TOLERANCE = 0.10
+#: ... plus this many seconds (process scheduling, the clock check between chunks).
+TIME_GRACE = 0.02
+
+_BUDGET_KEYS = {"time", "iterations", "iters", "n", "simulations", "max_nodes", "nodes"}
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """A named player: ``name`` labels it in tables and the store, ``spec`` makes it."""
+
+    name: str
+    spec: str
+
+
+@dataclass(frozen=True)
+class GameTask:
+    """One game to play: everything :func:`play_task` needs, picklable.
+
+    ``allow_cheating`` lets a player that reads the full state play a game with hidden
+    information (:func:`mctslab.players.player.check_hidden_information`).
+    """
+
+    slot: int
+    game: str
+    game_params: tuple[tuple[str, Any], ...]
+    seats: tuple[Entrant, ...]
+    seed: int
+    openings: int = 0
+    opening_seed: int = 0
+    time_per_move: float | None = None
+    strict: bool = False
+    allow_cheating: bool = False
+
+
+def derive_seed(*parts: int | str) -> int:
+    """A 63-bit seed from a base seed and labels (BLAKE2b: stable across runs and machines)."""
+    text = ":".join(str(p) for p in parts).encode()
+    return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "little") >> 1
+
+
+def effective_spec(spec: str, time_per_move: float | None) -> str:
+    """``spec`` as played under a time control: an ``mcts`` spec with no budget gets one."""
+    kind, options = parse_spec(spec)
+    if time_per_move is None or kind != "mcts" or _BUDGET_KEYS & set(options):
+        return spec
+    extra = f"time={time_per_move!r}"
+    return f"{spec},{extra}" if options else f"mcts:{extra}"
+
+
+def _opening(state: State, plies: int, seed: int) -> list[int]:
+    """``plies`` uniformly random moves that do not end the game (where one exists)."""
+    rng = Rng(seed)
+    played: list[int] = []
+    for _ in range(plies):
+        if state.is_terminal():
+            break
+        if state.current_player() == CHANCE:
+            action = sample_chance_outcome(state, rng)
+        else:
+            legal = state.legal_actions()
+            alive = [a for a in legal if not state.child(a).is_terminal()]
+            action = (alive or legal)[rng.randint(len(alive or legal))]
+        state.apply_action(action)
+        played.append(action)
+    return played
+
+
+def _forfeit(game: Game, n: int, loser: int) -> list[float]:
+    """Returns when seat ``loser`` forfeits: it gets the minimum, the others the maximum."""
+    lo, hi = game.info.min_utility, game.info.max_utility
+    return [lo if p == loser else hi for p in range(n)]
+
+
+def _score(returns: Sequence[float]) -> float | None:
+    if len(returns) != 2:
+        return None
+    return 1.0 if returns[0] > returns[1] else (0.0 if returns[0] < returns[1] else 0.5)
+
+
+def play_task(task: GameTask) -> GameRecord:
+    """Play one game of a tournament and return its record (never raises for a player's fault).
+
+    Raises :class:`~mctslab.core.errors.InvalidConfigError` before any player moves when a
+    seat's player would read hidden information and ``task.allow_cheating`` is not set.
+    """
+    started = now()
+    game = make(task.game, **dict(task.game_params))
+    info = game.info
+    state = game.new_initial_state()
+    n = info.num_players
+    opening = _opening(state, task.openings, task.opening_seed)
+    moves: list[int] = list(opening)
+    times: list[float | None] = [None] * len(opening)
+    movers: list[int] = [-1] * len(opening)
+    overruns: list[tuple[int, int, float]] = []
+    limit = task.time_per_move
+    allowed = None if limit is None else limit * (1 + TIME_TOLERANCE) + TIME_GRACE
+    chance_rng = Rng(derive_seed(task.seed, "chance"))
+    termination, error = "normal", None
+    returns: list[float] | None = None
+    players: list[Player] = []
+    specs: list[tuple[str, str]] = []
+    for seat, entrant in enumerate(task.seats):
+        try:
+            spec = effective_spec(entrant.spec, limit)
+            players.append(make_player(spec, info, seed=derive_seed(task.seed, "seat", seat)))
+        except Exception as err:  # a bad spec is caught before the run; this is a crash
+            return _record(task, opening, moves, times, movers, overruns,
+                           _forfeit(game, n, seat), "error",
+                           f"{entrant.name}: {_describe(err)}", started)  # fmt: skip
+        specs.append((entrant.name, spec))
+    # Not a player's fault but the configuration's: raised (the arena checks before any game).
+    check_hidden_information(game, specs, task.allow_cheating)
+    for player in players:
+        for a in opening:
+            player.inform(a)
+    while not state.is_terminal():
+        p = state.current_player()
+        if p == CHANCE:
+            action = sample_chance_outcome(state, chance_rng)
+            state.apply_action(action)
+            moves.append(action)
+            times.append(None)
+            movers.append(-1)
+        else:
+            name = task.seats[p].name
+            t0 = time.perf_counter()
+            try:
+                action = players[p].choose(state.clone())
+            except Exception as err:
+                termination, error = "error", f"{name}: {_describe(err)}"
+                returns = _forfeit(game, n, p)
+                break
+            elapsed = time.perf_counter() - t0
+            legal = state.legal_actions()
+            if not isinstance(action, int) or action not in legal:
+                termination = "error"
+                error = f"{name}: illegal move {action!r} (legal: {legal})"
+                returns = _forfeit(game, n, p)
+                break
+            state.apply_action(action)
+            moves.append(action)
+            times.append(elapsed)
+            movers.append(p)
+            if allowed is not None and limit is not None and elapsed > allowed:
+                overruns.append((len(moves) - 1, p, elapsed - limit))
+                if task.strict:
+                    termination = "time"
+                    error = f"{name}: {elapsed:.3f} s for a move, limit {limit:g} s"
+                    returns = _forfeit(game, n, p)
+                    break
+        for seat, player in enumerate(players):
+            try:
+                player.inform(action)
+            except Exception as err:
+                termination, error = "error", f"{task.seats[seat].name}: {_describe(err)}"
+                returns = _forfeit(game, n, seat)
+                break
+        if returns is not None:
+            break
+    if returns is None:
+        returns = [float(r) for r in state.returns()]
+    return _record(
+        task, opening, moves, times, movers, overruns, returns, termination, error, started
+    )
+
+
+def _describe(err: BaseException) -> str:
+    where = traceback.extract_tb(err.__traceback__)
+    at = f" (at {where[-1].filename.rsplit('/', 1)[-1]}:{where[-1].lineno})" if where else ""
+    return f"{type(err).__name__}: {err}{at}"
+
+
+def _record(
+    task: GameTask,
+    opening: list[int],
+    moves: list[int],
+    times: list[float | None],
+    movers: list[int],
+    overruns: list[tuple[int, int, float]],
+    returns: list[float],
+    termination: str,
+    error: str | None,
+    started: str,
+) -> GameRecord:
+    return GameRecord(
+        slot=task.slot,
+        seats=tuple(e.name for e in task.seats),
+        seed=task.seed,
+        opening=tuple(opening),
+        moves=tuple(moves),
+        returns=tuple(returns),
+        score=_score(returns),
+        termination=termination,
+        error=error,
+        move_times=tuple(times),
+        movers=tuple(movers),
+        overruns=tuple(overruns),
+        started=started,
+    )

@@ -1,0 +1,449 @@
+"""The results store: every game an arena plays, in SQLite (the standard library's).
+
+One file (``mctslab.db`` by default) holds any number of *runs* (a tournament, an
+SPRT, a tuning grid point, a self-play analysis). A run is identified by the
+hash of everything that decides its games (game, parameters and rules version,
+players and specs, seed, number of games, openings, time control); its games are numbered
+*slots*, and the pair ``(run, slot)`` is unique. Each finished game is written
+and committed in its own transaction, so a run killed at any moment (SIGKILL
+included) keeps every game it finished, and ``resume`` replays only the slots
+that are missing: no game is lost and none is counted twice.
+
+SQLite runs in WAL mode with ``synchronous=FULL``: a committed game survives the
+death of the process and of the machine. The file is checked before anything is
+written: a file that is not an mctslab store (another SQLite database, a text
+file) is refused with :class:`NotAStoreError` and left untouched.
+
+Tables: ``meta`` (schema name and version), ``runs`` (kind, game, game version,
+parameters, configuration as JSON, its hash, seed, timestamps, and ``cheating``:
+the names of the players allowed to read hidden information, as a JSON list),
+``players`` (name and spec per run) and ``games`` (slot, seats, seed, opening,
+moves, returns, score of seat 0, termination, error, move times, time overruns,
+timestamps).
+
+Schema versions: 2 added ``runs.cheating``. A version 1 store is migrated when it
+is opened (the column is added, empty for its runs); a store of a newer version
+than this mctslab knows is refused.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import sqlite3
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mctslab.core.errors import MctslabError
+
+__all__ = ["GameRecord", "NotAStoreError", "ResultStore", "RunInfo", "config_hash", "now"]
+
+SCHEMA_NAME = "mctslab-results"
+SCHEMA_VERSION = 2
+_SQLITE_HEADER = b"SQLite format 3\x00"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL,
+    game TEXT NOT NULL,
+    game_version INTEGER NOT NULL,
+    config TEXT NOT NULL,
+    config_hash TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    planned INTEGER,
+    created TEXT NOT NULL,
+    finished TEXT,
+    cheating TEXT NOT NULL DEFAULT '[]'
+);
+CREATE INDEX IF NOT EXISTS runs_hash ON runs (config_hash);
+CREATE TABLE IF NOT EXISTS players (
+    run_id INTEGER NOT NULL REFERENCES runs (id),
+    name TEXT NOT NULL,
+    spec TEXT NOT NULL,
+    PRIMARY KEY (run_id, name)
+);
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY,
+    run_id INTEGER NOT NULL REFERENCES runs (id),
+    slot INTEGER NOT NULL,
+    seats TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    opening TEXT NOT NULL,
+    moves TEXT NOT NULL,
+    returns TEXT NOT NULL,
+    score REAL,
+    termination TEXT NOT NULL,
+    error TEXT,
+    move_times TEXT NOT NULL,
+    movers TEXT NOT NULL,
+    overruns TEXT NOT NULL,
+    started TEXT NOT NULL,
+    finished TEXT NOT NULL,
+    UNIQUE (run_id, slot)
+);
+"""
+
+
+class NotAStoreError(MctslabError):
+    """A ``--db`` file that exists but is not an mctslab results store."""
+
+
+def now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")
+
+
+def config_hash(config: Mapping[str, Any]) -> str:
+    """A stable hash of a run's deciding configuration (canonical JSON, SHA-256)."""
+    text = json.dumps(config, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """One finished game.
+
+    ``seats`` are the player names in seat order (seat 0 moves first); ``returns``
+    the final returns per seat; ``score`` the score of seat 0 (1, 0.5 or 0) in a
+    two-player game, else ``None``. ``termination`` is ``"normal"``, ``"error"``
+    (a player raised or chose an illegal move: it loses, ``error`` says what
+    happened) or ``"time"`` (a strict time forfeit). ``move_times`` has one entry
+    per move in ``moves`` (``None`` for the opening and chance moves), and
+    ``movers`` the seat that made each move (-1 for the opening and chance moves);
+    ``overruns`` lists ``[ply, seat, seconds over the limit]``.
+    """
+
+    slot: int
+    seats: tuple[str, ...]
+    seed: int
+    opening: tuple[int, ...]
+    moves: tuple[int, ...]
+    returns: tuple[float, ...]
+    score: float | None
+    termination: str = "normal"
+    error: str | None = None
+    move_times: tuple[float | None, ...] = ()
+    movers: tuple[int, ...] = ()
+    overruns: tuple[tuple[int, int, float], ...] = ()
+    started: str = field(default_factory=now)
+    finished: str = field(default_factory=now)
+
+    def score_of(self, name: str) -> float | None:
+        """The score of the player ``name`` in this two-player game."""
+        if self.score is None or name not in self.seats:
+            return None
+        return self.score if self.seats[0] == name else 1.0 - self.score
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """A run as stored: its id, kind, game and configuration.
+
+    ``config`` is the run's identity as it was stored (:meth:`ResultStore.start_run`);
+    ``game_version`` the version of the game's rules its games were played by;
+    ``cheating`` the names of the players allowed to read hidden information.
+    """
+
+    id: int
+    kind: str
+    game: str
+    game_version: int
+    config: dict[str, Any]
+    config_hash: str
+    seed: int
+    planned: int | None
+    created: str
+    finished: str | None
+    players: dict[str, str]
+    played: int
+    cheating: tuple[str, ...] = ()
+
+    @property
+    def game_params(self) -> dict[str, Any]:
+        """The game's parameters, as the run's configuration gives them."""
+        params = self.config.get("game_params") or {}
+        return dict(params) if isinstance(params, dict) else {}
+
+
+class ResultStore:
+    """An open results store; use as a context manager or call :meth:`close`.
+
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "r.db")
+    >>> with ResultStore(path) as store:
+    ...     run = store.start_run("arena", "tic_tac_toe", 1, {"seed": 0}, 0, {"a": "random"}, 2)
+    ...     store.add_game(run, GameRecord(0, ("a", "a"), 0, (), (4,), (0.0, 0.0), 0.5))
+    ...     store.played_slots(run)
+    True
+    {0}
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._check_existing()
+        try:
+            self.conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+        except sqlite3.Error as err:
+            raise NotAStoreError(f"cannot open results store {str(self.path)!r}: {err}") from None
+        try:
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute("PRAGMA synchronous=FULL")
+            self.conn.execute("PRAGMA foreign_keys=ON")
+            # One script, one transaction: the tables and the schema mark appear together.
+            self.conn.executescript(
+                "BEGIN IMMEDIATE;"
+                + _SCHEMA
+                + "INSERT OR IGNORE INTO meta (key, value) VALUES"
+                + f" ('schema', '{SCHEMA_NAME}'), ('version', '{SCHEMA_VERSION}');"
+                + "COMMIT;"
+            )
+            self._migrate()
+        except sqlite3.Error as err:
+            self.conn.close()
+            raise NotAStoreError(f"cannot use results store {str(self.path)!r}: {err}") from None
+
+    def _migrate(self) -> None:
+        """Bring a store of an older schema to :data:`SCHEMA_VERSION` (see the module
+        docstring), in one transaction; the version is read inside it, so two processes
+        opening the same old store migrate it once."""
+        with self._transaction():
+            row = self.conn.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+            version = int(row[0])
+            if version < 2:
+                self.conn.execute("ALTER TABLE runs ADD COLUMN cheating TEXT NOT NULL DEFAULT '[]'")
+            if version < SCHEMA_VERSION:
+                self.conn.execute(
+                    "UPDATE meta SET value = ? WHERE key = 'version'", (str(SCHEMA_VERSION),)
+                )
+
+    def _check_existing(self) -> None:
+        """Refuse, without writing anything, a file that is not an mctslab store."""
+        if not self.path.exists():
+            if not self.path.parent.exists():
+                raise NotAStoreError(f"no such directory for the results store: {self.path}")
+            return
+        if self.path.is_dir():
+            raise NotAStoreError(f"{str(self.path)!r} is a directory, not a results store")
+        with self.path.open("rb") as f:
+            header = f.read(len(_SQLITE_HEADER))
+        if header == b"":
+            return  # an empty file: a new store
+        if header != _SQLITE_HEADER:
+            raise NotAStoreError(f"{str(self.path)!r} is not an mctslab results store")
+        try:
+            ro = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True)
+            try:
+                row = ro.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+                version = ro.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+            finally:
+                ro.close()
+        except sqlite3.Error:
+            row = version = None
+        if row is None or row[0] != SCHEMA_NAME:
+            raise NotAStoreError(
+                f"{str(self.path)!r} is an SQLite database but not an mctslab results store"
+            )
+        if version is None or int(version[0]) > SCHEMA_VERSION:
+            raise NotAStoreError(
+                f"{str(self.path)!r} was written by a newer mctslab (schema {version})"
+            )
+
+    def __enter__(self) -> ResultStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.conn.close()
+
+    class _Tx:
+        def __init__(self, conn: sqlite3.Connection) -> None:
+            self.conn = conn
+
+        def __enter__(self) -> None:
+            self.conn.execute("BEGIN IMMEDIATE")
+
+        def __exit__(self, exc_type: object, *rest: object) -> None:
+            self.conn.execute("COMMIT" if exc_type is None else "ROLLBACK")
+
+    def _transaction(self) -> ResultStore._Tx:
+        return ResultStore._Tx(self.conn)
+
+    # Runs --------------------------------------------------------------------------------
+
+    def start_run(
+        self,
+        kind: str,
+        game: str,
+        game_version: int,
+        config: Mapping[str, Any],
+        seed: int,
+        players: Mapping[str, str],
+        planned: int | None,
+        cheating: Sequence[str] = (),
+    ) -> int:
+        """Create a run and return its id; ``cheating`` names the players allowed to read
+        hidden information."""
+        with self._transaction():
+            cur = self.conn.execute(
+                "INSERT INTO runs (kind, game, game_version, config, config_hash, seed, planned,"
+                " created, cheating) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    kind,
+                    game,
+                    game_version,
+                    json.dumps(dict(config), sort_keys=True, default=str),
+                    config_hash(config),
+                    seed,
+                    planned,
+                    now(),
+                    json.dumps(list(cheating)),
+                ),
+            )
+            run_id = int(cur.lastrowid or 0)
+            self.conn.executemany(
+                "INSERT INTO players (run_id, name, spec) VALUES (?, ?, ?)",
+                [(run_id, name, spec) for name, spec in players.items()],
+            )
+        return run_id
+
+    def find_run(self, kind: str, config: Mapping[str, Any]) -> int | None:
+        """The latest run of this kind with exactly this configuration, if any."""
+        row = self.conn.execute(
+            "SELECT id FROM runs WHERE kind = ? AND config_hash = ? ORDER BY id DESC LIMIT 1",
+            (kind, config_hash(config)),
+        ).fetchone()
+        return None if row is None else int(row[0])
+
+    def add_cheating(self, run_id: int, names: Sequence[str]) -> None:
+        """Record that the players ``names`` were also allowed to read hidden information
+        (a resumed run whose new games allow what its first did not)."""
+        row = self.conn.execute("SELECT cheating FROM runs WHERE id = ?", (run_id,)).fetchone()
+        known = json.loads(row[0]) if row is not None else []
+        more = [n for n in names if n not in known]
+        if more:
+            with self._transaction():
+                self.conn.execute(
+                    "UPDATE runs SET cheating = ? WHERE id = ?", (json.dumps(known + more), run_id)
+                )
+
+    def finish_run(self, run_id: int) -> None:
+        with self._transaction():
+            self.conn.execute("UPDATE runs SET finished = ? WHERE id = ?", (now(), run_id))
+
+    def runs(self, game: str | None = None) -> list[RunInfo]:
+        """Every run (of ``game`` if given), oldest first."""
+        sql = (
+            "SELECT r.id, r.kind, r.game, r.game_version, r.config, r.config_hash, r.seed,"
+            " r.planned, r.created, r.finished, (SELECT COUNT(*) FROM games g"
+            " WHERE g.run_id = r.id), r.cheating FROM runs r"
+        )
+        args: tuple[Any, ...] = ()
+        if game is not None:
+            sql += " WHERE r.game = ?"
+            args = (game,)
+        out = []
+        for row in self.conn.execute(sql + " ORDER BY r.id", args).fetchall():
+            players = dict(
+                self.conn.execute(
+                    "SELECT name, spec FROM players WHERE run_id = ? ORDER BY rowid", (row[0],)
+                ).fetchall()
+            )
+            out.append(
+                RunInfo(
+                    id=row[0],
+                    kind=row[1],
+                    game=row[2],
+                    game_version=row[3],
+                    config=json.loads(row[4]),
+                    config_hash=row[5],
+                    seed=row[6],
+                    planned=row[7],
+                    created=row[8],
+                    finished=row[9],
+                    players=players,
+                    played=row[10],
+                    cheating=tuple(json.loads(row[11])),
+                )
+            )
+        return out
+
+    def games_in_store(self) -> list[str]:
+        """The names of the games that have runs in this store."""
+        return [r[0] for r in self.conn.execute("SELECT DISTINCT game FROM runs ORDER BY game")]
+
+    # Games -------------------------------------------------------------------------------
+
+    def add_game(self, run_id: int, record: GameRecord) -> bool:
+        """Commit one finished game; False (and nothing written) if its slot is already in."""
+        with self._transaction():
+            cur = self.conn.execute(
+                "INSERT OR IGNORE INTO games (run_id, slot, seats, seed, opening, moves, returns,"
+                " score, termination, error, move_times, movers, overruns, started, finished)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    run_id,
+                    record.slot,
+                    json.dumps(list(record.seats)),
+                    record.seed,
+                    json.dumps(list(record.opening)),
+                    json.dumps(list(record.moves)),
+                    json.dumps(list(record.returns)),
+                    record.score,
+                    record.termination,
+                    record.error,
+                    json.dumps(list(record.move_times)),
+                    json.dumps(list(record.movers)),
+                    json.dumps([list(o) for o in record.overruns]),
+                    record.started,
+                    record.finished,
+                ),
+            )
+            return cur.rowcount == 1
+
+    def played_slots(self, run_id: int) -> set[int]:
+        return {
+            r[0] for r in self.conn.execute("SELECT slot FROM games WHERE run_id = ?", (run_id,))
+        }
+
+    def games(
+        self, run_ids: Sequence[int] | None = None, game: str | None = None
+    ) -> Iterator[GameRecord]:
+        """Stored games, by run and slot: of the given runs, or of every run of ``game``."""
+        sql = (
+            "SELECT g.slot, g.seats, g.seed, g.opening, g.moves, g.returns, g.score,"
+            " g.termination, g.error, g.move_times, g.movers, g.overruns, g.started, g.finished"
+            " FROM games g JOIN runs r ON r.id = g.run_id"
+        )
+        where: list[str] = []
+        args: list[Any] = []
+        if run_ids is not None:
+            where.append(f"g.run_id IN ({','.join('?' * len(run_ids))})")
+            args.extend(run_ids)
+        if game is not None:
+            where.append("r.game = ?")
+            args.append(game)
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        for row in self.conn.execute(sql + " ORDER BY g.run_id, g.slot", args):
+            yield GameRecord(
+                slot=row[0],
+                seats=tuple(json.loads(row[1])),
+                seed=row[2],
+                opening=tuple(json.loads(row[3])),
+                moves=tuple(json.loads(row[4])),
+                returns=tuple(json.loads(row[5])),
+                score=row[6],
+                termination=row[7],
+                error=row[8],
+                move_times=tuple(json.loads(row[9])),
+                movers=tuple(json.loads(row[10])),
+                overruns=tuple(tuple(o) for o in json.loads(row[11])),
+                started=row[12],
+                finished=row[13],
+            )

@@ -1,0 +1,653 @@
+"""The arena: matches and round-robin tournaments between player specs, with time controls.
+
+A tournament is a list of games fixed in advance (:func:`schedule`): every pair of
+players meets ``games`` times, colours swapped in pairs (game ``2k`` and ``2k+1``
+of a pairing have the same seed and, with ``openings=K``, the same ``K`` random
+opening plies, each player once with each colour). Each game is a
+:class:`~mctslab.arena.game_task.GameTask` played by :func:`~mctslab.arena.game_task.play_task`
+(time control and forfeits are described there), a pure function of the task: the
+same task gives the same game whenever the players' budgets are iteration counts
+(time budgets depend on the machine's speed, so they are not reproducible).
+
+:func:`run_arena` plays the tasks in worker processes (``workers``; or on a Ray
+cluster, :mod:`mctslab.arena.ray_backend`), writes each finished game to the results
+store (:mod:`mctslab.arena.store`) in its own transaction, and with ``resume`` plays
+only the games the store does not have yet.
+
+A run's identity (what ``resume`` matches) is everything that decides its games,
+the rules included: the game's name, parameters and ``GameInfo.version``. A
+``resume`` that finds the run played under other rules (a new version of the
+game, other parameters) raises :class:`RulesChangedError` naming both, rather than
+mixing games of two rule sets in one run.
+
+Hidden information: every player is handed the full state, so in a game with
+hidden information a player that reads it all (``mcts``, ``minimax``, ...;
+:func:`mctslab.players.player.reads_hidden_information`) would see the other players'
+cards. :func:`check_players` refuses it unless the configuration has
+``allow_cheating``; the run then records who was allowed (``RunInfo.cheating``)
+and the results say so.
+
+A player that raises, or returns an illegal move, loses the game; the error is
+recorded with the game and the tournament goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import multiprocessing
+import os
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field, replace
+from itertools import combinations
+from typing import Any
+
+from mctslab.arena.game_task import (
+    TIME_GRACE,
+    TIME_TOLERANCE,
+    Entrant,
+    GameTask,
+    derive_seed,
+    effective_spec,
+    play_task,
+)
+from mctslab.arena.ray_backend import run_tasks_ray
+from mctslab.arena.store import GameRecord, ResultStore, RunInfo
+from mctslab.core.errors import InvalidConfigError, InvalidSpecError
+from mctslab.core.game import Game
+from mctslab.core.registry import make
+from mctslab.players.player import check_hidden_information, make_player, parse_spec
+
+__all__ = [
+    "RULES_KEYS",
+    "TIME_GRACE",
+    "TIME_TOLERANCE",
+    "ArenaConfig",
+    "ArenaResult",
+    "Entrant",
+    "GameTask",
+    "MoveTimes",
+    "PooledGames",
+    "PooledPlayer",
+    "RulesChangedError",
+    "check_players",
+    "derive_seed",
+    "describe_rules",
+    "effective_spec",
+    "find_resumable_run",
+    "move_time_stats",
+    "play_task",
+    "pool_runs",
+    "run_arena",
+    "run_tasks",
+    "schedule",
+    "standings",
+]
+
+#: The keys of a run's identity that say which rules its games were played by.
+RULES_KEYS = ("game", "game_params", "game_version")
+
+
+class RulesChangedError(InvalidConfigError):
+    """``resume`` found the run, but it was played under other rules (another version of
+    the game, other parameters): the message names the old rules and the new."""
+
+
+@dataclass(frozen=True)
+class ArenaConfig:
+    """A round-robin tournament. ``games`` is the number of games per pairing.
+
+    ``workers`` and ``backend`` decide where the games run, not what they are: they
+    are not part of :meth:`identity`, so a run resumed with other workers (or on
+    Ray) continues the same games. Nor is ``allow_cheating``, which decides whether
+    players that read the full state may play a game with hidden information
+    (:func:`check_players`), not what the games are.
+    """
+
+    game: str
+    players: tuple[Entrant, ...]
+    games: int = 2
+    game_params: tuple[tuple[str, Any], ...] = ()
+    time_per_move: float | None = None
+    strict: bool = False
+    seed: int = 0
+    openings: int = 0
+    workers: int = 1
+    backend: str = "local"
+    ray_address: str | None = None
+    allow_cheating: bool = False
+
+    def __post_init__(self) -> None:
+        if len(self.players) < 2:
+            raise InvalidConfigError("a tournament needs at least two players")
+        names = [p.name for p in self.players]
+        for name in names:
+            if not name or not name.replace("_", "").replace("-", "").replace(".", "").isalnum():
+                raise InvalidConfigError(
+                    f"bad player name {name!r}: use letters, digits, '-', '_' or '.'"
+                )
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise InvalidConfigError(f"player name {dup[0]!r} is given twice")
+        if not isinstance(self.games, int) or self.games < 1:
+            raise InvalidConfigError(f"games must be a positive integer, got {self.games!r}")
+        if self.time_per_move is not None and not (
+            math.isfinite(self.time_per_move) and self.time_per_move > 0
+        ):
+            raise InvalidConfigError(
+                f"time per move must be a positive number of seconds, got {self.time_per_move!r}"
+            )
+        if self.openings < 0:
+            raise InvalidConfigError(f"openings must be >= 0 plies, got {self.openings}")
+        if self.workers < 1:
+            raise InvalidConfigError(f"workers must be >= 1, got {self.workers}")
+        if self.backend not in ("local", "ray"):
+            raise InvalidConfigError(f"unknown backend {self.backend!r}; valid: local, ray")
+        if self.strict and self.time_per_move is None:
+            raise InvalidConfigError("strict time control needs a time per move")
+
+    def identity(self, game_version: int) -> dict[str, Any]:
+        """Everything that decides the games (what ``resume`` matches on), the rules
+        included: the game's name, parameters and ``game_version`` (its
+        ``GameInfo.version``, which the configuration cannot know by itself)."""
+        return {
+            "game": self.game,
+            "game_params": dict(self.game_params),
+            "game_version": game_version,
+            "players": [[p.name, p.spec] for p in self.players],
+            "games": self.games,
+            "time_per_move": self.time_per_move,
+            "strict": self.strict,
+            "seed": self.seed,
+            "openings": self.openings,
+        }
+
+
+def schedule(config: ArenaConfig) -> list[GameTask]:
+    """The tournament's games in slot order: pairings in order, ``games`` games each."""
+    tasks = []
+    slot = 0
+    for i, j in combinations(range(len(config.players)), 2):
+        a, b = config.players[i], config.players[j]
+        for g in range(config.games):
+            pair = g // 2
+            seats = (a, b) if g % 2 == 0 else (b, a)
+            seed = derive_seed(config.seed, a.name, b.name, pair)
+            tasks.append(
+                GameTask(
+                    slot=slot,
+                    game=config.game,
+                    game_params=config.game_params,
+                    seats=seats,
+                    seed=seed,
+                    openings=config.openings,
+                    opening_seed=derive_seed(seed, "opening"),
+                    time_per_move=config.time_per_move,
+                    strict=config.strict,
+                    allow_cheating=config.allow_cheating,
+                )
+            )
+            slot += 1
+    return tasks
+
+
+# Running many games ----------------------------------------------------------------------
+
+
+def run_tasks(
+    tasks: Sequence[GameTask],
+    workers: int = 1,
+    backend: str = "local",
+    ray_address: str | None = None,
+) -> Iterator[GameRecord]:
+    """Play ``tasks`` and yield each record as it finishes (in completion order).
+
+    ``workers=1`` plays in this process; more use forked worker processes (at most
+    ``2 * workers`` games queued at a time); ``backend="ray"`` sends them to Ray.
+    """
+    if backend == "ray":
+        yield from run_tasks_ray(tasks, workers, ray_address)
+        return
+    if workers == 1 or len(tasks) <= 1:
+        for task in tasks:
+            yield play_task(task)
+        return
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    pending: set[Future[GameRecord]] = set()
+    queue = iter(tasks)
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        try:
+            for task in queue:
+                pending.add(pool.submit(play_task, task))
+                if len(pending) >= 2 * workers:
+                    break
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    yield fut.result()
+                    nxt = next(queue, None)
+                    if nxt is not None:
+                        pending.add(pool.submit(play_task, nxt))
+        finally:
+            for fut in pending:
+                fut.cancel()
+
+
+@dataclass(frozen=True)
+class MoveTimes:
+    """A player's move times in seconds (timed moves only) and its overruns."""
+
+    moves: int
+    p50: float
+    p99: float
+    max: float
+    overruns: int
+    worst_overrun: float
+
+
+def _quantile(xs: Sequence[float], q: float) -> float:
+    ys = sorted(xs)
+    pos = q * (len(ys) - 1)
+    lo = int(pos)
+    hi = min(lo + 1, len(ys) - 1)
+    return ys[lo] + (ys[hi] - ys[lo]) * (pos - lo)
+
+
+def move_time_stats(records: Iterable[GameRecord]) -> dict[str, MoveTimes]:
+    """p50/p99/max move time and overruns per player name (timed moves only)."""
+    times: dict[str, list[float]] = {}
+    over: dict[str, list[float]] = {}
+    for r in records:
+        for t, seat in zip(r.move_times, r.movers, strict=False):
+            if t is not None and seat >= 0:
+                times.setdefault(r.seats[seat], []).append(t)
+        for _ply, seat, size in r.overruns:
+            over.setdefault(r.seats[int(seat)], []).append(float(size))
+    out = {}
+    for name, ts in times.items():
+        late = over.get(name, [])
+        out[name] = MoveTimes(
+            moves=len(ts),
+            p50=_quantile(ts, 0.5),
+            p99=_quantile(ts, 0.99),
+            max=max(ts),
+            overruns=len(late),
+            worst_overrun=max(late, default=0.0),
+        )
+    return out
+
+
+def standings(records: Iterable[GameRecord], names: Sequence[str]) -> list[tuple[str, float, int]]:
+    """(name, points, games) per player, best first (two-player games)."""
+    points = dict.fromkeys(names, 0.0)
+    games = dict.fromkeys(names, 0)
+    for r in records:
+        if r.score is None:
+            continue
+        for seat, name in enumerate(r.seats[:2]):
+            s = r.score if seat == 0 else 1.0 - r.score
+            points[name] = points.get(name, 0.0) + s
+            games[name] = games.get(name, 0) + 1
+    return sorted(
+        ((n, points[n], games[n]) for n in points), key=lambda t: (-t[1] / max(t[2], 1), t[0])
+    )
+
+
+@dataclass(frozen=True)
+class ArenaResult:
+    """What a tournament run did: its run id in the store, and every game of the run.
+
+    ``cheating`` names the players that were allowed to read hidden information
+    (empty unless the configuration allowed cheating in a game with hidden information).
+    """
+
+    run_id: int
+    planned: int
+    played_now: int
+    records: tuple[GameRecord, ...] = field(default=())
+    cheating: tuple[str, ...] = ()
+
+
+def check_players(config: ArenaConfig, game: Game) -> tuple[str, ...]:
+    """Make every player once, so a bad spec fails before anything runs or is stored.
+
+    A player that would see hidden information (a game with hidden information, a
+    player that reads the full state) raises :class:`InvalidConfigError` unless
+    ``config.allow_cheating``. Returns the names of the players allowed to cheat.
+    """
+    for entrant in config.players:
+        kind, _ = parse_spec(entrant.spec)
+        if kind == "human":
+            raise InvalidSpecError(f"player {entrant.name!r}: a human cannot play in the arena")
+        try:
+            make_player(effective_spec(entrant.spec, config.time_per_move), game.info, 0)
+        except InvalidSpecError as err:
+            raise InvalidSpecError(f"player {entrant.name!r}: {err}") from None
+    if game.info.num_players != 2:
+        raise InvalidConfigError(
+            f"the arena plays two-player games; {game.info.name} has {game.info.num_players}"
+        )
+    specs = [(p.name, effective_spec(p.spec, config.time_per_move)) for p in config.players]
+    return check_hidden_information(game, specs, config.allow_cheating)
+
+
+# Runs in the store ---------------------------------------------------------------------------
+
+
+def _canonical(value: Any) -> Any:
+    """``value`` as it reads back from the store's JSON (tuples become lists, ...)."""
+    return json.loads(json.dumps(value, sort_keys=True, default=str))
+
+
+def _rules(game: str, params: Mapping[str, Any], version: int) -> tuple[str, Any, int]:
+    return game, _canonical(dict(params)), version
+
+
+def describe_rules(game: str, params: Mapping[str, Any], version: int) -> str:
+    """``"connect_four version 1 with rows=5, columns=6"``: rules as an error names them.
+
+    >>> describe_rules("tic_tac_toe", {}, 1)
+    'tic_tac_toe version 1 with its default parameters'
+    """
+    shown = ", ".join(f"{k}={v}" for k, v in sorted(params.items()))
+    return f"{game} version {version} with {shown or 'its default parameters'}"
+
+
+def find_resumable_run(store: ResultStore, kind: str, identity: Mapping[str, Any]) -> int | None:
+    """The run ``resume`` continues: the latest run of ``kind`` with this ``identity``
+    (:meth:`ArenaConfig.identity`), or ``None`` when there is none.
+
+    A run stored by an older mctslab, whose identity did not hold the game's version,
+    is found by the rest of its identity and the version stored beside it. When the
+    latest run that matches everything but the rules (the game's parameters and
+    version) was played under other rules, resuming it would mix two rule sets in one
+    run: :class:`RulesChangedError` names both.
+    """
+    exact = store.find_run(kind, identity)
+    if exact is not None:
+        return exact
+    wanted = _canonical(dict(identity))
+    rest = {k: v for k, v in wanted.items() if k not in RULES_KEYS}
+    alike = [
+        run
+        for run in store.runs(wanted["game"])
+        if run.kind == kind and {k: v for k, v in run.config.items() if k not in RULES_KEYS} == rest
+    ]
+    new_rules = _rules(wanted["game"], wanted["game_params"], wanted["game_version"])
+    same = [r for r in alike if _rules(r.game, r.game_params, r.game_version) == new_rules]
+    if same:
+        return same[-1].id
+    if not alike:
+        return None
+    old = alike[-1]
+    raise RulesChangedError(
+        f"cannot resume run {old.id}: its {old.played} games were played under "
+        f"{describe_rules(old.game, old.game_params, old.game_version)}, and the run would "
+        f"now play {describe_rules(*new_rules)}; one run cannot mix two rule sets: "
+        "leave out resume (--resume) to start a new run"
+    )
+
+
+def _open_run(
+    store: ResultStore,
+    kind: str,
+    config: ArenaConfig,
+    game: Game,
+    identity: Mapping[str, Any],
+    planned: int | None,
+    cheating: tuple[str, ...],
+    resume: bool,
+) -> int:
+    """The run to play into: the one ``resume`` continues, or a new one."""
+    run_id = find_resumable_run(store, kind, identity) if resume else None
+    if run_id is None:
+        return store.start_run(
+            kind,
+            config.game,
+            game.info.version,
+            identity,
+            config.seed,
+            {p.name: p.spec for p in config.players},
+            planned,
+            cheating=cheating,
+        )
+    store.add_cheating(run_id, cheating)
+    return run_id
+
+
+def run_arena(
+    config: ArenaConfig,
+    store: ResultStore | None,
+    resume: bool = False,
+    kind: str = "arena",
+    on_record: Callable[[GameRecord, int, int], None] | None = None,
+    tasks: Sequence[GameTask] | None = None,
+) -> ArenaResult:
+    """Play ``config``'s tournament into ``store`` (see the module docstring).
+
+    ``store=None`` plays into an in-memory store, gone afterwards. With ``resume``,
+    the latest run of the same configuration continues: only its missing slots
+    are played (:func:`find_resumable_run`; other rules raise
+    :class:`RulesChangedError`). ``on_record(record, done, total)`` is called after
+    each game is committed. Bad players or games raise before the store is written.
+    """
+    if store is None:
+        with ResultStore(":memory:") as memory:
+            return run_arena(config, memory, resume, kind, on_record, tasks)
+    game = make(config.game, **dict(config.game_params))
+    cheating = check_players(config, game)
+    all_tasks = list(tasks) if tasks is not None else schedule(config)
+    identity = config.identity(game.info.version)
+    run_id = _open_run(store, kind, config, game, identity, len(all_tasks), cheating, resume)
+    done_slots = store.played_slots(run_id)
+    todo = [t for t in all_tasks if t.slot not in done_slots]
+    done = len(all_tasks) - len(todo)
+    played_now = 0
+    for record in run_tasks(todo, config.workers, config.backend, config.ray_address):
+        if store.add_game(run_id, record):
+            played_now += 1
+            done += 1
+        if on_record is not None:
+            on_record(record, done, len(all_tasks))
+    if done == len(all_tasks):
+        store.finish_run(run_id)
+    records = tuple(store.games([run_id]))
+    return ArenaResult(run_id, len(all_tasks), played_now, records, cheating)
+
+
+# Pooling runs for ratings ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PooledPlayer:
+    """A player of pooled runs: games count for the same player only when its name, its
+    spec as played (:func:`effective_spec`: a time control can give ``mcts`` its budget)
+    and the rules (the game's parameters and version) are all the same.
+
+    ``label`` is unique in the pool: the name, or where a name stands for several
+    players the name with what tells them apart, e.g. ``mcts [mcts:iterations=50000]``.
+    ``runs`` are the ids of the runs it played in.
+    """
+
+    label: str
+    name: str
+    spec: str
+    game_params: tuple[tuple[str, Any], ...]
+    game_version: int
+    runs: tuple[int, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "spec": self.spec,
+            "game_params": dict(self.game_params),
+            "game_version": self.game_version,
+            "runs": list(self.runs),
+        }
+
+
+@dataclass(frozen=True)
+class PooledGames:
+    """The games of several runs, their seats renamed to the players' labels.
+
+    ``shared_names`` maps each name that stands for several players to their labels
+    (rated apart, never merged); ``cheating`` holds the labels of the players that
+    were allowed to read hidden information.
+    """
+
+    runs: tuple[RunInfo, ...]
+    records: tuple[GameRecord, ...]
+    players: tuple[PooledPlayer, ...]
+    shared_names: dict[str, tuple[str, ...]]
+    cheating: tuple[str, ...]
+
+
+# A pooled player: name, spec as played, the game's parameters (canonical JSON), version.
+_PlayerKey = tuple[str, str, str, int]
+
+
+def _played_spec(spec: str, time_per_move: Any) -> str:
+    try:
+        return effective_spec(spec, time_per_move)
+    except InvalidSpecError:  # a kind this mctslab does not know: the spec as stored
+        return spec
+
+
+def pool_runs(store: ResultStore, runs: Sequence[RunInfo]) -> PooledGames:
+    """Pool the games of ``runs`` (of one game) for ratings, keeping players apart by
+    name, spec as played and rules (see :class:`PooledPlayer`)."""
+    key_of: dict[tuple[int, str], _PlayerKey] = {}
+    params_of: dict[_PlayerKey, tuple[tuple[str, Any], ...]] = {}
+    runs_of: dict[_PlayerKey, list[int]] = {}
+    for run in runs:
+        params = tuple(sorted(run.game_params.items()))
+        for name, spec in run.players.items():
+            played = _played_spec(spec, run.config.get("time_per_move"))
+            key = (name, played, json.dumps(_canonical(dict(params))), run.game_version)
+            key_of[(run.id, name)] = key
+            params_of[key] = params
+            runs_of.setdefault(key, []).append(run.id)
+    by_name: dict[str, list[_PlayerKey]] = {}
+    for key in runs_of:
+        by_name.setdefault(key[0], []).append(key)
+    label: dict[_PlayerKey, str] = {}
+    for name, keys in by_name.items():
+        if len(keys) == 1:
+            label[keys[0]] = name
+            continue
+        # Show only what tells the players of this name apart.
+        differs = [len({k[i] for k in keys}) > 1 for i in (1, 2, 3)]
+        for k in keys:
+            parts = []
+            if differs[0]:
+                parts.append(k[1])
+            if differs[1]:
+                parts.append(", ".join(f"{p}={v}" for p, v in params_of[k]) or "default rules")
+            if differs[2]:
+                parts.append(f"version {k[3]}")
+            label[k] = f"{name} [{'; '.join(parts)}]"
+    records: list[GameRecord] = []
+    cheating: list[str] = []
+    for run in runs:
+
+        def rename(name: str, run_id: int = run.id) -> str:
+            key = key_of.get((run_id, name))
+            return name if key is None else label[key]
+
+        records += [replace(r, seats=tuple(map(rename, r.seats))) for r in store.games([run.id])]
+        cheating += [rename(n) for n in run.cheating if rename(n) not in cheating]
+    players = tuple(
+        PooledPlayer(label[k], k[0], k[1], params_of[k], k[3], tuple(runs_of[k])) for k in runs_of
+    )
+    shared = {n: tuple(label[k] for k in keys) for n, keys in by_name.items() if len(keys) > 1}
+    return PooledGames(tuple(runs), tuple(records), players, shared, tuple(cheating))
+
+
+def default_workers() -> int:
+    """The number of cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def entrants(pairs: Mapping[str, str]) -> tuple[Entrant, ...]:
+    return tuple(Entrant(n, s) for n, s in pairs.items())
+
+
+@dataclass(frozen=True)
+class SprtOutcome:
+    """How an SPRT run ended: ``decision`` is ``"H1"``, ``"H0"`` or ``None`` (game cap hit);
+    ``cheating`` names the players allowed to read hidden information."""
+
+    run_id: int
+    decision: str | None
+    pairs: int
+    status: dict[str, Any]
+    cheating: tuple[str, ...] = ()
+
+
+def run_sprt(
+    config: ArenaConfig,
+    test: Any,
+    store: ResultStore,
+    max_games: int = 20_000,
+    resume: bool = False,
+    on_pair: Callable[[Any, int], None] | None = None,
+) -> SprtOutcome:
+    """Play pairs of games (colours swapped) between ``config``'s two players until the
+    sequential probability ratio test ``test`` (a :class:`mctslab.arena.sprt.Sprt`) accepts a
+    hypothesis, or ``max_games`` games are played.
+
+    Pairs are counted in their scheduled order, whatever order the workers finish
+    them in, so the decision (and the pair at which it is reached) depends only on
+    the seeds. Games that finished after the deciding pair stay in the store.
+    """
+    if len(config.players) != 2:
+        raise InvalidConfigError("an SPRT takes exactly two players")
+    if max_games < 2:
+        raise InvalidConfigError(f"max games must be >= 2, got {max_games}")
+    game = make(config.game, **dict(config.game_params))
+    cheating = check_players(config, game)
+    pairs_cap = max_games // 2
+    full = ArenaConfig(**{**config.__dict__, "games": 2 * pairs_cap})
+    tasks = schedule(full)
+    identity = {**full.identity(game.info.version), "sprt": test.config.to_dict()}
+    run_id = _open_run(store, "sprt", config, game, identity, None, cheating, resume)
+    a = config.players[0].name
+    finished: dict[int, GameRecord] = {r.slot: r for r in store.games([run_id])}
+    next_pair = 0
+
+    def feed() -> bool:
+        """Add every complete pair, in order; True once the test has decided."""
+        nonlocal next_pair
+        while 2 * next_pair + 1 in finished and 2 * next_pair in finished:
+            g1, g2 = finished[2 * next_pair], finished[2 * next_pair + 1]
+            test.add_pair(g1.score_of(a), g2.score_of(a))
+            next_pair += 1
+            if on_pair is not None:
+                on_pair(test, next_pair)
+            if test.decision is not None:
+                return True
+        return False
+
+    batch = 2 * max(1, config.workers)
+    decided = feed()
+    position = 0
+    while not decided and next_pair < pairs_cap:
+        todo: list[GameTask] = []
+        while len(todo) < batch and position < len(tasks):
+            if tasks[position].slot not in finished:
+                todo.append(tasks[position])
+            position += 1
+        if not todo:
+            break
+        for record in run_tasks(todo, config.workers, config.backend, config.ray_address):
+            store.add_game(run_id, record)
+            finished[record.slot] = record
+        decided = feed()
+    if decided or next_pair >= pairs_cap:
+        store.finish_run(run_id)
+    return SprtOutcome(run_id, test.decision, next_pair, test.status(), cheating)

@@ -1,0 +1,362 @@
+"""The ``mctslab`` command line: list the games, play them, search and solve positions.
+
+::
+
+    mctslab games
+    mctslab play connect_four --player1 human --player2 mcts:iterations=5000
+    mctslab search tic_tac_toe --moves 0,4 --iterations 300 solver=1 --json
+    mctslab solve tic_tac_toe --moves 0,4
+
+A position is a game (``--param key=value`` sets its parameters) and the action
+ids played from its start (``--moves 3,3,4``). Every user error (an unknown
+game, option or parameter, an illegal move, a bad budget, ...) prints one
+``error: ...`` line to stderr and exits with status 2, like a usage error.
+
+The app, the shared options and the parsing live in :mod:`mctslab.cli.app`;
+the other commands in their own modules (:mod:`mctslab.cli.arena`, ...), which
+import that module and never this one. This module imports them all, so
+importing it registers every command.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from mctslab.cli.app import (
+    EXIT_INTERRUPTED,
+    EXIT_USER_ERROR,
+    AllowCheatingOpt,
+    CliError,
+    GameArg,
+    JsonOpt,
+    MovesOpt,
+    ParamOpt,
+    SeedOpt,
+    app,
+    check_engine,
+    load_position,
+    parse_moves,
+    parse_pairs,
+    parse_value,
+    player_label,
+    user_errors,
+)
+from mctslab.core.game import CHANCE, GameInfo, State, sample_chance_outcome
+from mctslab.core.infoset import is_perfect_information
+from mctslab.core.registry import available_games, game_parameters
+from mctslab.core.rng import Rng
+from mctslab.players.player import (
+    ISMCTSPlayer,
+    MCTSPlayer,
+    Player,
+    cheating_note,
+    check_hidden_information,
+    make_player,
+    search_config,
+)
+from mctslab.search import minimax
+from mctslab.search.engine import make_searcher
+from mctslab.search.mcts import SearchResult
+
+# The shared pieces live in mctslab.cli.app; they are re-exported here for the code that
+# has always imported them from mctslab.cli.main (the web lab: app, EXIT_USER_ERROR, parse_value,
+# player_label).
+__all__ = [
+    "EXIT_INTERRUPTED",
+    "EXIT_USER_ERROR",
+    "CliError",
+    "app",
+    "check_engine",
+    "load_position",
+    "main",
+    "parse_moves",
+    "parse_pairs",
+    "parse_value",
+    "player_label",
+    "user_errors",
+]
+
+_OUTCOMES = {1: "win", 0: "draw", -1: "loss"}
+
+
+# Presentation --------------------------------------------------------------------------------
+
+
+def result_line(state: State, info: GameInfo) -> str:
+    """``"x wins (returns 1, -1)"``, ``"draw (returns 0, 0)"``."""
+    returns = state.returns()
+    shown = ", ".join(f"{r:g}" for r in returns)
+    best = max(returns)
+    winners = [player_label(info, p) for p, r in enumerate(returns) if r == best]
+    if len(winners) == len(returns):
+        return f"draw (returns {shown})"
+    verb = "wins" if len(winners) == 1 else "win"
+    return f"{' and '.join(winners)} {verb} (returns {shown})"
+
+
+def proven_word(proven: int | None) -> str:
+    return "" if proven is None else _OUTCOMES[proven]
+
+
+def mcts_summary(result: SearchResult, name: str = "mcts") -> str:
+    """One line: visits and value of the chosen move, iterations, speed."""
+    chosen = next(c for c in result.children if c.action == result.action)
+    proof = f", proven {_OUTCOMES[chosen.proven]}" if chosen.proven is not None else ""
+    return (
+        f"  {name}: {chosen.visits} visits, value {chosen.value:+.3f}{proof}; "
+        f"{result.iterations} iterations, {result.sims_per_s:,.0f} sims/s"
+    )
+
+
+def play_out(state: State, players: list[Player], info: GameInfo, chance_seed: int = 0) -> State:
+    """Play to the end, drawing the board before each move and naming each move played.
+
+    Chance outcomes are drawn from ``Rng(chance_seed)`` and named. In a game with
+    hidden information a human is shown only its own observation before its move
+    (and the full board only once no human plays).
+    """
+    chance = Rng(chance_seed)
+    humans = any(player.name == "human" for player in players)
+    # A deal names the card: with a human at a card game, say only that chance moved.
+    secret = humans and not is_perfect_information(getattr(state, "game", None))
+    while not state.is_terminal():
+        p = state.current_player()
+        if p == CHANCE:
+            action = sample_chance_outcome(state, chance)
+            print("chance: (hidden)" if secret else f"chance: {state.action_to_string(action)}")
+            state.apply_action(action)
+            for each in players:
+                each.inform(action)
+            continue
+        player = players[p]
+        observe = getattr(state, "observation_string", None)
+        if player.name == "human" and observe is not None:
+            print(observe(p))
+        elif not humans or observe is None:
+            print(state)
+        if player.name == "human":
+            print(f"{player_label(info, p)} to move")
+        action = player.choose(state.clone())
+        name = state.action_to_string(action)  # named in the state it is played in
+        state.apply_action(action)
+        for each in players:
+            each.inform(action)
+        print(f"{player_label(info, p)} ({player.name}) plays {name}")
+        if isinstance(player, MCTSPlayer | ISMCTSPlayer) and player.last_result is not None:
+            print(mcts_summary(player.last_result, player.name))
+        print()
+    print(state)
+    return state
+
+
+def show_search(state: State, info: GameInfo, result: SearchResult) -> None:
+    """The root's children as a table, most visited first, and the chosen move."""
+    print(state)
+    table = Table(title=f"{player_label(info, result.player)} to move")
+    for column in ("move", "visits", "value", "proven"):
+        table.add_column(column, justify="left" if column == "move" else "right")
+    for child in sorted(result.children, key=lambda c: (-c.visits, c.action)):
+        table.add_row(
+            escape(state.action_to_string(child.action)),
+            str(child.visits),
+            f"{child.value:+.3f}",
+            proven_word(child.proven),
+        )
+    Console().print(table)
+    root = f"; position proven: {proven_word(result.proven)}" if result.proven is not None else ""
+    print(
+        f"chosen move: {state.action_to_string(result.action)} "
+        f"(rule {result.final_rule}, value {result.value:+.3f}{root})"
+    )
+    print(
+        f"{result.iterations} iterations, {result.nodes} nodes, {result.seconds:.3f} s, "
+        f"{result.sims_per_s:,.0f} sims/s; stopped by {result.stopped_by}"
+    )
+
+
+# Commands ------------------------------------------------------------------------------------
+
+
+@app.command()
+def games(json_output: JsonOpt = False) -> None:
+    """List the registered games with their parameters and defaults."""
+    params = {name: game_parameters(name) for name in available_games()}
+    if json_output:
+        rows = [{"name": name, "parameters": p} for name, p in params.items()]
+        print(json.dumps(rows, indent=2, default=repr))
+        return
+    table = Table(title="games")
+    table.add_column("game")
+    table.add_column("parameters (defaults)")
+    for name, p in params.items():
+        shown = ", ".join(f"{k}={v!r}" for k, v in p.items()) or "none"
+        table.add_row(escape(name), escape(shown))
+    Console().print(table)
+
+
+@app.command()
+def play(
+    game: GameArg,
+    player1: Annotated[
+        str, typer.Option("--player1", help="First player: human, random, minimax, mcts:...")
+    ] = "human",
+    player2: Annotated[
+        str, typer.Option("--player2", help="Second player (same forms as --player1).")
+    ] = "mcts:iterations=5000",
+    seed: Annotated[
+        int, typer.Option("--seed", help="Seed of player 1 (player k gets seed + k - 1).")
+    ] = 0,
+    player: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--player",
+            help="Every seat in order, for any number of players (repeat it; replaces "
+            "--player1/--player2).",
+            show_default=False,
+        ),
+    ] = None,
+    chance_seed: Annotated[
+        int, typer.Option("--chance-seed", help="Seed of the dice and deals.")
+    ] = 0,
+    param: ParamOpt = None,
+    moves: MovesOpt = "",
+    allow_cheating: AllowCheatingOpt = False,
+) -> None:
+    """Play a game in the terminal; a human types the moves' names."""
+    with user_errors():
+        g, state = load_position(game, param, moves)
+        info = g.info
+        specs = list(player) if player else [player1, player2]
+        if len(specs) != info.num_players:
+            how = "give one --player per seat" if player else "use --player once per seat"
+            raise CliError(f"{info.name} has {info.num_players} players, got {len(specs)}: {how}")
+        players = [make_player(spec, info, seed + i) for i, spec in enumerate(specs)]
+        seats = {player_label(info, i): spec for i, spec in enumerate(specs)}
+        cheats = check_hidden_information(g, seats.items(), allow_cheating)
+        note = cheating_note([f"{name} ({seats[name]})" for name in cheats])
+    if note:
+        print(note)
+    try:
+        with user_errors():
+            final = play_out(state, players, info, chance_seed)
+    except (EOFError, KeyboardInterrupt) as err:
+        print()  # end the prompt's line
+        print("game abandoned", file=sys.stderr)
+        code = EXIT_INTERRUPTED if isinstance(err, KeyboardInterrupt) else 1
+        raise typer.Exit(code) from None
+    print(result_line(final, info))
+    if note:
+        print(note)
+
+
+@app.command()
+def search(
+    game: GameArg,
+    options: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="Search options key=value: c=1.4 expansion=all simulation=heavy solver=1 "
+            "final=robust-max max_nodes=1000 ...",
+            show_default=False,
+        ),
+    ] = None,
+    moves: MovesOpt = "",
+    iterations: Annotated[
+        int | None, typer.Option("--iterations", help="Iteration budget.", show_default=False)
+    ] = None,
+    time_budget: Annotated[
+        float | None,
+        typer.Option("--time", help="Time budget in seconds (alone: no iteration limit)."),
+    ] = None,
+    engine: Annotated[
+        str,
+        typer.Option("--engine", help="auto (compiled for built-in games), reference or compiled."),
+    ] = "auto",
+    seed: SeedOpt = 0,
+    param: ParamOpt = None,
+    json_output: JsonOpt = False,
+) -> None:
+    """Run MCTS from a position and show the root's statistics."""
+    with user_errors():
+        check_engine(engine)
+        g, state = load_position(game, param, moves)
+        raw = parse_pairs(options, "search option")
+        if iterations is not None:
+            raw["iterations"] = str(iterations)
+        if time_budget is not None:
+            raw["time"] = repr(time_budget)
+        config = search_config(raw, seed)
+        result = make_searcher(config, state, engine).search(state, g.info)
+    if not is_perfect_information(g):
+        print(
+            f"note: {g.info.name} hides information and MCTS searched the full state, hidden "
+            "cards included; a player's own view: mctslab play/arena with ismcts:... or pimc:...",
+            file=sys.stderr,
+        )
+    if json_output:
+        print(json.dumps(result.to_dict(), indent=2))
+    else:
+        show_search(state, g.info, result)
+
+
+@app.command()
+def solve(
+    game: GameArg,
+    moves: MovesOpt = "",
+    param: ParamOpt = None,
+    max_nodes: Annotated[
+        int | None,
+        typer.Option("--max-nodes", help="Give up after this many nodes.", show_default=False),
+    ] = None,
+    values: Annotated[
+        bool, typer.Option("--values", help="Also give the exact value of every move.")
+    ] = False,
+    json_output: JsonOpt = False,
+) -> None:
+    """Solve a position exactly (minimax with alpha-beta)."""
+    with user_errors():
+        g, state = load_position(game, param, moves)
+        if max_nodes is not None and max_nodes < 1:
+            raise CliError(f"--max-nodes must be a positive integer, got {max_nodes}")
+        result = minimax.solve(state, g.info, max_nodes, values=values)
+    if json_output:
+        data = result.to_dict()
+        data["best_actions"] = list(result.best_actions)
+        data["action_values"] = [[a, v] for a, v in result.action_values]
+        print(json.dumps(data, indent=2))
+        return
+    mover = player_label(g.info, state.current_player())
+    best = ", ".join(state.action_to_string(a) for a in result.best_actions)
+    print(f"{_OUTCOMES[result.outcome]} for the player to move ({mover}); optimal moves: {best}")
+    if result.action_values:
+        shown = ", ".join(f"{state.action_to_string(a)} {v:+g}" for a, v in result.action_values)
+        print(f"move values: {shown}")
+    print(f"{result.nodes} nodes, {result.seconds:.3f} s")
+
+
+# The other commands live in their own modules and register themselves on ``app`` when
+# imported; imported after this module's commands so that ``mctslab --help`` lists these first.
+from mctslab.cli import (  # noqa: E402, F401
+    arena,
+    bohnenspiel,
+    exploitability,
+    serve,  # mctslab serve: the web lab
+    tree,
+    tune,
+)
+
+
+def main() -> None:
+    """The ``mctslab`` console script."""
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,13 @@
+"""Core: what every other layer builds on, depending on nothing else in mctslab.
+
+- :mod:`~mctslab.core.game`: the game API (``State``, ``Game``, ``GameInfo``, chance,
+  rules fingerprints);
+- :mod:`~mctslab.core.infoset`: the hidden-information API (information keys,
+  determinizations, opponent models);
+- :mod:`~mctslab.core.registry`: ``make(name, **params)`` and the game registry;
+- :mod:`~mctslab.core.errors`: the typed errors (every user error is a ``ValueError``);
+- :mod:`~mctslab.core.rng`: the SplitMix64 generator behind every random choice;
+- :mod:`~mctslab.core.testing`: ``check_game``, the conformance checker.
+
+May import: the standard library and numpy only.
+"""

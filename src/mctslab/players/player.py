@@ -1,0 +1,485 @@
+"""Players: anything that chooses a move, and the spec strings that name them.
+
+A :class:`Player` has ``choose(state) -> action`` and ``inform(action)`` (told
+of every action played, by anyone, so that an MCTS player can keep its tree).
+Spec strings, usable everywhere a player is named (CLI, arena)::
+
+    mcts:iterations=5000,c=1.4,expansion=all,simulation=heavy,solver=1
+    mcts:engine=reference,iterations=500
+    mcts:time=0.5
+    minimax:depth=4
+    minimax            # exact
+    random
+    human
+    openspiel-mcts:uct_c=2,simulations=1000   # OpenSpiel's MCTSBot (mctslab.players.openspiel)
+    openspiel-random:seed=7
+    ismcts:iterations=1000,c=0.7,variant=so   # Information Set MCTS (mctslab.search.ismcts)
+    ismcts:smooth=1,final=sample              # Smooth UCT, playing its average strategy
+    pimc:determinizations=20,iterations=1000  # determinized UCT
+    pig-hold:at=20                            # Pig's "hold at 20" strategy
+
+Every player is handed the full state, but in a game with hidden information
+(cards; ``perfect_information = False``, :func:`mctslab.core.infoset.is_perfect_information`)
+only some read just what their own seat may know: ``ismcts`` and ``pimc`` (through
+``information_state_string`` and ``resample_from_infostate``), ``random`` and
+``openspiel-random`` (the legal moves, which the player to move always knows) and
+``human`` (shown only its observation). ``mcts``, ``minimax``, ``openspiel-mcts``
+(OpenSpiel's MCTSBot searches the state it is given) and ``pig-hold`` read the
+whole state, the other players' cards included: they would cheat.
+:func:`reads_hidden_information` says which is which, and every place that sets
+players against each other (:func:`play_game`, the arena, ``mctslab play``,
+``tune``, ``analyze``) refuses a cheating player through
+:func:`check_hidden_information` unless cheating is allowed explicitly
+(``allow_cheating=True``, ``--allow-cheating``).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import fields
+from typing import Any, Protocol, TextIO, runtime_checkable
+
+from mctslab.core.errors import IllegalActionError, InvalidConfigError, InvalidSpecError
+from mctslab.core.game import CHANCE, GameInfo, State, sample_chance_outcome
+from mctslab.core.infoset import is_perfect_information
+from mctslab.core.rng import Rng
+from mctslab.players.openspiel import KINDS as OPENSPIEL_KINDS
+from mctslab.players.openspiel import make_openspiel_player
+from mctslab.search.engine import ENGINES, Searcher, make_searcher
+from mctslab.search.ismcts import ISMCTS, PIMC, ISMCTSConfig, PIMCConfig
+from mctslab.search.mcts import SearchConfig, SearchResult
+from mctslab.search.minimax import alphabeta, solve
+
+__all__ = [
+    "KINDS",
+    "OWN_INFORMATION_KINDS",
+    "HumanPlayer",
+    "ISMCTSPlayer",
+    "MCTSPlayer",
+    "MinimaxPlayer",
+    "Player",
+    "RandomPlayer",
+    "cheating_note",
+    "check_hidden_information",
+    "make_player",
+    "parse_spec",
+    "play_game",
+    "reads_hidden_information",
+    "search_config",
+]
+
+
+@runtime_checkable
+class Player(Protocol):
+    """Chooses moves. ``inform`` is told every action played, including its own.
+
+    A player of a game with hidden information may say whether it reads the other
+    players' hidden information with a boolean attribute ``reads_hidden_information``
+    (see :func:`reads_hidden_information`; without it, its ``name`` decides).
+    """
+
+    name: str
+
+    def choose(self, state: State) -> int: ...
+
+    def inform(self, action: int) -> None: ...
+
+
+class RandomPlayer:
+    """Uniformly random legal moves from a seeded generator."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.name = "random"
+        self.rng = Rng(seed)
+
+    def choose(self, state: State) -> int:
+        return self.rng.choice(state.legal_actions())
+
+    def inform(self, action: int) -> None:
+        pass
+
+
+class MCTSPlayer:
+    """MCTS with tree reuse: the tree under the moves played is kept for the next search.
+
+    ``engine`` is ``"auto"`` (compiled for games with rule kernels), ``"reference"``
+    or ``"compiled"``; the searcher is made at the first move, when the game is known.
+    """
+
+    def __init__(
+        self, info: GameInfo, config: SearchConfig | None = None, engine: str = "auto"
+    ) -> None:
+        if engine not in ENGINES:
+            raise InvalidSpecError(
+                f"unknown engine {engine!r}; valid engines: {', '.join(ENGINES)}"
+            )
+        self.name = "mcts"
+        self.info = info
+        self.config = config or SearchConfig()
+        self.engine = engine
+        self.searcher: Searcher | None = None
+        self.last_result: SearchResult | None = None
+
+    def choose(self, state: State) -> int:
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            # A forced move is played at once: searching it would only spend the budget
+            # (Bohnenspiel's end games can force one side for hundreds of plies).
+            self.last_result = None
+            return legal[0]
+        if self.searcher is None:
+            self.searcher = make_searcher(self.config, state, self.engine)
+        self.last_result = self.searcher.search(state, self.info)
+        return self.last_result.action
+
+    def inform(self, action: int) -> None:
+        # Tree reuse follows the state's history in search(); nothing to do here.
+        pass
+
+
+class ISMCTSPlayer:
+    """Information Set MCTS (:mod:`mctslab.search.ismcts`) or PIMC, searching from what the
+    player to move knows; a fresh tree every move, forced moves played at once."""
+
+    def __init__(
+        self, info: GameInfo, config: ISMCTSConfig | PIMCConfig, model: Any = None
+    ) -> None:
+        self.info = info
+        self.config = config
+        self.searcher: ISMCTS | PIMC
+        if isinstance(config, PIMCConfig):
+            self.name = "pimc"
+            self.searcher = PIMC(config, model)
+        else:
+            self.name = "ismcts"
+            self.searcher = ISMCTS(config, model)
+        self.last_result: SearchResult | None = None
+
+    def choose(self, state: State) -> int:
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            self.last_result = None
+            return legal[0]
+        self.last_result = self.searcher.search(state, self.info)
+        return self.last_result.action
+
+    def inform(self, action: int) -> None:
+        pass
+
+
+class MinimaxPlayer:
+    """Exact minimax (``depth=None``) or depth-limited alpha-beta with the heuristic."""
+
+    def __init__(self, info: GameInfo, depth: int | None = None) -> None:
+        self.name = "minimax" if depth is None else f"minimax-d{depth}"
+        self.info = info
+        self.depth = depth
+
+    def choose(self, state: State) -> int:
+        if self.depth is None:
+            return solve(state, self.info).best_actions[0]
+        return alphabeta(state, self.depth, self.info).action
+
+    def inform(self, action: int) -> None:
+        pass
+
+
+class HumanPlayer:
+    """Reads moves typed at the terminal (action names, as the board shows them)."""
+
+    def __init__(
+        self,
+        read: Callable[[str], str] | None = None,
+        out: TextIO | None = None,
+    ) -> None:
+        self.name = "human"
+        self._read = read or input
+        self._out = out or sys.stdout
+
+    def choose(self, state: State) -> int:
+        legal = state.legal_actions()
+        names = ", ".join(state.action_to_string(a) for a in legal)
+        while True:
+            text = self._read(f"your move ({names}): ").strip()
+            if text in ("?", "help", ""):
+                print(f"legal moves: {names}", file=self._out)
+                continue
+            try:
+                action = state.string_to_action(text)
+            except IllegalActionError as err:
+                print(err, file=self._out)
+                continue
+            if action not in legal:
+                print(f"{text!r} is not legal here; legal moves: {names}", file=self._out)
+                continue
+            return action
+
+    def inform(self, action: int) -> None:
+        pass
+
+
+_MCTS_KEYS = {f.name for f in fields(SearchConfig)}
+_ALIASES = {
+    "iters": "iterations",
+    "n": "iterations",
+    "simulations": "iterations",
+    "nodes": "max_nodes",
+}
+#: Every player kind a spec string may name.
+KINDS = ("mcts", "ismcts", "pimc", "minimax", "random", "human", "pig-hold", *OPENSPIEL_KINDS)
+
+
+#: The player kinds that choose from what their own seat may know, even when they are
+#: handed the full state of a game with hidden information (see the module docstring).
+#: Every other kind (``mcts``, ``minimax``, ``openspiel-mcts``, ``pig-hold``, and a kind
+#: added later until it is listed here) reads the full state, hidden cards included.
+OWN_INFORMATION_KINDS = frozenset({"ismcts", "pimc", "random", "openspiel-random", "human"})
+
+
+def reads_hidden_information(player: str | Player) -> bool:
+    """Whether ``player`` (a spec string or a player object) reads the full state it is
+    handed, the other players' hidden cards included, when it chooses a move.
+
+    A spec is judged by its kind (:data:`OWN_INFORMATION_KINDS`). A player object by its
+    own boolean ``reads_hidden_information`` attribute where it has one, else by its
+    ``name`` (mctslab's players are named by their kind); a player this cannot place is
+    taken to read everything.
+
+    >>> reads_hidden_information("mcts:iterations=100"), reads_hidden_information("ismcts")
+    (True, False)
+    """
+    if isinstance(player, str):
+        kind, _ = parse_spec(player)
+        return kind not in OWN_INFORMATION_KINDS
+    declared = getattr(player, "reads_hidden_information", None)
+    if isinstance(declared, bool):
+        return declared
+    return getattr(player, "name", None) not in OWN_INFORMATION_KINDS
+
+
+def _named(name: str, player: str | Player) -> str:
+    what = player if isinstance(player, str) else getattr(player, "name", type(player).__name__)
+    return name if name == what else f"{name} ({what})"
+
+
+def check_hidden_information(
+    game: object,
+    players: Iterable[tuple[str, str | Player]],
+    allow_cheating: bool = False,
+) -> tuple[str, ...]:
+    """Refuse players that would see hidden information, unless ``allow_cheating``.
+
+    ``players`` are ``(name, spec or player)`` pairs. In a game with hidden information
+    (:func:`mctslab.core.infoset.is_perfect_information` false) a player for which
+    :func:`reads_hidden_information` holds sees the other players' cards: it raises
+    :class:`InvalidConfigError` naming it, or with ``allow_cheating`` it is allowed.
+    Returns the names of the players allowed to cheat (empty when none reads hidden
+    information, as in every perfect-information game).
+    """
+    if is_perfect_information(game):
+        return ()
+    cheats = [(name, p) for name, p in players if reads_hidden_information(p)]
+    if cheats and not allow_cheating:
+        name = getattr(getattr(game, "info", None), "name", "this game")
+        who = ", ".join(_named(n, p) for n, p in cheats)
+        verb = "reads" if len(cheats) == 1 else "read"
+        raise InvalidConfigError(
+            f"{name} hides information and {who} {verb} the full state, the other players' "
+            "cards included; use a player that sees only its own information (ismcts:..., "
+            "pimc:..., random) or allow cheating explicitly (--allow-cheating, "
+            "allow_cheating=True)"
+        )
+    return tuple(n for n, _ in cheats)
+
+
+def cheating_note(names: Sequence[str]) -> str:
+    """The line results carry when players were allowed to cheat (``""`` when none were).
+
+    >>> cheating_note(["mcts"])
+    'cheating allowed: mcts sees hidden information'
+    """
+    if not names:
+        return ""
+    verb = "sees" if len(names) == 1 else "see"
+    return f"cheating allowed: {', '.join(names)} {verb} hidden information"
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """Split ``"kind:key=value,..."`` into the kind and its raw options."""
+    kind, _, rest = spec.strip().partition(":")
+    kind = kind.strip()
+    if kind not in KINDS:
+        raise InvalidSpecError(f"unknown player {kind!r} in {spec!r}; valid: {', '.join(KINDS)}")
+    options: dict[str, str] = {}
+    for item in filter(None, (p.strip() for p in rest.split(","))):
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise InvalidSpecError(f"bad option {item!r} in {spec!r}: write key=value")
+        options[key.strip()] = value.strip()
+    return kind, options
+
+
+_INT_KEYS = {
+    "iterations",
+    "max_nodes",
+    "seed",
+    "cutoff_depth",
+    "depth",
+    "workers",
+    "determinizations",
+    "at",
+}
+_FLOAT_KEYS = {"c", "time", "robust_max_extra", "eta", "gamma", "d"}
+_BOOL_KEYS = {"solver", "reuse_tree", "smooth"}
+_OPTIONAL_KEYS = {"iterations", "time", "max_nodes"}
+
+
+def _convert(key: str, raw: str) -> Any:
+    """Turn a raw option string into the type the option takes."""
+    try:
+        if key in _OPTIONAL_KEYS and raw.lower() in ("none", ""):
+            return None
+        if key in _BOOL_KEYS:
+            if raw.lower() in ("1", "true", "yes", "on"):
+                return True
+            if raw.lower() in ("0", "false", "no", "off"):
+                return False
+            raise ValueError
+        if key in _INT_KEYS:
+            return int(raw)
+        if key in _FLOAT_KEYS:
+            return float(raw)
+        return raw
+    except ValueError:
+        raise InvalidSpecError(f"bad value {raw!r} for {key!r}") from None
+
+
+def search_config(options: dict[str, str], seed: int | None = None) -> SearchConfig:
+    """A :class:`SearchConfig` from raw ``key=value`` options (unknown keys are errors)."""
+    values: dict[str, Any] = {}
+    for key, raw in options.items():
+        name = _ALIASES.get(key, key)
+        if name not in _MCTS_KEYS:
+            raise InvalidSpecError(
+                f"unknown mcts option {key!r}; valid options: "
+                f"{', '.join(sorted(_MCTS_KEYS | {'engine'}))}"
+            )
+        values[name] = _convert(name, raw)
+    if "time" in values and "iterations" not in values:
+        values["iterations"] = None  # a time budget alone replaces the default iterations
+    if seed is not None and "seed" not in values:
+        values["seed"] = seed
+    try:
+        return SearchConfig(**values)
+    except InvalidConfigError as err:
+        raise InvalidSpecError(str(err)) from None
+
+
+def _dataclass_config(
+    kind: str, cls: type[ISMCTSConfig] | type[PIMCConfig], options: dict[str, str], seed: int
+) -> ISMCTSConfig | PIMCConfig:
+    """An ``ismcts`` or ``pimc`` config from raw options (unknown keys are errors)."""
+    valid = {f.name for f in fields(cls)}
+    values: dict[str, Any] = {}
+    for key, raw in options.items():
+        name = _ALIASES.get(key, key)
+        if name not in valid:
+            raise InvalidSpecError(
+                f"unknown {kind} option {key!r}; valid options: {', '.join(sorted(valid))}"
+            )
+        values[name] = _convert(name, raw)
+    if "time" in values and "iterations" not in values:
+        values["iterations"] = None
+    values.setdefault("seed", seed)
+    try:
+        return cls(**values)
+    except InvalidConfigError as err:
+        raise InvalidSpecError(str(err)) from None
+
+
+def make_player(spec: str, info: GameInfo, seed: int = 0) -> Player:
+    """A player from a spec string such as ``"mcts:iterations=5000,c=1.4"``.
+
+    ``seed`` seeds the player unless the spec sets its own. Raises
+    :class:`InvalidSpecError` naming the bad key and the valid ones.
+    """
+    kind, options = parse_spec(spec)
+    if kind in OPENSPIEL_KINDS:  # pyspiel is imported only now
+        return make_openspiel_player(kind, options, info, seed)
+    if kind == "mcts":
+        engine = options.pop("engine", "auto")
+        return MCTSPlayer(info, search_config(options, seed), engine)
+    if kind in ("ismcts", "pimc"):
+        cls = ISMCTSConfig if kind == "ismcts" else PIMCConfig
+        return ISMCTSPlayer(info, _dataclass_config(kind, cls, options, seed))
+    if kind == "pig-hold":
+        from mctslab.games.pig import PigHoldPlayer
+
+        if info.name != "pig":
+            raise InvalidSpecError(f"pig-hold plays pig only, not {info.name}")
+        unknown = sorted(set(options) - {"at"})
+        if unknown:
+            raise InvalidSpecError(f"unknown pig-hold option {unknown[0]!r}; valid options: at")
+        at = _convert("at", options.get("at", "20"))
+        if at < 1:
+            raise InvalidSpecError(f"pig-hold: at must be >= 1, got {at}")
+        return PigHoldPlayer(at)
+    if kind == "minimax":
+        unknown = sorted(set(options) - {"depth"})
+        if unknown:
+            raise InvalidSpecError(f"unknown minimax option {unknown[0]!r}; valid options: depth")
+        depth = _convert("depth", options["depth"]) if "depth" in options else None
+        if depth is not None and depth < 1:
+            raise InvalidSpecError(f"minimax depth must be >= 1, got {depth}")
+        return MinimaxPlayer(info, depth)
+    if options:
+        raise InvalidSpecError(f"player {kind!r} takes no options, got {', '.join(options)}")
+    if kind == "random":
+        return RandomPlayer(seed)
+    return HumanPlayer()
+
+
+def play_game(
+    state: State,
+    players: list[Player],
+    on_move: Callable[[State, int, int], None] | None = None,
+    chance_seed: int = 0,
+    allow_cheating: bool = False,
+) -> State:
+    """Play ``state`` to the end with one player per seat; every player is informed.
+
+    Chance outcomes (dice, deals) are drawn by their probabilities from
+    ``Rng(chance_seed)``, apart from the players' own generators, and reported to
+    ``on_move`` with the player :data:`~mctslab.core.game.CHANCE`. Players of a game
+    with hidden information are given the full state: a player that reads it all
+    (:func:`reads_hidden_information`: ``mcts``, ``minimax``, ...) would see the
+    others' cards, so it raises :class:`InvalidConfigError` before any move unless
+    ``allow_cheating``. The information-set players read it only through
+    ``information_state_string`` and ``resample_from_infostate`` (what their seat
+    may know).
+    """
+    if len(players) != _num_players(state, players):
+        raise InvalidConfigError(
+            f"the game has {_num_players(state, players)} players, got {len(players)}"
+        )
+    seats = [(f"seat {i + 1}", p) for i, p in enumerate(players)]
+    check_hidden_information(getattr(state, "game", None), seats, allow_cheating)
+    chance = Rng(chance_seed)
+    while not state.is_terminal():
+        p = state.current_player()
+        if p == CHANCE:
+            action = sample_chance_outcome(state, chance)
+        else:
+            action = players[p].choose(state.clone())
+        state.apply_action(action)
+        for player in players:
+            player.inform(action)
+        if on_move is not None:
+            on_move(state, p, action)
+    return state
+
+
+def _num_players(state: State, players: list[Player]) -> int:
+    info = getattr(getattr(state, "game", None), "info", None)
+    return info.num_players if isinstance(info, GameInfo) else len(players)

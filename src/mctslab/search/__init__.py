@@ -1,0 +1,13 @@
+"""Search: the algorithms that choose a move from a position.
+
+- :mod:`~mctslab.search.mcts`: the reference MCTS engine (the four phases as four
+  functions, MCTS-Solver, chance nodes, tree reuse);
+- :mod:`~mctslab.search.compiled`: its compiled twin over rule kernels (numba);
+- :mod:`~mctslab.search.engine`: engine choice (``make_searcher``, ``search``);
+- :mod:`~mctslab.search.parallel`: root parallelism in processes;
+- :mod:`~mctslab.search.trace`: the step-by-step tracer of the reference engine;
+- :mod:`~mctslab.search.ismcts`: searches for hidden information (PIMC, ISMCTS);
+- :mod:`~mctslab.search.minimax`: exact minimax and alpha-beta, the baselines.
+
+May import: :mod:`mctslab.core` and :mod:`mctslab.games`.
+"""

@@ -1,0 +1,1039 @@
+"""The compiled engine: a whole MCTS iteration in one numba ``nopython`` function.
+
+It makes the same choices as the reference engine (:mod:`mctslab.search.mcts`) from
+the same seed, so it builds the same tree: the same four phases, the same
+SplitMix64 draws (:mod:`mctslab.core.rng`), the same tie-breaking (lowest action)
+and the same floating-point expressions. Only the data structure differs:
+
+The tree is a struct of preallocated arrays (as mctx's ``Tree``; the fields
+are :data:`TREE_FIELDS`, 31 bytes a node): node ``i`` has ``visits[i]`` and
+``value_sum[i]`` (the statistics of the player who moved into it, that is its
+parent's ``to_play``), ``action[i]``, ``n_untried[i]`` (legal actions with no
+child yet), ``to_play[i]``, ``proven[i]`` (1/0/-1 for player 0, else
+``UNPROVEN``), ``flags[i]`` (opened, terminal), and its children as a list
+sorted by action: ``first_child[i]``, then ``next_sibling`` of each. Node 0 is
+the root. Neither boards nor untried lists are stored: each iteration replays
+the path from the root, and expansion recomputes the legal actions there and
+takes the k-th one without a child, as the reference engine pops the k-th of
+its sorted list.
+
+Python calls :func:`run_chunk` once per chunk of iterations; between chunks it
+checks the clock (numba has none in nopython mode), grows the arrays when they
+run short, and handles the robust-max extension. The function takes the game's
+rule kernels as arguments; each built-in game wraps it in a one-line function
+compiled with ``cache=True`` (``RuleKernels.search_chunk``), so that numba's
+on-disk cache serves a fresh process. A user's own kernel game works without
+such a wrapper, compiled on first use.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import numpy as np
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+from mctslab.core.errors import InvalidConfigError
+from mctslab.core.game import TERMINAL, GameInfo, State, has_chance_nodes, same_rules
+from mctslab.search.mcts import (
+    NotWinLossDrawError,
+    RootChild,
+    SearchConfig,
+    SearchResult,
+    check_solver,
+    make_result,
+    not_win_loss_message,
+)
+
+__all__ = ["CompiledMCTS", "Tree", "register_cached_chunk", "run_chunk"]
+
+UNPROVEN = 2
+ROOT = 0  # the root's node id (mctx's ROOT_INDEX)
+NONE = -1  # no child / no sibling
+OPENED, TERMINAL_FLAG = 1, 2  # bits of flags[i]
+
+# run_chunk's return codes.
+CHUNK_DONE, STOP_ITERATIONS, STOP_TIME, STOP_NODES, STOP_PROVEN = 0, 1, 2, 3, 4
+STOP_AGREEMENT, EXTENDED, NEED_SPACE, NODE_BUDGET, NOT_WIN_LOSS = 5, 6, 7, 8, 9
+# CHUNK_DONE doubles as "go on" for the phases that return a code.
+_STOP_NAMES = {
+    STOP_ITERATIONS: "iterations",
+    STOP_TIME: "time",
+    STOP_NODES: "nodes",
+    STOP_PROVEN: "proven",
+    STOP_AGREEMENT: "agreement",
+}
+
+# cfg_i: integer options; cfg_f: float options.
+EXPANSION, SIMULATION, CUTOFF_DEPTH, SOLVER, FINAL, MAX_NODES = 0, 1, 2, 3, 4, 5
+C, MIN_UTILITY, SPAN, EXTRA = 0, 1, 2, 3
+# ctl: the search's mutable counters, kept across chunks.
+ITERATIONS, IS_EXTENDED, NODES, TIME_UP = 0, 1, 2, 3
+# ctl_f: mutable float state.
+MAX_ITERATIONS = 0
+
+# The values of cfg_i's options, named as SearchConfig names them.
+EXPANSION_ONE, EXPANSION_ALL = 0, 1
+SIMULATION_RANDOM, SIMULATION_HEAVY, SIMULATION_CUTOFF = 0, 1, 2
+FINAL_ROBUST, FINAL_MAX, FINAL_ROBUST_MAX = 0, 1, 2
+
+_EXPANSION_CODE = {"one": EXPANSION_ONE, "all": EXPANSION_ALL}
+_SIMULATION_CODE = {
+    "random": SIMULATION_RANDOM,
+    "heavy": SIMULATION_HEAVY,
+    "cutoff": SIMULATION_CUTOFF,
+}
+_FINAL_CODE = {"robust": FINAL_ROBUST, "max": FINAL_MAX, "robust-max": FINAL_ROBUST_MAX}
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MUL1 = np.uint64(0xBF58476D1CE4E5B9)
+_MUL2 = np.uint64(0x94D049BB133111EB)
+
+#: The tree's arrays, one entry per node, in this order (31 bytes a node).
+TREE_FIELDS = (
+    ("first_child", np.int32),  # lowest-action child, or NONE
+    ("next_sibling", np.int32),  # next child of the same parent by action, or NONE
+    ("action", np.int32),  # the action that leads here
+    ("visits", np.int32),  # N (2**31 iterations are far beyond any budget here)
+    ("value_sum", np.float64),  # Q: float64, as the reference engine adds
+    ("n_untried", np.int32),  # legal actions without a child yet
+    ("to_play", np.int8),  # player to move here, once opened
+    ("proven", np.int8),  # 1/0/-1 for player 0, or UNPROVEN
+    ("flags", np.uint8),  # OPENED | TERMINAL_FLAG
+)
+
+
+class Tree(NamedTuple):
+    """The compiled search tree: one array per field, one entry per node (mctx's ``Tree``).
+
+    Every array has shape ``[capacity]``, allocated up front and doubled when full;
+    node :data:`ROOT` (0) is the root and :data:`NONE` (-1) marks a missing child or
+    sibling. Node ``i``'s children form a list sorted by action: ``first_child[i]``,
+    then ``next_sibling`` of each. The dtypes are :data:`TREE_FIELDS`' (31 bytes a
+    node); a ``Tree`` is a tuple, so numba passes it to compiled code as it is.
+
+    Attributes:
+        first_child: int32, the lowest-action child or ``NONE``.
+        next_sibling: int32, the next child of the same parent by action, or ``NONE``.
+        action: int32, the action that leads to the node.
+        visits: int32, N.
+        value_sum: float64, Q: the rewards of the player who moved into the node.
+        n_untried: int32, legal actions without a child yet.
+        to_play: int8, the player to move at the node (once opened).
+        proven: int8, 1/0/-1 for player 0 under MCTS-Solver, else ``UNPROVEN``.
+        flags: uint8, ``OPENED | TERMINAL_FLAG``.
+    """
+
+    first_child: Any
+    next_sibling: Any
+    action: Any
+    visits: Any
+    value_sum: Any
+    n_untried: Any
+    to_play: Any
+    proven: Any
+    flags: Any
+
+
+def _borrow_typer(typingctx, arr):  # type: ignore[no-untyped-def]
+    """The same array without its reference-count owner (a NULL ``meminfo``).
+
+    numba counts references to every array passed to another compiled function,
+    with atomic increments and decrements; in the search loop, which calls the rule
+    kernels a few times a ply, that bookkeeping cost about half the time. The
+    caller of :func:`run_chunk` owns every array for the whole call, so inside it
+    the arrays can be passed as borrowed views, for which numba's reference
+    counting is a no-op (it skips a NULL ``meminfo``).
+
+    A borrowed view does not keep its memory alive: borrow only arrays that the
+    caller owns for longer than the view is used (here, the arguments of the call).
+    """
+    if not isinstance(arr, types.Array):
+        return None
+
+    def codegen(context, builder, sig, args):  # type: ignore[no-untyped-def]
+        ary = context.make_array(sig.args[0])(context, builder, value=args[0])
+        ary.meminfo = cgutils.get_null_value(ary.meminfo.type)
+        ary.parent = cgutils.get_null_value(ary.parent.type)
+        return ary._getvalue()
+
+    return arr(arr), codegen
+
+
+borrow: Any = intrinsic(_borrow_typer)
+
+
+@njit(cache=True)
+def rng_next(rng):  # type: ignore[no-untyped-def]
+    """SplitMix64, exactly as :meth:`mctslab.core.rng.Rng.next_u64` (state in ``rng[0]``)."""
+    rng[0] += _GOLDEN
+    z = rng[0]
+    z = (z ^ (z >> np.uint64(30))) * _MUL1
+    z = (z ^ (z >> np.uint64(27))) * _MUL2
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True)
+def rng_randint(rng, n):  # type: ignore[no-untyped-def]
+    """As :meth:`mctslab.core.rng.Rng.randint`: the top 31 bits modulo ``n``."""
+    return np.int64((rng_next(rng) >> np.uint64(33)) % np.uint64(n))
+
+
+@njit(cache=True)
+def _wins(rets, player):  # type: ignore[no-untyped-def]
+    for i in range(rets.shape[0]):  # noqa: SIM110 (numba: no generators in all())
+        if i != player and not rets[player] > rets[i]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _mean(value_sum, visits, i):  # type: ignore[no-untyped-def]
+    return value_sum[i] / visits[i] if visits[i] else 0.0
+
+
+@njit(cache=True)
+def _better(visits_a, mean_a, visits_b, mean_b, by_visits):  # type: ignore[no-untyped-def]
+    """Lexicographic (visits, mean) or (mean, visits) comparison: is a strictly better?"""
+    if by_visits:
+        return visits_a > visits_b or (visits_a == visits_b and mean_a > mean_b)
+    return mean_a > mean_b or (mean_a == mean_b and visits_a > visits_b)
+
+
+@njit(cache=True)
+def _agree(tree):  # type: ignore[no-untyped-def]
+    """Robust-max's test at the root: most visits and best mean pick the same child.
+
+    Children come in ascending action order, so a later child must be strictly
+    better to win: ties go to the lowest action, as in the reference's ``max``.
+    """
+    visits, value_sum, next_sibling = tree.visits, tree.value_sum, tree.next_sibling
+    robust = NONE
+    best = NONE
+    any_visited = False
+    ch = tree.first_child[ROOT]
+    while ch >= 0:
+        if visits[ch] > 0:
+            any_visited = True
+        ch = next_sibling[ch]
+    ch = tree.first_child[ROOT]
+    while ch >= 0:
+        m = _mean(value_sum, visits, ch)
+        if robust < 0 or _better(
+            visits[ch], m, visits[robust], _mean(value_sum, visits, robust), True
+        ):
+            robust = ch
+        if not (any_visited and visits[ch] == 0) and (
+            best < 0 or _better(visits[ch], m, visits[best], _mean(value_sum, visits, best), False)
+        ):
+            best = ch
+        ch = next_sibling[ch]
+    return robust < 0 or robust == best
+
+
+@njit(inline="always")  # inlined: a call passing the kernels on would defeat the cache
+def _open(legal_fn, returns_fn, tree, node, state, params, solver, legal, rets, min_u, max_u):  # type: ignore[no-untyped-def]
+    """Record the node's position: the player to move, how many legal actions it has,
+    and for a terminal position its proof. Returns False when MCTS-Solver meets a
+    terminal whose returns are not a win, a draw or a loss (the search must stop)."""
+    p = state[0]
+    tree.to_play[node] = p
+    if p == TERMINAL:
+        tree.flags[node] = OPENED | TERMINAL_FLAG
+        if solver:
+            returns_fn(state, params, rets)
+            if rets[0] == max_u and rets[1] == min_u:
+                tree.proven[node] = 1
+            elif rets[0] == min_u and rets[1] == max_u:
+                tree.proven[node] = -1
+            elif rets[0] == 0.0 and rets[1] == 0.0:
+                tree.proven[node] = 0
+            else:
+                return False
+        return True
+    tree.flags[node] = OPENED
+    tree.n_untried[node] = legal_fn(state, params, legal)
+    return True
+
+
+@njit(cache=True)
+def _new_node(tree, a, ctl):  # type: ignore[no-untyped-def]
+    i = ctl[NODES]
+    ctl[NODES] = i + 1
+    tree.first_child[i] = NONE
+    tree.next_sibling[i] = NONE
+    tree.action[i] = a
+    tree.visits[i] = 0
+    tree.value_sum[i] = 0.0
+    tree.n_untried[i] = 0
+    tree.to_play[i] = TERMINAL
+    tree.proven[i] = UNPROVEN
+    tree.flags[i] = 0
+    return i
+
+
+@njit(cache=True)
+def _link(tree, parent, child):  # type: ignore[no-untyped-def]
+    """Insert ``child`` among ``parent``'s children, keeping them sorted by action."""
+    first_child, next_sibling, action = tree.first_child, tree.next_sibling, tree.action
+    a = action[child]
+    prev = NONE
+    ch = first_child[parent]
+    while ch >= 0 and action[ch] < a:
+        prev = ch
+        ch = next_sibling[ch]
+    next_sibling[child] = ch
+    if prev < 0:
+        first_child[parent] = child
+    else:
+        next_sibling[prev] = child
+
+
+@njit(inline="always")
+def _heavy_action(
+    legal_fn, apply_fn, returns_fn, state, params, rng, a_buf, b_buf, safe, tmp1, tmp2, rets
+):  # type: ignore[no-untyped-def]
+    """As the reference's heavy playout: win at once, else avoid moves after which the
+    opponent wins at once, else any move; random among equals."""
+    mover = state[0]
+    n = legal_fn(state, params, a_buf)
+    for k in range(n):
+        tmp1[:] = state
+        apply_fn(tmp1, params, a_buf[k])
+        if tmp1[0] == TERMINAL:
+            returns_fn(tmp1, params, rets)
+            if _wins(rets, mover):
+                return a_buf[k]
+    ns = 0
+    for k in range(n):
+        tmp1[:] = state
+        apply_fn(tmp1, params, a_buf[k])
+        other = tmp1[0]
+        if other == TERMINAL:
+            safe[ns] = a_buf[k]
+            ns += 1
+            continue
+        m = legal_fn(tmp1, params, b_buf)
+        loses = False
+        for j in range(m):
+            tmp2[:] = tmp1
+            apply_fn(tmp2, params, b_buf[j])
+            if tmp2[0] == TERMINAL:
+                returns_fn(tmp2, params, rets)
+                if _wins(rets, other):
+                    loses = True
+                    break
+        if not loses:
+            safe[ns] = a_buf[k]
+            ns += 1
+    if ns > 0:
+        return safe[rng_randint(rng, ns)]
+    return a_buf[rng_randint(rng, n)]
+
+
+@njit(cache=True)
+def _prove(tree, node):  # type: ignore[no-untyped-def]
+    """MCTS-Solver's backup at one node, as the reference's ``_prove``."""
+    proven, next_sibling = tree.proven, tree.next_sibling
+    if proven[node] != UNPROVEN or tree.flags[node] != OPENED:
+        return False
+    p = tree.to_play[node]
+    best = -9
+    complete = tree.n_untried[node] == 0
+    ch = tree.first_child[node]
+    while ch >= 0:
+        if proven[ch] == UNPROVEN:
+            complete = False
+        else:
+            v = proven[ch] if p == 0 else -proven[ch]
+            if v == 1:
+                proven[node] = proven[ch]
+                return True
+            if v > best:
+                best = v
+        ch = next_sibling[ch]
+    if complete and best != -9:
+        proven[node] = best if p == 0 else -best
+        return True
+    return False
+
+
+@njit(inline="always")  # inlined: a call would pass the whole Tree struct each step
+def uct_child(tree, node, c, solver):  # type: ignore[no-untyped-def]
+    """The child of ``node`` with the highest UCT score, as the reference's
+    ``_best_uct_child``: ``Q/N + c * sqrt(ln N_parent / N)``, unvisited children first,
+    ties to the lowest action (children are sorted by action and only a strictly
+    greater score replaces the best); MCTS-Solver skips proven children."""
+    visits, value_sum, proven, next_sibling = (
+        tree.visits,
+        tree.value_sum,
+        tree.proven,
+        tree.next_sibling,
+    )
+    log_n = math.log(visits[node]) if visits[node] else 0.0
+    best = NONE
+    best_value = -math.inf
+    ch = tree.first_child[node]
+    while ch >= 0:
+        if not (solver and proven[ch] != UNPROVEN):
+            n = visits[ch]
+            if n == 0:
+                return ch
+            value = value_sum[ch] / n + c * math.sqrt(log_n / n)
+            if value > best_value:
+                best = ch
+                best_value = value
+        ch = next_sibling[ch]
+    return best
+
+
+@njit(inline="always")
+def select(
+    legal_fn, apply_fn, returns_fn, tree, state, params, path, c, solver, legal, rets, min_u, max_u
+):  # type: ignore[no-untyped-def]
+    """Phase 1, as the reference's ``select``: from the root (``state`` holds the root
+    position), descend by :func:`uct_child` while the node is opened, fully expanded
+    and unproven, playing each action on ``state`` (the tree keeps no boards) and
+    recording the node ids in ``path``. A child reached for the first time
+    (``expansion="all"``) is opened and ends the descent.
+
+    Returns the depth of the leaf (``path[depth]``), or -1 when MCTS-Solver opened a
+    terminal whose returns are not a win, a draw or a loss.
+    """
+    node = ROOT
+    depth = 0
+    path[0] = ROOT
+    while (
+        tree.n_untried[node] == 0 and tree.flags[node] == OPENED and tree.proven[node] == UNPROVEN
+    ):
+        node = uct_child(tree, node, c, solver)
+        apply_fn(state, params, tree.action[node])
+        depth += 1
+        path[depth] = node
+        if tree.flags[node] == 0:
+            if not _open(
+                legal_fn, returns_fn, tree, node, state, params, solver, legal, rets, min_u, max_u
+            ):
+                return -1
+            break
+    return depth
+
+
+@njit(inline="always")
+def expands(tree, leaf):  # type: ignore[no-untyped-def]
+    """Whether the selected leaf grows, as the reference's ``_expands``: it has untried
+    actions, is unproven, and was visited before (or is the root); a node just
+    reached for the first time under ``expansion="all"`` is simulated as it is."""
+    return (
+        tree.n_untried[leaf] > 0
+        and tree.proven[leaf] == UNPROVEN
+        and (tree.visits[leaf] > 0 or leaf == ROOT)
+    )
+
+
+@njit(inline="always")
+def expand(
+    legal_fn,
+    apply_fn,
+    returns_fn,
+    tree,
+    state,
+    params,
+    path,
+    depth,
+    expansion,
+    max_nodes,
+    ctl,
+    rng,
+    solver,
+    legal,
+    rets,
+    min_u,
+    max_u,
+):  # type: ignore[no-untyped-def]
+    """Phase 2, as the reference's ``expand``: give the leaf ``path[depth]`` new
+    children and open the one to simulate from, which ``state`` then holds.
+
+    ``EXPANSION_ONE`` adds the k-th legal action without a child, in ascending order,
+    ``k = rng_randint(untried)`` (the reference pops the k-th of its sorted list);
+    ``EXPANSION_ALL`` adds every legal action and opens the first. Returns
+    ``(CHUNK_DONE, depth + 1)``, or ``(NODE_BUDGET, depth)`` when the new nodes would
+    pass ``max_nodes`` (nothing changed), or ``(NOT_WIN_LOSS, depth)``.
+    """
+    leaf = path[depth]
+    action, next_sibling, first_child = tree.action, tree.next_sibling, tree.first_child
+    n = legal_fn(state, params, legal)
+    if expansion == EXPANSION_ONE:
+        if max_nodes >= 0 and ctl[NODES] + 1 > max_nodes:
+            return NODE_BUDGET, depth
+        k = rng_randint(rng, tree.n_untried[leaf])
+        ch = first_child[leaf]
+        chosen = -1
+        for j in range(n):
+            while ch >= 0 and action[ch] < legal[j]:
+                ch = next_sibling[ch]
+            if ch >= 0 and action[ch] == legal[j]:
+                continue
+            if k == 0:
+                chosen = legal[j]
+                break
+            k -= 1
+        first = _new_node(tree, chosen, ctl)
+        _link(tree, leaf, first)
+        tree.n_untried[leaf] -= 1
+    else:
+        if max_nodes >= 0 and ctl[NODES] + tree.n_untried[leaf] > max_nodes:
+            return NODE_BUDGET, depth
+        first = NONE
+        last = NONE
+        for j in range(n):  # the node has no child yet: link them in order
+            ch = _new_node(tree, legal[j], ctl)
+            if last < 0:
+                first = ch
+                first_child[leaf] = ch
+            else:
+                next_sibling[last] = ch
+            last = ch
+        tree.n_untried[leaf] = 0
+    apply_fn(state, params, action[first])
+    if not _open(
+        legal_fn, returns_fn, tree, first, state, params, solver, legal, rets, min_u, max_u
+    ):
+        return NOT_WIN_LOSS, depth
+    path[depth + 1] = first
+    return CHUNK_DONE, depth + 1
+
+
+@njit(inline="always")
+def leaf_rewards(returns_fn, tree, leaf, state, params, rewards, rets, min_u, span):  # type: ignore[no-untyped-def]
+    """The exact rewards of a terminal or proven leaf, as the reference's
+    ``_leaf_rewards`` (no playout needed): written to ``rewards``; False otherwise."""
+    if tree.flags[leaf] & TERMINAL_FLAG:
+        returns_fn(state, params, rets)
+        for p in range(rewards.shape[0]):
+            rewards[p] = (rets[p] - min_u) / span
+        return True
+    if tree.proven[leaf] != UNPROVEN:
+        r0 = (tree.proven[leaf] + 1) / 2
+        rewards[0] = r0
+        rewards[1] = 1.0 - r0
+        return True
+    return False
+
+
+@njit(inline="always")
+def simulate(
+    legal_fn,
+    apply_fn,
+    returns_fn,
+    heuristic_fn,
+    state,
+    params,
+    simulation,
+    cutoff_depth,
+    rng,
+    a_buf,
+    b_buf,
+    safe,
+    tmp1,
+    tmp2,
+    rewards,
+    rets,
+    min_u,
+    span,
+):  # type: ignore[no-untyped-def]
+    """Phase 3, as the reference's ``simulate``: play out from ``state`` (consumed) and
+    write each player's reward in ``[0, 1]`` to ``rewards``: uniformly random moves
+    (``SIMULATION_RANDOM``, the k-th legal action, ``k = rng_randint(n)``), the heavy
+    playout (``SIMULATION_HEAVY``), or ``cutoff_depth`` random plies scored by the
+    heuristic (``SIMULATION_CUTOFF``)."""
+    num_players = rewards.shape[0]
+    plies = 0
+    while state[0] != TERMINAL:
+        if simulation == SIMULATION_CUTOFF and plies >= cutoff_depth:
+            heuristic_fn(state, params, rets)
+            for p in range(num_players):
+                rewards[p] = (rets[p] + 1.0) / 2.0
+            return
+        if simulation == SIMULATION_HEAVY:
+            a = _heavy_action(
+                legal_fn,
+                apply_fn,
+                returns_fn,
+                state,
+                params,
+                rng,
+                a_buf,
+                b_buf,
+                safe,
+                tmp1,
+                tmp2,
+                rets,
+            )
+        else:
+            n = legal_fn(state, params, a_buf)
+            a = a_buf[rng_randint(rng, n)]
+        apply_fn(state, params, a)
+        plies += 1
+    returns_fn(state, params, rets)
+    for p in range(num_players):
+        rewards[p] = (rets[p] - min_u) / span
+
+
+@njit(inline="always")
+def backpropagate(tree, path, depth, rewards, solver):  # type: ignore[no-untyped-def]
+    """Phase 4, as the reference's ``backpropagate``: from the leaf up to the root,
+    count the visit and add the reward of the player who moved into each node (its
+    parent's ``to_play``); under MCTS-Solver, back up proofs as far as they go."""
+    visits, value_sum, to_play = tree.visits, tree.value_sum, tree.to_play
+    proving = solver
+    for d in range(depth, -1, -1):
+        nd = path[d]
+        visits[nd] += 1
+        if d > 0:
+            value_sum[nd] += rewards[to_play[path[d - 1]]]
+        if proving and d != depth:
+            proving = _prove(tree, nd)
+
+
+@njit(inline="always")  # inlined into each game's cached wrapper (see the module docstring)
+def run_chunk(  # type: ignore[no-untyped-def]
+    legal_fn,
+    apply_fn,
+    returns_fn,
+    heuristic_fn,
+    tree,
+    root_state,
+    params,
+    cfg_i,
+    cfg_f,
+    ctl,
+    ctl_f,
+    rng,
+    bufs,
+    fbufs,
+    path,
+    capacity,
+    max_chunk,
+):
+    """Run up to ``max_chunk`` iterations; return why it stopped (a code above).
+
+    ``tree`` is a :class:`Tree`; ``bufs`` is an int64 matrix of scratch rows: 0 the
+    working state, 1-2 scratch states, 3-5 legal-action buffers, 6 the safe-move
+    buffer (all as long as the longer of state and action count); ``fbufs`` rows
+    0-1 hold rewards and returns; ``path`` the node ids of the current descent.
+    ``capacity`` = (node capacity, number of actions).
+    """
+    tree = Tree(
+        borrow(tree.first_child),
+        borrow(tree.next_sibling),
+        borrow(tree.action),
+        borrow(tree.visits),
+        borrow(tree.value_sum),
+        borrow(tree.n_untried),
+        borrow(tree.to_play),
+        borrow(tree.proven),
+        borrow(tree.flags),
+    )
+    root_state = borrow(root_state)
+    params = borrow(params)
+    ctl = borrow(ctl)
+    ctl_f = borrow(ctl_f)
+    rng = borrow(rng)
+    bufs = borrow(bufs)
+    fbufs = borrow(fbufs)
+    path = borrow(path)
+    expansion = cfg_i[EXPANSION]
+    simulation = cfg_i[SIMULATION]
+    cutoff_depth = cfg_i[CUTOFF_DEPTH]
+    solver = cfg_i[SOLVER] != 0
+    final = cfg_i[FINAL]
+    max_nodes = cfg_i[MAX_NODES]
+    c = cfg_f[C]
+    min_u = cfg_f[MIN_UTILITY]
+    span = cfg_f[SPAN]
+    max_u = min_u + span
+    n_state = root_state.shape[0]
+    num_actions = capacity[1]
+    state = bufs[0, :n_state]
+    tmp1 = bufs[1, :n_state]
+    tmp2 = bufs[2, :n_state]
+    a_buf = bufs[3]
+    b_buf = bufs[4]
+    legal = bufs[5]
+    safe = bufs[6]
+    rewards = fbufs[0]
+    rets = fbufs[1]
+    if tree.flags[ROOT] == 0:
+        state[:] = root_state
+        _open(legal_fn, returns_fn, tree, ROOT, state, params, solver, legal, rets, min_u, max_u)
+    done = 0
+    while True:
+        # The budget checks, in the reference's order.
+        if solver and tree.proven[ROOT] != UNPROVEN:
+            return STOP_PROVEN
+        if max_nodes >= 0 and ctl[NODES] >= max_nodes:
+            return STOP_NODES
+        if ctl[ITERATIONS] >= ctl_f[MAX_ITERATIONS] or ctl[TIME_UP]:
+            if final == FINAL_ROBUST_MAX and not ctl[IS_EXTENDED] and not _agree(tree):
+                ctl[IS_EXTENDED] = 1
+                ctl_f[MAX_ITERATIONS] *= 1.0 + cfg_f[EXTRA]
+                return EXTENDED
+            return STOP_TIME if ctl[TIME_UP] else STOP_ITERATIONS
+        if ctl[IS_EXTENDED] and _agree(tree):
+            return STOP_AGREEMENT
+        if done >= max_chunk:
+            return CHUNK_DONE
+        if max_nodes < 0 and ctl[NODES] + num_actions > capacity[0]:
+            return NEED_SPACE
+
+        # One iteration: the four phases, in the reference's ``iterate``.
+        state[:] = root_state
+        depth = select(
+            legal_fn,
+            apply_fn,
+            returns_fn,
+            tree,
+            state,
+            params,
+            path,
+            c,
+            solver,
+            legal,
+            rets,
+            min_u,
+            max_u,
+        )
+        if depth < 0:
+            return NOT_WIN_LOSS
+        if expands(tree, path[depth]):
+            code, depth = expand(
+                legal_fn, apply_fn, returns_fn, tree, state, params, path, depth, expansion,
+                max_nodes, ctl, rng, solver, legal, rets, min_u, max_u,
+            )  # fmt: skip
+            if code != CHUNK_DONE:
+                return code
+        if not leaf_rewards(
+            returns_fn, tree, path[depth], state, params, rewards, rets, min_u, span
+        ):
+            simulate(
+                legal_fn, apply_fn, returns_fn, heuristic_fn, state, params, simulation,
+                cutoff_depth, rng, a_buf, b_buf, safe, tmp1, tmp2, rewards, rets, min_u, span,
+            )  # fmt: skip
+        backpropagate(tree, path, depth, rewards, solver)
+        ctl[ITERATIONS] += 1
+        done += 1
+
+
+@njit(cache=True)
+def compact(old, root, new):  # type: ignore[no-untyped-def]
+    """Copy the subtree under ``root`` of :class:`Tree` ``old`` into the empty tree
+    ``new`` (root at 0), breadth first, children in the same order; returns the number
+    of nodes. Tree reuse keeps only what lies below the moves played."""
+    queue = np.empty(old.first_child.shape[0], dtype=np.int64)  # old ids, in new-id order
+    queue[0] = root
+    new.next_sibling[0] = NONE
+    head = 0
+    tail = 1
+    while head < tail:
+        o = queue[head]
+        i = head
+        head += 1
+        # Every field but the links, copied as it is.
+        new.action[i] = old.action[o]
+        new.visits[i] = old.visits[o]
+        new.value_sum[i] = old.value_sum[o]
+        new.n_untried[i] = old.n_untried[o]
+        new.to_play[i] = old.to_play[o]
+        new.proven[i] = old.proven[o]
+        new.flags[i] = old.flags[o]
+        new.first_child[i] = NONE  # (next_sibling[i] was set when i was queued)
+        last = NONE
+        oc = old.first_child[o]
+        while oc >= 0:
+            queue[tail] = oc
+            new.next_sibling[tail] = NONE
+            if last < 0:
+                new.first_child[i] = tail
+            else:
+                new.next_sibling[last] = tail
+            last = tail
+            tail += 1
+            oc = old.next_sibling[oc]
+    return tail
+
+
+def _allocate(nodes: int) -> Tree:
+    """An empty :class:`Tree` with room for ``nodes`` nodes."""
+    return Tree(*(np.zeros(nodes, dtype=dt) for _, dt in TREE_FIELDS))
+
+
+def _grow(tree: Tree, nodes: int) -> Tree:
+    """A copy of ``tree`` with room for ``nodes`` nodes."""
+    new = _allocate(nodes)
+    for old, fresh in zip(tree, new, strict=True):
+        fresh[: len(old)] = old
+    return new
+
+
+def bytes_per_node() -> int:
+    """Memory of one node of the compiled tree, in bytes."""
+    return sum(np.dtype(dt).itemsize for _, dt in TREE_FIELDS)
+
+
+# Rule kernels -> run_chunk bound to them in a function numba caches on disk.
+_CACHED_CHUNKS: dict[Any, Callable[..., int]] = {}
+
+
+def register_cached_chunk(kernels: Any, chunk: Callable[..., int]) -> None:
+    """Use ``chunk`` (:func:`run_chunk` bound to ``kernels`` in a module-level function
+    compiled with ``cache=True``) for games with these kernels: how the built-in games'
+    wrappers in :mod:`mctslab.search.kernel_chunks` reach the engine."""
+    _CACHED_CHUNKS[kernels] = chunk
+
+
+class CompiledMCTS:
+    """The compiled engine behind the same interface as :class:`mctslab.search.mcts.MCTS`.
+
+    Works on games with rule kernels (the built-in games, or a user's
+    ``KernelGame``); keeps its tree between searches when ``reuse_tree``.
+    """
+
+    def __init__(self, config: SearchConfig | None = None) -> None:
+        self.config = config or SearchConfig()
+        self.rng = np.array([self.config.seed & ((1 << 64) - 1)], dtype=np.uint64)
+        self.tree: Tree | None = None
+        self.nodes = 0
+        self._history: list[int] = []
+        self._game: Any = None
+        self._compiled: set[Any] = set()
+
+    def reset(self) -> None:
+        self.tree = None
+        self._history = []
+
+    def _chunk_fn(self, kernels: Any) -> Callable[..., int]:
+        wrapper = getattr(kernels, "search_chunk", None) or _CACHED_CHUNKS.get(kernels)
+        if wrapper is not None:
+            return wrapper  # type: ignore[no-any-return]
+
+        def generic(*args: Any) -> int:
+            return run_chunk(  # type: ignore[no-any-return]
+                kernels.legal_actions,
+                kernels.apply_action,
+                kernels.returns,
+                kernels.heuristic,
+                *args,
+            )
+
+        return generic
+
+    def _reuse(self, state: Any, num_actions: int) -> bool:
+        """Re-root the kept tree under the moves played since the last search, if it can."""
+        if (
+            self.tree is None
+            or not self.config.reuse_tree
+            or not same_rules(state.game, self._game)
+        ):
+            return False
+        history = state.history()
+        n = len(self._history)
+        if history[:n] != self._history:
+            return False
+        tree = self.tree
+        node = 0
+        for a in history[n:]:
+            node = next((ch for ch in self._children(node) if int(tree.action[ch]) == a), NONE)
+            if node < 0:
+                return False
+        if not tree.flags[node] & OPENED:
+            return False
+        if node != 0:
+            new = _allocate(len(tree.first_child))
+            self.nodes = int(compact(tree, node, new))
+            self.tree = new
+        self._history = history
+        return True
+
+    def search(self, state: State, game_info: GameInfo | None = None) -> SearchResult:
+        """Search from ``state`` within the budget; the same result as the reference engine."""
+        config = self.config
+        if config.workers != 1:
+            raise InvalidConfigError("workers > 1: make the searcher with mctslab.make_searcher")
+        game: Any = getattr(state, "game", None)
+        kernels = getattr(game, "kernels", None)
+        if kernels is None or not hasattr(state, "array"):
+            raise InvalidConfigError(
+                "the compiled engine needs a game with rule kernels (a KernelGame); "
+                "use engine='reference' for other games"
+            )
+        if has_chance_nodes(game):
+            raise InvalidConfigError(
+                f"the compiled engine has no chance nodes and {game.info.name} has them "
+                "(dice or deals): use engine='reference' (engine='auto' picks it)"
+            )
+        if state.is_terminal():
+            raise InvalidConfigError("cannot search a terminal state: the game is over")
+        info: GameInfo = game_info or game.info
+        check_solver(config, info)
+        num_actions = info.num_actions
+        entered = time.perf_counter()  # re-rooting a kept tree is search time too
+        root_state = state.array.copy()  # type: ignore[attr-defined]
+        if not self._reuse(state, num_actions):
+            if config.max_nodes is not None:
+                cap = config.max_nodes
+            else:
+                # expansion="one" makes one node an iteration: room for exactly that;
+                # otherwise start small and double when an iteration might not fit.
+                one = config.expansion == "one" and config.time is None
+                cap = (config.iterations or 0) + num_actions + 1 if one else 1 << 16
+            self.tree = _allocate(cap)
+            self.nodes = 1
+            tree = self.tree
+            tree.first_child[ROOT], tree.next_sibling[ROOT] = NONE, NONE
+            tree.proven[ROOT], tree.flags[ROOT] = UNPROVEN, 0
+            self._history = state.history()
+            self._game = game
+        assert self.tree is not None
+        cfg_i = np.array(
+            [
+                _EXPANSION_CODE[config.expansion],
+                _SIMULATION_CODE[config.simulation],
+                config.cutoff_depth,
+                int(config.solver),
+                _FINAL_CODE[config.final],
+                -1 if config.max_nodes is None else config.max_nodes,
+            ],
+            dtype=np.int64,
+        )
+        span = info.max_utility - info.min_utility
+        cfg_f = np.array([config.c, info.min_utility, span, config.robust_max_extra])
+        ctl = np.array([0, 0, self.nodes, 0], dtype=np.int64)
+        ctl_f = np.array([math.inf if config.iterations is None else float(config.iterations)])
+        width = max(len(root_state), num_actions)
+        bufs = np.zeros((7, width), dtype=np.int64)
+        fbufs = np.zeros((2, info.num_players), dtype=np.float64)
+        path = np.zeros(info.max_game_length + 2, dtype=np.int64)
+        chunk_fn = self._chunk_fn(kernels)
+        params = game.params
+
+        def call(max_chunk: int) -> int:
+            assert self.tree is not None
+            capacity = np.array([len(self.tree.first_child), num_actions], dtype=np.int64)
+            return int(
+                chunk_fn(
+                    self.tree,
+                    root_state,
+                    params,
+                    cfg_i,
+                    cfg_f,
+                    ctl,
+                    ctl_f,
+                    self.rng,
+                    bufs,
+                    fbufs,
+                    path,
+                    capacity,
+                    max_chunk,
+                )
+            )
+
+        compile_seconds = 0.0
+        key = (id(chunk_fn), len(root_state))
+        if key not in self._compiled:
+            # The first call compiles (or loads from numba's cache); time it apart.
+            t0 = time.perf_counter()
+            call(0)
+            compile_seconds = time.perf_counter() - t0
+            self._compiled.add(key)
+        # The clock started on entry; compiling or loading code is reported apart.
+        start = entered + compile_seconds
+        deadline = math.inf if config.time is None else start + config.time
+        chunk = 1 << 62 if config.time is None else 64
+        while True:
+            code = call(chunk)
+            if code == CHUNK_DONE:
+                now = time.perf_counter()
+                if now >= deadline:
+                    ctl[TIME_UP] = 1
+                elif config.time is not None:
+                    # Aim for chunks of about a hundredth of the time budget.
+                    per = (now - start) / max(1, int(ctl[ITERATIONS]))
+                    chunk = max(16, min(1 << 20, int(config.time / 100 / max(per, 1e-9))))
+                continue
+            if code == EXTENDED:
+                if config.time is not None:
+                    deadline = start + (deadline - start) * (1.0 + config.robust_max_extra)
+                    ctl[TIME_UP] = 0
+                continue
+            if code == NEED_SPACE:
+                assert self.tree is not None
+                self.tree = _grow(self.tree, 2 * len(self.tree.first_child))
+                continue
+            if code == NOT_WIN_LOSS:
+                self.reset()  # the iteration stopped half-way: the tree is not kept
+                raise NotWinLossDrawError(not_win_loss_message(info, fbufs[1].tolist()))
+            if code == NODE_BUDGET:
+                if self._root_children() == []:
+                    raise InvalidConfigError(
+                        f"max_nodes={config.max_nodes} is too small to expand the root"
+                    )
+                stopped_by = "nodes"
+            else:
+                stopped_by = _STOP_NAMES[code]
+            break
+        seconds = time.perf_counter() - start
+        self.nodes = int(ctl[NODES])
+        tree = self.tree
+        to_play = int(tree.to_play[ROOT])
+        root_proven = int(tree.proven[ROOT])
+        return make_result(
+            self._root_children(),
+            to_play,
+            None if root_proven == UNPROVEN else root_proven,
+            config,
+            info,
+            iterations=int(ctl[ITERATIONS]),
+            nodes=self.nodes,
+            seconds=seconds,
+            stopped_by=stopped_by,
+            compile_seconds=compile_seconds,
+        )
+
+    def root_children(self) -> list[tuple[int, int, float, int | None]]:
+        """(action, visits, value sum, proof for player 0) of each root child."""
+        if self.tree is None:
+            return []
+        return [(c.action, c.visits, c.value_sum, c.proven) for c in self._root_children()]
+
+    def _children(self, node: int) -> list[int]:
+        """The ids of ``node``'s children, by ascending action."""
+        assert self.tree is not None
+        first_child, next_sibling = self.tree.first_child, self.tree.next_sibling
+        out, ch = [], int(first_child[node])
+        while ch >= 0:
+            out.append(ch)
+            ch = int(next_sibling[ch])
+        return out
+
+    def _root_children(self) -> list[RootChild]:
+        assert self.tree is not None
+        tree = self.tree
+        action, visits, value_sum, proven = tree.action, tree.visits, tree.value_sum, tree.proven
+        out = []
+        for ch in self._children(0):
+            p = int(proven[ch])
+            out.append(
+                RootChild(
+                    int(action[ch]),
+                    int(visits[ch]),
+                    float(value_sum[ch]),
+                    None if p == UNPROVEN else p,
+                )
+            )
+        return out

@@ -1,0 +1,560 @@
+"""Searching games with hidden information: determinized UCT (PIMC) and Information Set MCTS.
+
+A player of a card game does not know the state, only its *information set*:
+the states it cannot tell apart. Both searches here work on *determinizations*,
+full states drawn from that set (``resample_from_infostate``, see
+:mod:`mctslab.core.infoset`); they differ in what they build from them.
+
+**PIMC / determinized UCT** (perfect information Monte Carlo; Ginsberg's GIB,
+2001; Long et al. 2010, "Understanding the success of perfect information Monte
+Carlo sampling in game tree search"): draw ``determinizations`` worlds, search
+each as a game of perfect information with the reference UCT engine (the
+budget split evenly), add up the root statistics, play the most visited move.
+Known flaws: *strategy fusion* (each world's search assumes it will know the
+world later) and *non-locality*.
+
+**Information Set MCTS** (Cowling, Powley and Whitehouse 2012, "Information set
+Monte Carlo tree search", IEEE TCIAIG 4(2)) grows one tree whose nodes are
+information sets. Each iteration draws one determinization ``d`` and walks the
+tree with it, restricted to the actions legal in ``d``:
+
+1. :func:`select`: while every action legal in ``d`` has an edge, pick by UCB1
+   with *availability counts*::
+
+       Q(a) / N(a) + c * sqrt(ln A(a) / N(a))
+
+   where ``A(a)`` counts the visits of the node in which ``a`` was legal (an
+   action legal in few worlds is not penalised for the worlds it was absent
+   from). Chance nodes of ``d`` are sampled by their probabilities.
+2. :func:`expand`: add an edge for one untried legal action of ``d``, at random.
+3. :func:`simulate`: random playout of ``d`` to the end.
+4. :func:`backpropagate`: each edge on the path adds the reward of the player
+   who took it (max^n: any number of players).
+
+Two trees of information sets (``variant``):
+
+- ``"so"`` (single observer, SO-ISMCTS): every node is an information set of
+  the *searching* player: the key is its information state (and who is to
+  move). Opponents choose in nodes that do not know their own cards.
+- ``"mo"`` (multiple observer, MO-ISMCTS): the player to move chooses in a node
+  keyed by *its own* information state, so opponents' choices depend on their
+  hands as the game lets them. mctslab keys one table by (player, information
+  state), which is MO-ISMCTS's one-tree-per-player for games whose actions are
+  public (every built-in game); a hidden action would be told apart by the
+  observers who see it and merged for the others in Cowling et al.'s version.
+
+**Smooth UCT** (Heinrich and Silver 2015, "Smooth UCT search in computer
+poker", IJCAI): ``smooth=True``: at a fully expanded node, choose by UCB with
+probability ``eta_k = max(gamma, eta / (1 + d * sqrt(N)))``, otherwise sample
+an action from the node's *average strategy* ``N(a) / N``. Plain UCT's visit
+counts need not approach a Nash equilibrium in imperfect-information games;
+Smooth UCT's average strategy does in poker (empirically, as fictitious play).
+
+The policy a search plays is :meth:`ISMCTSResult.policy` (root visit counts
+normalised, the average strategy) or, for moves, the final-move rule.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Hashable
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+from mctslab.core.errors import InvalidConfigError
+from mctslab.core.game import CHANCE, GameInfo, OpponentModel, State, sample_chance_outcome
+from mctslab.core.infoset import determinize, information_key
+from mctslab.core.rng import Rng
+from mctslab.search.mcts import MCTS, ChildStats, SearchConfig, SearchResult, _info_of
+
+__all__ = [
+    "ISMCTS",
+    "PIMC",
+    "ISMCTSConfig",
+    "InfoNode",
+    "PIMCConfig",
+    "backpropagate",
+    "expand",
+    "iterate",
+    "select",
+    "self_play",
+    "simulate",
+    "visit_policy",
+]
+
+Variant = Literal["so", "mo"]
+FinalRule = Literal["robust", "max", "sample"]
+_VARIANTS = ("so", "mo")
+_FINAL_RULES = ("robust", "max", "sample")
+
+
+def _is_int(x: object) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _check_budget(name: str, iterations: int | None, seconds: float | None) -> None:
+    if iterations is not None and (not _is_int(iterations) or not 1 <= iterations <= 10**9):
+        raise InvalidConfigError(f"{name}: iterations must be an integer in [1, 1e9]")
+    if seconds is not None and (
+        not isinstance(seconds, int | float) or not 0 < seconds < 1e6 or isinstance(seconds, bool)
+    ):
+        raise InvalidConfigError(f"{name}: time must be a positive number of seconds")
+    if iterations is None and seconds is None:
+        raise InvalidConfigError(f"{name}: give a budget: iterations or time")
+
+
+@dataclass(frozen=True)
+class ISMCTSConfig:
+    """Every option of an Information Set MCTS search; checked on construction.
+
+    Attributes:
+        c: UCB1 exploration constant on rewards in ``[0, 1]`` (Cowling et al. use 0.7).
+        variant: ``"so"`` (single observer) or ``"mo"`` (multiple observer).
+        smooth: Smooth UCT (Heinrich and Silver 2015) at fully expanded nodes.
+        eta, gamma, d: Smooth UCT's schedule ``eta_k = max(gamma, eta / (1 + d sqrt(N)))``,
+            the probability of choosing by UCB rather than by the average strategy
+            (the schedule's form is Heinrich and Silver's; the defaults 0.9, 0.1 and
+            0.002 are mctslab's, chosen on Kuhn poker, where d from 0.001 to 0.01 gave
+            the same exploitability within noise).
+        final: move played: ``"robust"`` (most visits), ``"max"`` (best mean) or
+            ``"sample"`` (drawn from the root's average strategy, as Smooth UCT's
+            policy plays).
+        iterations: iteration budget (``None``: no limit).
+        time: wall-clock budget in seconds (``None``: no limit).
+        seed: seed of every random choice (determinizations, expansion, playouts).
+    """
+
+    c: float = 0.7
+    variant: Variant = "so"
+    smooth: bool = False
+    eta: float = 0.9
+    gamma: float = 0.1
+    d: float = 0.002
+    final: FinalRule = "robust"
+    iterations: int | None = 1000
+    time: float | None = None
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        def bad(msg: str) -> InvalidConfigError:
+            return InvalidConfigError(f"ismcts config: {msg}")
+
+        if not isinstance(self.c, int | float) or not math.isfinite(self.c) or self.c < 0:
+            raise bad(f"c must be a finite number >= 0, got {self.c!r}")
+        if self.variant not in _VARIANTS:
+            raise bad(f"variant must be one of {', '.join(_VARIANTS)}, got {self.variant!r}")
+        if self.final not in _FINAL_RULES:
+            raise bad(f"final must be one of {', '.join(_FINAL_RULES)}, got {self.final!r}")
+        for name in ("eta", "gamma"):
+            v = getattr(self, name)
+            if not isinstance(v, int | float) or not 0 <= v <= 1:
+                raise bad(f"{name} must be in [0, 1], got {v!r}")
+        if not isinstance(self.d, int | float) or not 0 <= self.d < 1e6:
+            raise bad(f"d must be a number >= 0, got {self.d!r}")
+        if not _is_int(self.seed):
+            raise bad(f"seed must be an integer, got {self.seed!r}")
+        _check_budget("ismcts config", self.iterations, self.time)
+
+
+class InfoNode:
+    """A node of the ISMCTS tree: an information set of ``player`` (the player to move).
+
+    Per action (edge): ``visits[a]``, ``value_sum[a]`` (sum of ``player``'s rewards
+    in ``[0, 1]``) and ``avail[a]`` (visits of this node in which ``a`` was legal).
+    ``total`` counts the node's visits (the sum of its edges' visits).
+    """
+
+    __slots__ = ("avail", "player", "total", "value_sum", "visits")
+
+    def __init__(self, player: int) -> None:
+        self.player = player
+        self.visits: dict[int, int] = {}
+        self.value_sum: dict[int, float] = {}
+        self.avail: dict[int, int] = {}
+        self.total = 0
+
+    def __repr__(self) -> str:
+        return f"InfoNode(player={self.player}, N={self.total}, edges={len(self.visits)})"
+
+
+@dataclass(frozen=True)
+class _Step:
+    node: InfoNode
+    action: int
+
+
+class _Search:
+    """What one search works on: the table of information sets, the root, the generator."""
+
+    def __init__(
+        self,
+        state: State,
+        info: GameInfo,
+        config: ISMCTSConfig,
+        rng: Rng,
+        model: OpponentModel | None,
+    ) -> None:
+        self.state = state
+        self.info = info
+        self.config = config
+        self.rng = rng
+        self.model = model
+        self.player = state.current_player()
+        self.table: dict[Hashable, InfoNode] = {}
+        # A search from the start of the game (a chance node: self-play) has no root node.
+        self.root = self.node(state) if self.player >= 0 else InfoNode(CHANCE)
+
+    def key(self, state: State) -> Hashable:
+        """The information set of the player to move (SO: as the searcher sees it)."""
+        p = state.current_player()
+        observer = self.player if self.config.variant == "so" else p
+        return (p, information_key(state, observer))
+
+    def node(self, state: State) -> InfoNode:
+        key = self.key(state)
+        node = self.table.get(key)
+        if node is None:
+            node = self.table[key] = InfoNode(state.current_player())
+        return node
+
+
+def _ucb_choice(node: InfoNode, legal: list[int], c: float) -> int:
+    """UCB1 with availability counts over the legal actions (all have edges); ties: lowest."""
+    best, best_value = legal[0], -math.inf
+    for a in legal:
+        n = node.visits[a]
+        value = node.value_sum[a] / n + c * math.sqrt(math.log(node.avail[a]) / n)
+        if value > best_value:
+            best, best_value = a, value
+    return best
+
+
+def _average_choice(node: InfoNode, legal: list[int], rng: Rng) -> int:
+    """An action drawn from the node's average strategy ``N(a) / N`` restricted to ``legal``."""
+    total = sum(node.visits[a] for a in legal)
+    x = rng.random() * total
+    for a in legal:
+        x -= node.visits[a]
+        if x < 0:
+            return a
+    return legal[-1]
+
+
+def select(search: _Search, world: State) -> tuple[list[_Step], InfoNode | None]:
+    """Phase 1: walk the tree with determinization ``world`` (changed in place) while every
+    action legal in it has an edge; chance is sampled. Returns the path and the node at
+    which it stopped with untried actions (``None`` if the world ended first)."""
+    config, rng = search.config, search.rng
+    path: list[_Step] = []
+    while True:
+        p = world.current_player()
+        if p == CHANCE:
+            world.apply_action(sample_chance_outcome(world, rng))
+            continue
+        if world.is_terminal():
+            return path, None
+        node = search.node(world)
+        legal = world.legal_actions()
+        visits, avail = node.visits, node.avail
+        untried = False
+        for a in legal:
+            if a in visits:
+                avail[a] += 1
+            else:
+                untried = True
+        if untried:
+            return path, node
+        if config.smooth:
+            n = node.total
+            eta = max(config.gamma, config.eta / (1.0 + config.d * math.sqrt(n)))
+            if rng.random() < eta:
+                action = _ucb_choice(node, legal, config.c)
+            else:
+                action = _average_choice(node, legal, rng)
+        else:
+            action = _ucb_choice(node, legal, config.c)
+        path.append(_Step(node, action))
+        world.apply_action(action)
+
+
+def expand(search: _Search, node: InfoNode, world: State, path: list[_Step]) -> None:
+    """Phase 2: add an edge for one untried action legal in ``world`` (drawn at random)
+    and play it."""
+    untried = [a for a in world.legal_actions() if a not in node.visits]
+    action = untried[search.rng.randint(len(untried))]
+    node.visits[action] = 0
+    node.value_sum[action] = 0.0
+    node.avail[action] = 1
+    path.append(_Step(node, action))
+    world.apply_action(action)
+
+
+def simulate(search: _Search, world: State) -> list[float]:
+    """Phase 3: uniformly random playout of ``world`` (chance by its probabilities);
+    each player's reward in ``[0, 1]``."""
+    rng = search.rng
+    while not world.is_terminal():
+        if world.current_player() == CHANCE:
+            world.apply_action(sample_chance_outcome(world, rng))
+        else:
+            legal = world.legal_actions()
+            world.apply_action(legal[rng.randint(len(legal))])
+    info = search.info
+    span = info.max_utility - info.min_utility
+    return [(r - info.min_utility) / span for r in world.returns()]
+
+
+def backpropagate(path: list[_Step], rewards: list[float]) -> None:
+    """Phase 4: every edge on the path counts the visit and adds its mover's reward."""
+    for step in path:
+        node, a = step.node, step.action
+        node.visits[a] += 1
+        node.value_sum[a] += rewards[node.player]
+        node.total += 1
+
+
+@dataclass(frozen=True)
+class ISMCTSResult(SearchResult):
+    """A :class:`~mctslab.search.mcts.SearchResult` of an ISMCTS search (``nodes`` counts the
+    information sets in the tree), with the root's average strategy."""
+
+    def policy(self) -> dict[int, float]:
+        """The root's average strategy: visit counts normalised."""
+        return visit_policy(self)
+
+
+def visit_policy(result: SearchResult) -> dict[int, float]:
+    """Root visit counts normalised to probabilities (uniform if nothing was visited)."""
+    total = sum(ch.visits for ch in result.children)
+    if total == 0:
+        return {ch.action: 1.0 / len(result.children) for ch in result.children}
+    return {ch.action: ch.visits / total for ch in result.children}
+
+
+def _pick(children: tuple[ChildStats, ...], final: str, rng: Rng) -> ChildStats:
+    if final == "max":
+        seen = [ch for ch in children if ch.visits] or list(children)
+        return max(seen, key=lambda ch: (ch.value, ch.visits, -ch.action))
+    if final == "sample":
+        total = sum(ch.visits for ch in children)
+        x = rng.random() * total
+        for ch in children:
+            x -= ch.visits
+            if x < 0:
+                return ch
+    return max(children, key=lambda ch: (ch.visits, ch.value, -ch.action))
+
+
+def _start(state: State, game_info: GameInfo | None) -> GameInfo:
+    if state.is_terminal():
+        raise InvalidConfigError("cannot search a terminal state: the game is over")
+    if state.current_player() == CHANCE:
+        raise InvalidConfigError(
+            "cannot search a chance node: no player chooses here (sample an outcome)"
+        )
+    return _info(state, game_info)
+
+
+def _info(state: State, game_info: GameInfo | None) -> GameInfo:
+    return game_info if game_info is not None else _info_of(state)
+
+
+def _child_stats(
+    actions: list[int], visits: dict[int, int], sums: dict[int, float], info: GameInfo
+) -> tuple[ChildStats, ...]:
+    span = info.max_utility - info.min_utility
+    return tuple(
+        ChildStats(
+            action=a,
+            visits=visits.get(a, 0),
+            value=info.min_utility + span * sums[a] / visits[a] if visits.get(a) else 0.0,
+            proven=None,
+        )
+        for a in actions
+    )
+
+
+def iterate(search: _Search, world: State) -> None:
+    """One iteration on determinization ``world``: the four phases in order."""
+    path, node = select(search, world)
+    if node is not None:
+        expand(search, node, world, path)
+    rewards = simulate(search, world)
+    backpropagate(path, rewards)
+
+
+def self_play(
+    state: State, config: ISMCTSConfig, game_info: GameInfo | None = None
+) -> dict[Hashable, InfoNode]:
+    """MO-ISMCTS in self-play from ``state`` (typically the start of the game, a chance
+    node): ``config.iterations`` iterations on one table of every player's information
+    sets, as Heinrich and Silver (2015) run Smooth UCT. Returns the table, keyed by
+    ``(player, information state)``; each node's visit counts are that player's average
+    strategy there (:func:`mctslab.analysis.player_policy.self_play_policy` reads them).
+
+    ``state`` must be a full state that every player may have reached: the start of
+    the game, or a public position; its chance nodes are sampled, never resampled.
+    """
+    if config.variant != "mo":
+        raise InvalidConfigError(
+            "self-play keys every player's nodes by that player's information: variant='mo'"
+        )
+    if state.is_terminal():
+        raise InvalidConfigError("cannot search a terminal state: the game is over")
+    if config.iterations is None:
+        raise InvalidConfigError("self-play needs an iteration budget")
+    info = _info(state, game_info)
+    search = _Search(state, info, config, Rng(config.seed), None)
+    for _ in range(config.iterations):
+        iterate(search, state.clone())
+    return search.table
+
+
+class ISMCTS:
+    """Information Set MCTS (SO or MO, optionally Smooth UCT); a fresh tree per search.
+
+    >>> import mctslab
+    >>> game = mctslab.make("kuhn_poker")
+    >>> state = game.state_from_actions([0, 2, 1])  # J and K dealt, player 0 bets
+    >>> ISMCTS(ISMCTSConfig(iterations=2000, seed=1)).search(state).action  # the king calls
+    1
+    """
+
+    def __init__(self, config: ISMCTSConfig | None = None, model: OpponentModel | None = None):
+        self.config = config or ISMCTSConfig()
+        self.model = model
+        self.rng = Rng(self.config.seed)
+        self.last: _Search | None = None
+
+    def search(self, state: State, game_info: GameInfo | None = None) -> ISMCTSResult:
+        """Search from the information set of the player to move in ``state``.
+
+        Only ``state.resample_from_infostate(player, ...)`` is read of ``state``'s
+        hidden part: the search sees what the player to move may know.
+        """
+        info = _start(state, game_info)
+        config, rng = self.config, self.rng
+        search = _Search(state, info, config, rng, self.model)
+        self.last = search
+        legal = state.legal_actions()
+        start = time.perf_counter()
+        deadline = math.inf if config.time is None else start + config.time
+        limit = math.inf if config.iterations is None else config.iterations
+        iterations = 0
+        stopped_by = "iterations"
+        while iterations < limit:
+            if config.time is not None and time.perf_counter() >= deadline:
+                stopped_by = "time"
+                break
+            iterate(search, determinize(state, search.player, rng, self.model))
+            iterations += 1
+        seconds = time.perf_counter() - start
+        root = search.root
+        children = _child_stats(legal, root.visits, root.value_sum, info)
+        total = sum(root.visits.values())
+        value_sum = sum(root.value_sum.values())
+        span = info.max_utility - info.min_utility
+        chosen = _pick(children, config.final, rng)
+        return ISMCTSResult(
+            action=chosen.action,
+            value=info.min_utility + span * value_sum / total if total else 0.0,
+            children=children,
+            iterations=iterations,
+            nodes=len(search.table),
+            seconds=seconds,
+            sims_per_s=iterations / seconds if seconds > 0 else 0.0,
+            proven=None,
+            player=search.player,
+            final_rule=config.final,
+            stopped_by=stopped_by,
+        )
+
+
+@dataclass(frozen=True)
+class PIMCConfig:
+    """Determinized UCT: ``determinizations`` worlds, each searched with ``iterations /
+    determinizations`` UCT iterations (at least one), root statistics summed.
+
+    ``time`` (seconds) replaces the iteration budget when given: each world gets an
+    equal share of it. ``c`` is UCT's constant on rewards in ``[0, 1]``; ``seed``
+    seeds the worlds and the searches.
+    """
+
+    determinizations: int = 10
+    c: float = 0.7
+    iterations: int | None = 1000
+    time: float | None = None
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if not _is_int(self.determinizations) or not 1 <= self.determinizations <= 100_000:
+            raise InvalidConfigError(
+                "pimc config: determinizations must be an integer in [1, 100000], "
+                f"got {self.determinizations!r}"
+            )
+        if not isinstance(self.c, int | float) or not math.isfinite(self.c) or self.c < 0:
+            raise InvalidConfigError(f"pimc config: c must be a finite number >= 0, got {self.c!r}")
+        if not _is_int(self.seed):
+            raise InvalidConfigError(f"pimc config: seed must be an integer, got {self.seed!r}")
+        _check_budget("pimc config", self.iterations, self.time)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class PIMC:
+    """Perfect information Monte Carlo: UCT on determinizations, root statistics summed."""
+
+    def __init__(self, config: PIMCConfig | None = None, model: OpponentModel | None = None):
+        self.config = config or PIMCConfig()
+        self.model = model
+        self.rng = Rng(self.config.seed)
+
+    def search(self, state: State, game_info: GameInfo | None = None) -> SearchResult:
+        """Search ``determinizations`` worlds drawn for the player to move."""
+        info = _start(state, game_info)
+        config, rng = self.config, self.rng
+        player = state.current_player()
+        legal = state.legal_actions()
+        n = config.determinizations
+        share = None if config.iterations is None else max(1, config.iterations // n)
+        seconds_each = None if config.time is None else config.time / n
+        visits: dict[int, int] = {}
+        sums: dict[int, float] = {}
+        span = info.max_utility - info.min_utility
+        start = time.perf_counter()
+        iterations = nodes = 0
+        for _ in range(n):
+            world = determinize(state, player, rng, self.model)
+            sub = SearchConfig(
+                c=config.c,
+                iterations=share,
+                time=seconds_each,
+                seed=rng.next_u64() >> 1,
+                reuse_tree=False,
+            )
+            result = MCTS(sub).search(world, info)
+            iterations += result.iterations
+            nodes += result.nodes
+            for ch in result.children:
+                visits[ch.action] = visits.get(ch.action, 0) + ch.visits
+                mean = (ch.value - info.min_utility) / span
+                sums[ch.action] = sums.get(ch.action, 0.0) + mean * ch.visits
+        seconds = time.perf_counter() - start
+        children = _child_stats(legal, visits, sums, info)
+        chosen = _pick(children, "robust", rng)
+        total = sum(visits.values())
+        return SearchResult(
+            action=chosen.action,
+            value=info.min_utility + span * sum(sums.values()) / total if total else 0.0,
+            children=children,
+            iterations=iterations,
+            nodes=nodes,
+            seconds=seconds,
+            sims_per_s=iterations / seconds if seconds > 0 else 0.0,
+            proven=None,
+            player=player,
+            final_rule="robust",
+            stopped_by="time" if config.time is not None else "iterations",
+        )

@@ -1,0 +1,62 @@
+"""The compiled engine bound to each built-in game's rule kernels, cached on disk.
+
+numba caches a module-level function compiled with ``cache=True``, but not one made
+by a factory closure nor one taking other functions as arguments: so each built-in
+game has here a one-line wrapper of :func:`~mctslab.search.compiled.run_chunk` over
+its kernels, which a fresh process loads from numba's cache instead of compiling.
+They live in the search layer (the games know nothing of the engines) and are found
+by the compiled engine through :func:`~mctslab.search.compiled.register_cached_chunk`
+(this module is imported with :mod:`mctslab.search.engine`). A user's kernel game gives its own wrapper as
+``RuleKernels.search_chunk`` (``examples/kernel_game.py``), or none: the engine then
+binds the kernels itself, compiled on first use in each process.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from mctslab.games import bohnenspiel, connect_four, nim, tic_tac_toe
+from mctslab.search.compiled import register_cached_chunk, run_chunk
+
+__all__ = ["bohnenspiel_chunk", "connect_four_chunk", "nim_chunk", "tic_tac_toe_chunk"]
+
+
+@njit(cache=True)
+def tic_tac_toe_chunk(tree, root, params, ci, cf, ctl, ctl_f, rng, bufs, fbufs, path, cap, n):  # type: ignore[no-untyped-def]
+    return run_chunk(
+        tic_tac_toe.legal_actions, tic_tac_toe.apply_action, tic_tac_toe.returns, tic_tac_toe.heuristic,
+        tree, root, params, ci, cf, ctl, ctl_f, rng, bufs, fbufs, path, cap, n,
+    )  # fmt: skip
+
+
+@njit(cache=True)
+def connect_four_chunk(tree, root, params, ci, cf, ctl, ctl_f, rng, bufs, fbufs, path, cap, n):  # type: ignore[no-untyped-def]
+    return run_chunk(
+        connect_four.legal_actions, connect_four.apply_action, connect_four.returns, connect_four.heuristic,
+        tree, root, params, ci, cf, ctl, ctl_f, rng, bufs, fbufs, path, cap, n,
+    )  # fmt: skip
+
+
+@njit(cache=True)
+def nim_chunk(tree, root, params, ci, cf, ctl, ctl_f, rng, bufs, fbufs, path, cap, n):  # type: ignore[no-untyped-def]
+    return run_chunk(
+        nim.legal_actions, nim.apply_action, nim.returns, nim.heuristic,
+        tree, root, params, ci, cf, ctl, ctl_f, rng, bufs, fbufs, path, cap, n,
+    )  # fmt: skip
+
+
+@njit(cache=True)
+def bohnenspiel_chunk(tree, root, params, ci, cf, ctl, ctl_f, rng, bufs, fbufs, path, cap, n):  # type: ignore[no-untyped-def]
+    return run_chunk(
+        bohnenspiel.legal_actions, bohnenspiel.apply_action, bohnenspiel.returns, bohnenspiel.heuristic,
+        tree, root, params, ci, cf, ctl, ctl_f, rng, bufs, fbufs, path, cap, n,
+    )  # fmt: skip
+
+
+for _game, _chunk in (
+    (tic_tac_toe.TicTacToe, tic_tac_toe_chunk),
+    (connect_four.ConnectFour, connect_four_chunk),
+    (nim.Nim, nim_chunk),
+    (bohnenspiel.Bohnenspiel, bohnenspiel_chunk),
+):
+    register_cached_chunk(_game.kernels, _chunk)

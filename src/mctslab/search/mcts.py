@@ -1,0 +1,937 @@
+"""The reference MCTS engine: readable, line by line beside any lecture.
+
+Monte Carlo Tree Search (Coulom 2006; Kocsis and Szepesvári 2006, "Bandit based
+Monte-Carlo planning"; survey: Browne et al. 2012, "A survey of Monte Carlo
+tree search methods") repeats four phases until the budget is spent:
+
+1. :func:`select`: from the root, descend by UCT (UCB1 applied to trees) while
+   the node is fully expanded::
+
+       UCT(child) = Q(child) / N(child) + c * sqrt(ln N(parent) / N(child))
+
+   Unvisited children come first; ties go to the lowest action id.
+2. :func:`expand`: add one untried child chosen at random (``expansion="one"``)
+   or every child at once (``"all"``; each is then simulated when first
+   selected).
+3. :func:`simulate`: play the game out from the new node: uniformly random moves
+   (``"random"``), a heavy playout that wins at once when it can and otherwise
+   avoids letting the opponent win at once (``"heavy"``), or at most
+   ``cutoff_depth`` random plies scored with the game's ``heuristic()``
+   (``"cutoff"``).
+4. :func:`backpropagate`: add the playout's rewards to every node on the path.
+   Each node keeps the statistics of the player who moved into it, so the
+   parent's UCT reads its children directly: no sign flip, and games of any
+   number of players work (max^n).
+
+Rewards are the game's returns mapped linearly onto ``[0, 1]`` (win 1, draw
+0.5, loss 0 for a game with returns in ``[-1, 1]``), and ``c = sqrt(2)`` is
+UCB1's constant on that scale. OpenSpiel's ``MCTSBot`` uses rewards in
+``[-1, 1]``: its ``uct_c`` equals ``2 * c`` here (OpenSpiel's ``uct_c = 2``
+is ``c = 1``). Reported values are back on the game's own utility scale.
+
+MCTS-Solver (Winands, Björnsson and Saito 2008) is ``solver=True``: terminal
+positions are proven and proofs are backed up (a node is a proven win for its
+player to move if one child is, and otherwise proven once all children are
+proven, at their best value); proven-losing children are never selected, a
+proven win is played at once, and the search stops when the root is proven.
+
+Chance nodes (dice, deals: ``current_player() == CHANCE``) are part of the tree.
+Selection does not choose at them: it samples an outcome by its probability
+from ``chance_outcomes()`` and follows (or, the first time, creates) that
+outcome's child, so each outcome is visited in proportion to its probability
+and a decision node's mean is an estimate of the expected reward. An outcome
+reached for the first time is a new leaf (an expansion), simulated as it is.
+Chance nodes keep visit counts but no value of their own (no player moved into
+their children). Under MCTS-Solver a chance node is proven only when every
+outcome has been reached and all are proven to the same value; outcomes proven
+to different values leave it unproven (its expectation is not a win, draw or
+loss), and the search goes on estimating it.
+
+:class:`MCTS` keeps its tree between searches (tree reuse);
+:func:`search` is the one-shot form.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any, Literal, Protocol, TypeVar
+
+from mctslab.core.errors import InvalidConfigError
+from mctslab.core.game import (
+    CHANCE,
+    TERMINAL,
+    GameInfo,
+    State,
+    draw_outcome,
+    heuristic_or_none,
+    same_rules,
+    sample_chance_outcome,
+    state_key,
+)
+from mctslab.core.rng import Rng
+
+__all__ = [
+    "MCTS",
+    "ChildStats",
+    "Node",
+    "NotWinLossDrawError",
+    "SearchConfig",
+    "SearchResult",
+    "backpropagate",
+    "expand",
+    "iterate",
+    "search",
+    "select",
+    "simulate",
+]
+
+Expansion = Literal["one", "all"]
+Simulation = Literal["random", "heavy", "cutoff"]
+FinalRule = Literal["robust", "max", "robust-max"]
+
+C = TypeVar("C", bound="ChildLike")
+
+_EXPANSIONS = ("one", "all")
+_SIMULATIONS = ("random", "heavy", "cutoff")
+_FINAL_RULES = ("robust", "max", "robust-max")
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """Every option of a search. Values are checked on construction.
+
+    Attributes:
+        c: UCT exploration constant on rewards in ``[0, 1]`` (``sqrt(2)``: UCB1).
+        expansion: ``"one"`` untried child per iteration (random order) or ``"all"``.
+        simulation: ``"random"``, ``"heavy"`` or ``"cutoff"`` playouts.
+        cutoff_depth: plies a ``"cutoff"`` playout plays before ``heuristic()`` scores it.
+        final: final-move rule: ``"robust"`` (most visits), ``"max"`` (highest
+            mean) or ``"robust-max"`` (both; while they disagree the search goes on
+            for up to ``robust_max_extra`` times the budget, then plays robust).
+        robust_max_extra: fraction of the budget ``"robust-max"`` may add.
+        solver: MCTS-Solver (two-player zero-sum games).
+        iterations: iteration budget (``None``: no limit).
+        time: wall-clock budget in seconds (``None``: no limit).
+        max_nodes: tree-size budget (``None``: no limit); the tree never grows past it.
+        seed: seed of the :class:`~mctslab.core.rng.Rng` behind every random choice.
+        reuse_tree: keep the subtree of the played moves between searches (:class:`MCTS`).
+        workers: root parallelism: this many independent searches in processes
+            (seeds ``seed``, ``seed + 1``, ...), root statistics merged
+            (:func:`mctslab.make_searcher` sets it up).
+    """
+
+    c: float = math.sqrt(2.0)
+    expansion: Expansion = "one"
+    simulation: Simulation = "random"
+    cutoff_depth: int = 8
+    final: FinalRule = "robust"
+    robust_max_extra: float = 0.5
+    solver: bool = False
+    iterations: int | None = 1000
+    time: float | None = None
+    max_nodes: int | None = None
+    seed: int = 0
+    reuse_tree: bool = True
+    workers: int = 1
+
+    def __post_init__(self) -> None:
+        def bad(msg: str) -> InvalidConfigError:
+            return InvalidConfigError(f"search config: {msg}")
+
+        if not isinstance(self.c, int | float) or not math.isfinite(self.c) or self.c < 0:
+            raise bad(f"c must be a finite number >= 0, got {self.c!r}")
+        if self.expansion not in _EXPANSIONS:
+            raise bad(f"expansion must be one of {', '.join(_EXPANSIONS)}, got {self.expansion!r}")
+        if self.simulation not in _SIMULATIONS:
+            raise bad(
+                f"simulation must be one of {', '.join(_SIMULATIONS)}, got {self.simulation!r}"
+            )
+        if self.final not in _FINAL_RULES:
+            raise bad(f"final must be one of {', '.join(_FINAL_RULES)}, got {self.final!r}")
+        if not _is_int(self.cutoff_depth) or self.cutoff_depth < 0:
+            raise bad(f"cutoff_depth must be an integer >= 0, got {self.cutoff_depth!r}")
+        if not isinstance(self.robust_max_extra, int | float) or not (
+            0 <= self.robust_max_extra <= 100
+        ):
+            raise bad(f"robust_max_extra must be in [0, 100], got {self.robust_max_extra!r}")
+        if self.iterations is not None and (not _is_int(self.iterations) or self.iterations < 1):
+            raise bad(f"iterations must be a positive integer, got {self.iterations!r}")
+        if self.time is not None and (
+            not isinstance(self.time, int | float) or not 0 < self.time < 1e6
+        ):
+            raise bad(f"time must be a positive number of seconds, got {self.time!r}")
+        if self.max_nodes is not None and (not _is_int(self.max_nodes) or self.max_nodes < 2):
+            raise bad(f"max_nodes must be an integer >= 2, got {self.max_nodes!r}")
+        if self.iterations is None and self.time is None and self.max_nodes is None:
+            raise bad("give at least one budget: iterations, time or max_nodes")
+        if not _is_int(self.seed):
+            raise bad(f"seed must be an integer, got {self.seed!r}")
+        if not _is_int(self.workers) or not 1 <= self.workers <= 256:
+            raise bad(f"workers must be an integer in [1, 256], got {self.workers!r}")
+
+
+def _is_int(x: object) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+@dataclass(frozen=True)
+class ChildStats:
+    """Root statistics of one move, from the point of view of the player to move.
+
+    ``value`` is the mean return on the game's utility scale; ``proven`` is
+    1 / 0 / -1 for a proven win / draw / loss, ``None`` if unproven.
+    """
+
+    action: int
+    visits: int
+    value: float
+    proven: int | None
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """What a search found. ``to_dict()`` gives the CLI's JSON.
+
+    ``value`` is the root's mean return for the player to move; ``final_rule``
+    names the rule that picked ``action`` (``"solver"`` when a proof did);
+    ``stopped_by`` is ``"iterations"``, ``"time"``, ``"nodes"``, ``"proven"`` or
+    ``"agreement"`` (robust-max stopped in its extension once its rules agreed).
+    ``seconds`` and ``sims_per_s`` count search time only; ``compile_seconds`` is
+    the time spent compiling or loading compiled code for this search.
+    """
+
+    action: int
+    value: float
+    children: tuple[ChildStats, ...]
+    iterations: int
+    nodes: int
+    seconds: float
+    sims_per_s: float
+    proven: int | None
+    player: int
+    final_rule: str
+    stopped_by: str
+    compile_seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class Node:
+    """A node of the search tree.
+
+    ``player`` is the player who moved into this node (``-1`` at the root):
+    ``visits`` and ``value_sum`` (the sum of that player's rewards in ``[0, 1]``)
+    are that player's statistics. ``to_play`` is the player to move here, known
+    once the node is *opened* (its state seen during a descent); ``untried``
+    holds the legal actions that have no child yet; ``children`` are sorted by
+    action. ``proven`` is the solved game value for player 0 (1, 0, -1) under
+    MCTS-Solver, else ``None``. ``state`` is the node's position: keeping it
+    costs memory but spares replaying the path from the root every iteration
+    (the compiled engine replays instead; the choices are the same).
+    """
+
+    __slots__ = (
+        "action",
+        "children",
+        "opened",
+        "outcomes",
+        "parent",
+        "player",
+        "proven",
+        "rewards",
+        "state",
+        "terminal",
+        "to_play",
+        "untried",
+        "value_sum",
+        "visits",
+    )
+
+    def __init__(self, action: int, player: int, parent: Node | None) -> None:
+        self.action = action
+        self.player = player
+        self.parent = parent
+        self.children: list[Node] = []
+        self.untried: list[int] = []
+        self.visits = 0
+        self.value_sum = 0.0
+        self.to_play = TERMINAL
+        self.opened = False
+        self.proven: int | None = None
+        self.terminal = False
+        self.rewards: list[float] | None = None  # the exact rewards of a terminal node
+        self.state: State | None = None  # the node's position, kept once opened
+        # At a chance node: its outcomes (action, probability), in the state's order.
+        self.outcomes: list[tuple[int, float]] | None = None
+
+    @property
+    def mean(self) -> float:
+        """Mean reward in ``[0, 1]`` of the player who moved into this node."""
+        return self.value_sum / self.visits if self.visits else 0.0
+
+    def child(self, action: int) -> Node | None:
+        for ch in self.children:
+            if ch.action == action:
+                return ch
+        return None
+
+    def __repr__(self) -> str:
+        return f"Node(action={self.action}, N={self.visits}, Q={self.value_sum:.3f})"
+
+
+class _Tree:
+    """The root, the node count and the generator: what one search loop works on."""
+
+    def __init__(
+        self, root: Node, info: GameInfo, config: SearchConfig, rng: Rng, nodes: int | None = None
+    ) -> None:
+        self.root = root
+        self.info = info
+        self.config = config
+        self.rng = rng
+        self.nodes = _count(root) if nodes is None else nodes
+
+
+class _NodeBudget(Exception):
+    """Raised inside an iteration when expanding would grow the tree past ``max_nodes``."""
+
+
+def _count(node: Node) -> int:
+    total, stack = 0, [node]
+    while stack:
+        n = stack.pop()
+        total += 1
+        stack.extend(n.children)
+    return total
+
+
+def _open(node: Node, state: State, tree: _Tree) -> None:
+    """Give the node its state and record what it says: player to move, legal actions,
+    and for a terminal position its rewards (and, under MCTS-Solver, its proof)."""
+    node.opened = True
+    node.state = state
+    node.to_play = state.current_player()
+    if node.to_play == CHANCE:
+        outcomes = state.chance_outcomes()  # type: ignore[attr-defined]
+        node.outcomes = [(int(a), float(p)) for a, p in outcomes]
+    elif node.to_play == TERMINAL:
+        node.terminal = True
+        returns = state.returns()
+        node.rewards = _rewards(returns, tree.info)
+        if tree.config.solver:
+            node.proven = _win_loss_draw(returns, tree.info)
+    else:
+        node.untried = list(state.legal_actions())  # ours to change: never the caller's list
+
+
+class NotWinLossDrawError(InvalidConfigError):
+    """MCTS-Solver met a terminal position whose returns are not a win, a draw or a loss."""
+
+
+def _win_loss_draw(returns: list[float], info: GameInfo) -> int:
+    """MCTS-Solver's proof of a terminal position for player 0: 1 (player 0 gets the
+    game's ``max_utility``, player 1 its ``min_utility``), -1 (the reverse) or 0 (both
+    0). Any other returns raise :class:`NotWinLossDrawError`: a proof is a sign, and
+    backing up the sign of a score (Kuhn poker's 1 or 2 chips) would prove wrong values."""
+    r0, r1 = returns[0], returns[1]
+    if r0 == info.max_utility and r1 == info.min_utility:
+        return 1
+    if r0 == info.min_utility and r1 == info.max_utility:
+        return -1
+    if r0 == 0.0 and r1 == 0.0:
+        return 0
+    raise NotWinLossDrawError(not_win_loss_message(info, returns))
+
+
+def not_win_loss_message(info: GameInfo, returns: Sequence[float]) -> str:
+    """The error of MCTS-Solver on a game whose terminal returns are not win/draw/loss."""
+    shown = ", ".join(f"{r:g}" for r in returns)
+    return (
+        f"solver=True needs results that are a win ({info.max_utility:g}), a draw (0) or a "
+        f"loss ({info.min_utility:g}); {info.name} ended a game with returns [{shown}]: "
+        "search it without the solver"
+    )
+
+
+def check_solver(config: SearchConfig, info: GameInfo) -> None:
+    """Refuse MCTS-Solver where its proofs cannot be exact: the game must be two-player
+    zero-sum with utilities from ``-u`` to ``u``. Whether every terminal is a win, a draw
+    or a loss is checked as terminals are met (:class:`NotWinLossDrawError`)."""
+    if not config.solver:
+        return
+    if info.num_players != 2 or not info.zero_sum:
+        raise InvalidConfigError("solver=True needs a two-player zero-sum game")
+    if info.min_utility != -info.max_utility:
+        raise InvalidConfigError(
+            f"solver=True needs win/draw/loss utilities symmetric about 0; {info.name}'s run "
+            f"from {info.min_utility:g} to {info.max_utility:g}"
+        )
+
+
+def _value_for(proven: int, player: int) -> int:
+    """A proven value (for player 0) seen by ``player`` in a two-player zero-sum game."""
+    return proven if player == 0 else -proven
+
+
+def uct_value(parent: Node, child: Node, c: float) -> float:
+    """UCB1 applied to trees: ``Q/N + c * sqrt(ln N_parent / N_child)``; unvisited: ``+inf``."""
+    if child.visits == 0:
+        return math.inf
+    return child.value_sum / child.visits + c * math.sqrt(math.log(parent.visits) / child.visits)
+
+
+def _best_uct_child(node: Node, config: SearchConfig) -> Node:
+    """The child with the highest :func:`uct_value` (written out inline: this is the hot loop).
+
+    Children are sorted by action, and only a strictly greater value replaces the
+    best so far, so ties go to the lowest action; unvisited children come first.
+    """
+    c = config.c
+    log_n = math.log(node.visits) if node.visits else 0.0
+    best: Node | None = None
+    best_value = -math.inf
+    children = node.children
+    if config.solver:
+        # MCTS-Solver: a proven child's value is known, so visiting it teaches nothing.
+        # An unproven, fully expanded node always has an unproven child (else it would
+        # be proven), so proven losses are never selected, and proven draws don't soak
+        # up the visits that the unproven siblings need to be proven in turn.
+        children = [ch for ch in children if ch.proven is None]
+    for ch in children:
+        n = ch.visits
+        if n == 0:
+            return ch
+        value = ch.value_sum / n + c * math.sqrt(log_n / n)
+        if value > best_value:
+            best, best_value = ch, value
+    assert best is not None
+    return best
+
+
+def select(root: Node, tree: _Tree) -> list[Node]:
+    """Phase 1: descend from the root by UCT while nodes are fully expanded.
+
+    At a chance node the descent samples an outcome by its probability instead.
+    It stops at a node with untried actions, a terminal or proven node, or a
+    child reached for the first time (``expansion="all"``, or a chance outcome
+    sampled for the first time), which is then opened and simulated as it is.
+    """
+    path = [root]
+    node = root
+    while not node.terminal and node.proven is None:
+        if node.outcomes is not None:  # a chance node: the dice choose
+            node, new = _chance_child(node, tree)
+            path.append(node)
+            if new:
+                break
+            continue
+        if node.untried or not node.children:
+            break
+        parent, node = node, _best_uct_child(node, tree.config)
+        path.append(node)
+        if not node.opened:
+            assert parent.state is not None
+            _open(node, parent.state.child(node.action), tree)
+            break
+    return path
+
+
+def _chance_child(node: Node, tree: _Tree) -> tuple[Node, bool]:
+    """The child of chance node ``node`` for an outcome sampled by its probability
+    (created and opened the first time; raises :class:`_NodeBudget` if that would
+    grow the tree past ``max_nodes``), and whether it is new."""
+    assert node.outcomes is not None and node.state is not None
+    action = draw_outcome(node.outcomes, tree.rng)
+    child = node.child(action)
+    if child is not None:
+        return child, False
+    if tree.config.max_nodes is not None and tree.nodes + 1 > tree.config.max_nodes:
+        raise _NodeBudget
+    child = Node(action, CHANCE, node)
+    bisect.insort(node.children, child, key=lambda n: n.action)
+    tree.nodes += 1
+    _open(child, node.state.child(action), tree)
+    return child, True
+
+
+def expand(node: Node, tree: _Tree) -> Node:
+    """Phase 2: add children to ``node`` and return the one to simulate from.
+
+    ``expansion="one"`` adds one untried action drawn at random; ``"all"`` adds
+    every untried action and returns the first (lowest action), the others
+    waiting for selection.
+    """
+    config, rng = tree.config, tree.rng
+    if config.expansion == "one":
+        if config.max_nodes is not None and tree.nodes + 1 > config.max_nodes:
+            raise _NodeBudget
+        # The i-th untried action in ascending order, i uniform: a random order of
+        # expansion that a compiled tree can follow without storing the list.
+        action = node.untried.pop(rng.randint(len(node.untried)))
+        new = [Node(action, node.to_play, node)]
+    else:
+        if config.max_nodes is not None and tree.nodes + len(node.untried) > config.max_nodes:
+            raise _NodeBudget
+        new = [Node(a, node.to_play, node) for a in node.untried]  # ascending
+        node.untried = []
+    for ch in new:
+        bisect.insort(node.children, ch, key=lambda n: n.action)
+    tree.nodes += len(new)
+    child = new[0]
+    assert node.state is not None
+    _open(child, node.state.child(child.action), tree)
+    return child
+
+
+def _rewards(returns: list[float], info: GameInfo) -> list[float]:
+    span = info.max_utility - info.min_utility
+    return [(r - info.min_utility) / span for r in returns]
+
+
+def _wins(returns: list[float], player: int) -> bool:
+    return all(returns[player] > r for i, r in enumerate(returns) if i != player)
+
+
+def _heavy_action(state: State, rng: Rng) -> int:
+    """Win at once if possible; else avoid the moves after which the opponent wins at once
+    (which blocks a single threat); else any move. Random among equals."""
+    legal = state.legal_actions()
+    mover = state.current_player()
+    children = [state.child(a) for a in legal]
+    for a, ch in zip(legal, children, strict=True):
+        if ch.is_terminal() and _wins(ch.returns(), mover):
+            return a
+    safe = []
+    for a, ch in zip(legal, children, strict=True):
+        if ch.is_terminal():
+            safe.append(a)
+            continue
+        other = ch.current_player()
+        if other == CHANCE or not any(
+            _wins(ch.child(b).returns(), other) for b in ch.legal_actions()
+        ):
+            safe.append(a)
+    pool = safe if safe else legal
+    return pool[rng.randint(len(pool))]
+
+
+def _random_action(state: State, rng: Rng) -> int:
+    if state.current_player() == CHANCE:
+        return sample_chance_outcome(state, rng)
+    legal = state.legal_actions()
+    return legal[rng.randint(len(legal))]
+
+
+def simulate(state: State, tree: _Tree) -> list[float]:
+    """Phase 3: play out from ``state`` (consumed) and return each player's reward in ``[0, 1]``."""
+    config, rng, info = tree.config, tree.rng, tree.info
+    if config.simulation == "random":  # the common case, with fewer calls per ply
+        is_terminal, current_player = state.is_terminal, state.current_player
+        legal_actions, apply_action, randint = state.legal_actions, state.apply_action, rng.randint
+        while not is_terminal():
+            if current_player() == CHANCE:
+                apply_action(_random_action(state, rng))
+            else:
+                legal = legal_actions()
+                apply_action(legal[randint(len(legal))])
+        return _rewards(state.returns(), info)
+    plies = 0
+    while not state.is_terminal():
+        if config.simulation == "cutoff" and plies >= config.cutoff_depth:
+            h = heuristic_or_none(state)
+            assert h is not None  # checked when the search starts
+            return [(v + 1.0) / 2.0 for v in h]
+        if config.simulation == "heavy" and state.current_player() != CHANCE:
+            action = _heavy_action(state, rng)
+        else:
+            action = _random_action(state, rng)
+        state.apply_action(action)
+        plies += 1
+    return _rewards(state.returns(), info)
+
+
+def _prove(node: Node) -> bool:
+    """MCTS-Solver's backup at one node; True if it became proven."""
+    if node.proven is not None or node.terminal or not node.opened:
+        return False
+    if node.outcomes is not None:  # a chance node: proven when every outcome agrees
+        values = {ch.proven for ch in node.children}
+        if len(node.children) == len(node.outcomes) and len(values) == 1 and None not in values:
+            node.proven = values.pop()
+            return True
+        return False
+    p = node.to_play
+    best: int | None = None
+    complete = not node.untried
+    for ch in node.children:
+        if ch.proven is None:
+            complete = False
+            continue
+        v = _value_for(ch.proven, p)
+        if v == 1:
+            node.proven = ch.proven
+            return True
+        if best is None or v > best:
+            best = v
+    if complete and best is not None:
+        node.proven = _value_for(best, p)
+        return True
+    return False
+
+
+def backpropagate(path: list[Node], rewards: list[float], solver: bool) -> None:
+    """Phase 4: from the leaf up to the root, count the visit and add the reward of the
+    player who moved into each node; under MCTS-Solver, back up proofs as far as they go."""
+    proving = solver
+    for node in reversed(path):
+        node.visits += 1
+        if node.player >= 0:
+            node.value_sum += rewards[node.player]
+        if proving and node is not path[-1]:
+            proving = _prove(node)
+
+
+def _expands(leaf: Node, root: Node) -> bool:
+    """Whether the selected leaf grows: a leaf seen before (or the root) with untried
+    actions does; a node just reached for the first time under ``expansion="all"`` is
+    simulated as it is."""
+    return bool(leaf.untried) and leaf.proven is None and (leaf.visits > 0 or leaf is root)
+
+
+def iterate(tree: _Tree) -> None:
+    """One iteration: the four phases, as any lecture draws them.
+
+    Raises :class:`_NodeBudget` (before any statistic changes) when expanding would grow
+    the tree past ``max_nodes``. :func:`mctslab.search.trace.traced_iteration` runs the same
+    steps and records what each phase did.
+    """
+    path = select(tree.root, tree)
+    leaf = path[-1]
+    if _expands(leaf, tree.root):
+        leaf = expand(leaf, tree)
+        path.append(leaf)
+    rewards = _leaf_rewards(leaf)
+    if rewards is None:
+        assert leaf.state is not None
+        rewards = simulate(leaf.state.clone(), tree)
+    backpropagate(path, rewards, tree.config.solver)
+
+
+def _leaf_rewards(leaf: Node) -> list[float] | None:
+    """Rewards of a terminal or proven leaf (no playout needed), else ``None``."""
+    if leaf.rewards is not None:
+        return leaf.rewards
+    if leaf.proven is not None:
+        r0 = (leaf.proven + 1) / 2
+        return [r0, 1.0 - r0]
+    return None
+
+
+class ChildLike(Protocol):
+    """What the final-move rules read of a root child (a :class:`Node`, or the
+    compiled engine's view of one)."""
+
+    action: int
+    visits: int
+    value_sum: float
+    proven: int | None
+
+    @property
+    def mean(self) -> float: ...
+
+
+@dataclass
+class RootChild:
+    """A root child's statistics apart from any tree (the compiled engine's and the
+    root-parallel searcher's view of one); ``proven`` is for player 0."""
+
+    action: int
+    visits: int
+    value_sum: float
+    proven: int | None
+
+    @property
+    def mean(self) -> float:
+        return self.value_sum / self.visits if self.visits else 0.0
+
+
+def _robust(children: Sequence[C]) -> C:
+    return max(children, key=lambda n: (n.visits, n.mean, -n.action))
+
+
+def _max(children: Sequence[C]) -> C:
+    seen = [n for n in children if n.visits] or children
+    return max(seen, key=lambda n: (n.mean, n.visits, -n.action))
+
+
+def _draw_reward(to_play: int, info: GameInfo) -> float:
+    """The reward of a draw (return 0) for ``to_play``."""
+    return _rewards([0.0] * info.num_players, info)[to_play]
+
+
+def final_choice(
+    children: Sequence[C], to_play: int, config: SearchConfig, info: GameInfo
+) -> tuple[C, str]:
+    """The move to play: the final-move rule, after MCTS-Solver's proofs have their say."""
+    if config.solver:
+        p = to_play
+        wins = [n for n in children if n.proven is not None and _value_for(n.proven, p) == 1]
+        if wins:
+            return _robust(wins), "solver"
+        open_ = [n for n in children if n.proven is None]
+        draws = [n for n in children if n.proven is not None and n.proven == 0]
+        if not open_:  # every move is proven: a draw if there is one, else the most-visited loss
+            return _robust(draws or children), "solver"
+        pick = _max(open_) if config.final == "max" else _robust(open_)
+        if draws and pick.mean < _draw_reward(p, info):
+            return _robust(draws), "solver"  # a sure draw beats an unproven move that loses
+        return pick, config.final
+    if config.final == "max":
+        return _max(children), "max"
+    return _robust(children), config.final
+
+
+class MCTS:
+    """A searcher that keeps its tree between moves (tree reuse).
+
+    >>> import mctslab
+    >>> game = mctslab.make("bachet")
+    >>> result = MCTS(SearchConfig(iterations=500, seed=1)).search(game.new_initial_state())
+    >>> result.action  # take 1 of 4 stones, leaving the opponent a multiple of 3
+    0
+    """
+
+    def __init__(self, config: SearchConfig | None = None) -> None:
+        self.config = config or SearchConfig()
+        self.rng = Rng(self.config.seed)
+        self.root: Node | None = None
+        self._root_history: list[int] = []
+        self._tree: _Tree | None = None  # the last search's, to keep its node count
+        self._game: object = None  # the game of the kept tree (tree reuse checks its rules)
+        self._info: GameInfo | None = None
+
+    def reset(self) -> None:
+        """Forget the tree (the generator keeps its stream)."""
+        self.root = None
+        self._root_history = []
+        self._tree = None
+        self._game, self._info = None, None
+
+    def root_children(self) -> list[tuple[int, int, float, int | None]]:
+        """(action, visits, value sum, proof for player 0) of each root child."""
+        if self.root is None:
+            return []
+        return [(ch.action, ch.visits, ch.value_sum, ch.proven) for ch in self.root.children]
+
+    def _root_for(self, state: State, info: GameInfo) -> Node:
+        """The kept node of ``state`` if the tree can be reused, else a new root.
+
+        A kept tree is reused only for the same rules (:func:`mctslab.core.game.same_rules`:
+        the game's class, info, version and parameters) and a history that extends the
+        kept root's; the node found must hold the same position as ``state``.
+        """
+        history = state.history()
+        game = getattr(state, "game", None)
+        old = self.root
+        if (
+            old is not None
+            and self.config.reuse_tree
+            and info == self._info
+            and same_rules(game, self._game)
+        ):
+            n = len(self._root_history)
+            if history[:n] == self._root_history:
+                node: Node | None = old
+                for action in history[n:]:
+                    node = node.child(action) if node is not None else None
+                if node is not None and node.opened and _same_position(node, state):
+                    node.parent = None
+                    self.root, self._root_history = node, history
+                    return node
+        root = Node(-1, -1, None)
+        self.root, self._root_history = root, history
+        self._game, self._info = game, info
+        self._tree = None
+        return root
+
+    def search(self, state: State, game_info: GameInfo | None = None) -> SearchResult:
+        """Search from ``state`` within the budget and return the chosen move and statistics."""
+        tree = self._prepare(state, game_info)
+        try:
+            return _run(tree)
+        except NotWinLossDrawError:
+            self.reset()  # the iteration stopped half-way: the tree is not kept
+            raise
+
+    def _prepare(self, state: State, game_info: GameInfo | None = None) -> _Tree:
+        """Check the config against the game and set up the tree for ``state`` (reused
+        where it can be): what :meth:`search` and the step-by-step tracer start from."""
+        config = self.config
+        if config.workers != 1:
+            raise InvalidConfigError("workers > 1: make the searcher with mctslab.make_searcher")
+        if state.is_terminal():
+            raise InvalidConfigError("cannot search a terminal state: the game is over")
+        if state.current_player() == CHANCE:
+            raise InvalidConfigError(
+                "cannot search a chance node: no player chooses here (sample an outcome)"
+            )
+        info = game_info or _info_of(state)
+        check_solver(config, info)
+        if config.simulation == "cutoff" and heuristic_or_none(state) is None:
+            raise InvalidConfigError(
+                f"simulation='cutoff' needs the game's heuristic(); {info.name} has none"
+            )
+        root = self._root_for(state, info)
+        root.player = -1
+        last = self._tree
+        # The same root as last time (more searches of one position): its count is known,
+        # which spares walking a large tree again.
+        nodes = last.nodes if last is not None and last.root is root else None
+        tree = _Tree(root, info, config, self.rng, nodes)
+        if not root.opened:
+            _open(root, state.clone(), tree)
+        self._tree = tree
+        return tree
+
+
+def _same_position(node: Node, state: State) -> bool:
+    """Whether the kept ``node`` holds ``state``'s position (a last check before reuse:
+    the same player to move, legal actions and, where the game has one, ``key()``)."""
+    kept = node.state
+    return (
+        kept is not None
+        and kept.current_player() == state.current_player()
+        and kept.legal_actions() == state.legal_actions()
+        and state_key(kept) == state_key(state)
+    )
+
+
+def _info_of(state: State) -> GameInfo:
+    game = getattr(state, "game", None)
+    info = getattr(game, "info", None)
+    if not isinstance(info, GameInfo):
+        raise InvalidConfigError(
+            "pass game_info=game.info: the state has no .game attribute to read it from"
+        )
+    return info
+
+
+def _run(tree: _Tree) -> SearchResult:
+    """The search loop: the four phases, repeated until the budget is spent."""
+    config, root = tree.config, tree.root
+    start = time.perf_counter()
+    max_iterations = math.inf if config.iterations is None else config.iterations
+    deadline = math.inf if config.time is None else start + config.time
+    extended = False  # robust-max: the budget was stretched while its two rules disagreed
+    iterations = 0
+    while True:
+        if config.solver and root.proven is not None:
+            stopped_by = "proven"
+            break
+        if config.max_nodes is not None and tree.nodes >= config.max_nodes:
+            stopped_by = "nodes"
+            break
+        out_of_time = config.time is not None and time.perf_counter() >= deadline
+        if iterations >= max_iterations or out_of_time:
+            if config.final == "robust-max" and not extended and not _agree(root):
+                extended = True
+                max_iterations *= 1.0 + config.robust_max_extra
+                deadline = start + (deadline - start) * (1.0 + config.robust_max_extra)
+                continue
+            stopped_by = "time" if out_of_time else "iterations"
+            break
+        if extended and _agree(root):
+            stopped_by = "agreement"
+            break
+        try:
+            iterate(tree)
+        except _NodeBudget:
+            if not root.children:
+                raise InvalidConfigError(
+                    f"max_nodes={config.max_nodes} is too small to expand the root"
+                ) from None
+            stopped_by = "nodes"
+            break
+        iterations += 1
+    seconds = time.perf_counter() - start
+    return _result(tree, iterations, seconds, stopped_by)
+
+
+def _agree(root: Node) -> bool:
+    """Whether the most-visited child is also the best-valued one (robust-max's test)."""
+    return not root.children or _robust(root.children) is _max(root.children)
+
+
+def _result(tree: _Tree, iterations: int, seconds: float, stopped_by: str) -> SearchResult:
+    root = tree.root
+    return make_result(
+        root.children,
+        root.to_play,
+        root.proven,
+        tree.config,
+        tree.info,
+        iterations=iterations,
+        nodes=tree.nodes,
+        seconds=seconds,
+        stopped_by=stopped_by,
+    )
+
+
+def make_result(
+    children: Sequence[ChildLike],
+    to_play: int,
+    root_proven: int | None,
+    config: SearchConfig,
+    info: GameInfo,
+    *,
+    iterations: int,
+    nodes: int,
+    seconds: float,
+    stopped_by: str,
+    compile_seconds: float = 0.0,
+) -> SearchResult:
+    """The :class:`SearchResult` of a root's children (shared by both engines)."""
+    p = to_play
+    span = info.max_utility - info.min_utility
+
+    def utility(mean: float) -> float:
+        return info.min_utility + mean * span
+
+    stats = tuple(
+        ChildStats(
+            action=ch.action,
+            visits=ch.visits,
+            value=utility(ch.mean) if ch.visits else 0.0,
+            proven=None if ch.proven is None else _value_for(ch.proven, p),
+        )
+        for ch in children
+    )
+    visits = sum(ch.visits for ch in children)
+    total = sum(ch.value_sum for ch in children)
+    chosen, rule = final_choice(children, p, config, info)
+    return SearchResult(
+        action=chosen.action,
+        value=utility(total / visits) if visits else 0.0,
+        children=stats,
+        iterations=iterations,
+        nodes=nodes,
+        seconds=seconds,
+        sims_per_s=iterations / seconds if seconds > 0 else 0.0,
+        proven=None if root_proven is None else _value_for(root_proven, p),
+        player=p,
+        final_rule=rule,
+        stopped_by=stopped_by,
+        compile_seconds=compile_seconds,
+    )
+
+
+def search(
+    state: State, config: SearchConfig | None = None, game_info: GameInfo | None = None
+) -> SearchResult:
+    """One search from ``state`` with a fresh tree: ``MCTS(config).search(state)``."""
+    return MCTS(config).search(state, game_info)

@@ -1,0 +1,197 @@
+"""Root parallelism: ``workers=N`` independent seeded searches, root statistics merged.
+
+Each worker is a process holding its own searcher (so each keeps its own tree
+between moves, as one searcher does), and each gets the whole budget (iterations,
+time or nodes). Worker ``i`` searches with seed
+``seed + i``: worker 0 alone would give exactly the single-process result. The
+merged root sums every child's visits and value sums over the workers and takes
+any proof a worker found (proofs are exact); the final-move rule then reads the
+merged root (Chaslot, Winands and van den Herik 2008, "Parallel Monte-Carlo
+tree search": root parallelization).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import multiprocessing as mp
+import time
+import traceback
+from dataclasses import replace
+from multiprocessing.connection import Connection
+from typing import Any
+
+from mctslab.core.errors import InvalidConfigError, MctslabError
+from mctslab.core.game import GameInfo, State, same_rules
+from mctslab.search.choice import single_searcher
+from mctslab.search.mcts import RootChild, SearchConfig, SearchResult, make_result
+
+__all__ = ["RootParallelSearcher", "SearchWorkerError"]
+
+_log = logging.getLogger(__name__)
+
+
+class SearchWorkerError(RuntimeError):
+    """A root-parallel worker crashed (a bug, not bad input): the message names the
+    error, and the worker's traceback is logged on the ``mctslab.search.parallel`` logger."""
+
+
+def _worker(conn: Connection, config: SearchConfig, engine: str) -> None:
+    """A worker process: search each state it is sent, reply with its root statistics.
+
+    Replies ``("ok", result, root children)``; ``("error", exception, None)`` for bad
+    input (an :class:`~mctslab.core.errors.MctslabError`, raised again in the parent as it
+    is); ``("crash", traceback text, None)`` for anything else.
+    """
+    searcher: Any = None
+    game: object = None
+    while True:
+        message = conn.recv()
+        if message is None:
+            return
+        state, info = message
+        try:
+            this_game = getattr(state, "game", None)
+            if searcher is None or not same_rules(this_game, game):
+                # Another game (or other rules): a new searcher, never a tree of the old one.
+                searcher = single_searcher(config, state, engine)
+                game = this_game
+            result = searcher.search(state, info)
+            conn.send(("ok", result, searcher.root_children()))
+        except MctslabError as err:
+            try:
+                conn.send(("error", err, None))
+            except Exception:  # an error that does not pickle: its message will do
+                conn.send(("error", InvalidConfigError(str(err)), None))
+        except Exception:
+            conn.send(("crash", traceback.format_exc(), None))
+
+
+class RootParallelSearcher:
+    """``config.workers`` searchers in processes, behind the one-searcher interface."""
+
+    def __init__(self, config: SearchConfig, engine: str = "auto") -> None:
+        if config.workers < 2:
+            raise InvalidConfigError("RootParallelSearcher needs workers >= 2")
+        self.config = config
+        self.engine = engine
+        self._conns: list[Connection] = []
+        self._procs: list[Any] = []
+
+    def _start(self) -> None:
+        # fork: the workers inherit the loaded game and compiled code, and no script has
+        # to guard its main module; spawn where fork does not exist.
+        method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
+        ctx = mp.get_context(method)
+        for i in range(self.config.workers):
+            cfg = replace(self.config, workers=1, seed=self.config.seed + i)
+            parent, child = ctx.Pipe()
+            proc = ctx.Process(  # type: ignore[attr-defined]
+                target=_worker, args=(child, cfg, self.engine), daemon=True
+            )
+            proc.start()
+            child.close()  # the worker's end: a worker that dies then reads as EOF here
+            self._conns.append(parent)
+            self._procs.append(proc)
+
+    def search(self, state: State, game_info: GameInfo | None = None) -> SearchResult:
+        info = game_info or getattr(getattr(state, "game", None), "info", None)
+        if not isinstance(info, GameInfo):
+            raise InvalidConfigError("pass game_info=game.info: the state has no .game")
+        if not self._procs:
+            self._start()
+        start = time.perf_counter()
+        replies = self._ask(state, info)
+        seconds = time.perf_counter() - start
+        results: list[SearchResult] = [r[1] for r in replies]
+        merged: dict[int, RootChild] = {}
+        for _, _, children in replies:
+            for action, visits, value_sum, proven in children:
+                ch = merged.setdefault(action, RootChild(action, 0, 0.0, None))
+                ch.visits += visits
+                ch.value_sum += value_sum
+                if proven is not None:
+                    ch.proven = proven
+        proofs = [r.proven for r in results if r.proven is not None]
+        to_play = results[0].player
+        root_proven = None
+        if proofs:  # back to player 0's point of view, as the engines keep proofs
+            root_proven = proofs[0] if to_play == 0 else -proofs[0]
+        stopped = {r.stopped_by for r in results}
+        iterations = sum(r.iterations for r in results)
+        merged_children = [merged[a] for a in sorted(merged)]
+        result = make_result(
+            merged_children,
+            to_play,
+            root_proven,
+            self.config,
+            info,
+            iterations=iterations,
+            nodes=sum(r.nodes for r in results),
+            seconds=seconds,
+            stopped_by=stopped.pop() if len(stopped) == 1 else "mixed",
+            compile_seconds=max(r.compile_seconds for r in results),
+        )
+        return result
+
+    def _ask(self, state: State, info: GameInfo) -> list[tuple[str, Any, Any]]:
+        """Send ``state`` to every worker and collect their replies; raise the first user
+        error as it was raised, and a crash as :class:`SearchWorkerError` (its traceback
+        logged), stopping the workers: their trees are not to be trusted after that."""
+        sent = []
+        for conn in self._conns:
+            try:
+                conn.send((state, info))
+                sent.append(True)
+            except (BrokenPipeError, OSError):
+                sent.append(False)
+        replies: list[tuple[str, Any, Any]] = []
+        for i, conn in enumerate(self._conns):
+            try:
+                if not sent[i]:
+                    raise EOFError
+                replies.append(conn.recv())
+            except (EOFError, OSError):
+                replies.append(("crash", f"worker {i} died ({self._exit(i)})", None))
+        crashes = [(i, r[1]) for i, r in enumerate(replies) if r[0] == "crash"]
+        errors = [r[1] for r in replies if r[0] == "error"]
+        if crashes or errors:
+            self.close()
+        if crashes:
+            for i, text in crashes:
+                _log.error("root-parallel worker %d crashed:\n%s", i, text)
+            i, text = crashes[0]
+            last = text.strip().splitlines()[-1] if text.strip() else "no message"
+            raise SearchWorkerError(
+                f"root-parallel worker {i} crashed: {last} (traceback in the log)"
+            )
+        if errors:
+            err = errors[0]
+            raise err if isinstance(err, BaseException) else InvalidConfigError(str(err))
+        return replies
+
+    def _exit(self, i: int) -> str:
+        proc = self._procs[i]
+        proc.join(timeout=1)
+        return f"exit code {proc.exitcode}"
+
+    def reset(self) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop the worker processes (a later search starts new ones)."""
+        for conn in self._conns:
+            with contextlib.suppress(BrokenPipeError, OSError):
+                conn.send(None)
+        for proc in self._procs:
+            proc.join(timeout=5)
+            if proc.is_alive():
+                proc.kill()
+        self._conns, self._procs = [], []
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):
+            self.close()
+
+    def root_children(self) -> list[tuple[int, int, float, int | None]]:
+        raise InvalidConfigError("a root-parallel searcher has no single tree")

@@ -1,0 +1,207 @@
+"""The compiled engine is node-identical to the reference engine.
+
+With the same seed and configuration both engines must build exactly the same
+tree: every node (named by its path of actions from the root) with the same
+visit count, value sum and proof. When they differ, the failure names the
+first iteration after which the trees diverge (found by bisection).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import mctslab
+from mctslab.search.compiled import UNPROVEN, CompiledMCTS
+from mctslab.search.engine import make_searcher, search
+from mctslab.search.mcts import MCTS, Node, SearchConfig
+
+Signature = dict[tuple[int, ...], tuple[int, float, int | None]]
+
+
+def reference_tree(searcher: MCTS) -> Signature:
+    """Every node of the reference tree: path -> (visits, value sum, proof)."""
+    out: Signature = {}
+    stack: list[tuple[tuple[int, ...], Node]] = []
+    if searcher.root is not None:
+        stack.append(((), searcher.root))
+    while stack:
+        path, node = stack.pop()
+        out[path] = (node.visits, node.value_sum if path else 0.0, node.proven)
+        stack.extend(((*path, ch.action), ch) for ch in node.children)
+    return out
+
+
+def compiled_tree(searcher: CompiledMCTS) -> Signature:
+    """Every node of the compiled tree, in the same form."""
+    assert searcher.tree is not None
+    first_child, next_sibling, action, visits, value_sum, _, _, proven, _ = searcher.tree
+    out: Signature = {}
+    stack: list[tuple[tuple[int, ...], int]] = [((), 0)]
+    while stack:
+        path, i = stack.pop()
+        p = int(proven[i])
+        out[path] = (
+            int(visits[i]),
+            float(value_sum[i]) if path else 0.0,
+            None if p == UNPROVEN else p,
+        )
+        ch = int(first_child[i])
+        while ch >= 0:
+            stack.append(((*path, int(action[ch])), ch))
+            ch = int(next_sibling[ch])
+    return out
+
+
+def _both(state: mctslab.State, config: SearchConfig) -> tuple[Any, Any, Signature, Signature]:
+    ref, comp = MCTS(config), CompiledMCTS(config)
+    a, b = ref.search(state), comp.search(state)
+    return a, b, reference_tree(ref), compiled_tree(comp)
+
+
+def first_divergence(state: mctslab.State, config: SearchConfig) -> int:
+    """The smallest iteration budget after which the two trees differ."""
+    lo, hi = 1, config.iterations or 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        cfg = SearchConfig(**{**config.__dict__, "iterations": mid})
+        if _both(state, cfg)[2] != _both(state, cfg)[3]:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def assert_identical(state: mctslab.State, config: SearchConfig) -> None:
+    a, b, ta, tb = _both(state, config)
+    if ta != tb or a.children != b.children:
+        at = first_divergence(state, config)
+        pytest.fail(f"the trees diverge after iteration {at} ({config}, moves {state.history()})")
+    assert (a.action, a.value, a.iterations, a.nodes, a.proven, a.final_rule, a.stopped_by) == (
+        b.action,
+        b.value,
+        b.iterations,
+        b.nodes,
+        b.proven,
+        b.final_rule,
+        b.stopped_by,
+    )
+
+
+# fmt: off
+BOHNENSPIEL_LATE = [2, 7, 3, 11, 0, 6, 4, 6, 2, 11, 0, 8, 0, 6, 4, 11, 0, 6,
+                    1, 10, 3, 6, 5, 6, 1, 9, 5, 11, 0, 8, 1, 6, 4, 7, 2, 10]
+# fmt: on
+POSITIONS = {
+    "tic_tac_toe": ([], [4, 0], [0, 4, 8]),
+    "connect_four": ([3, 3], [3, 3, 2, 4, 2, 2, 4, 4, 5, 1]),
+    "nim": ([], [0]),
+    "bachet": ([],),
+    # The start and a late middle game (player 0 to move, 32-20 in stores, 23 beans left).
+    "bohnenspiel": ([], BOHNENSPIEL_LATE),
+}
+OPTIONS = [
+    (expansion, simulation, solver)
+    for expansion in ("one", "all")
+    for simulation in ("random", "heavy", "cutoff")
+    for solver in (False, True)
+]
+
+
+def _iterations(name: str, simulation: str) -> int:
+    # The reference engine's heavy playouts try every move and every reply in Python:
+    # about 5 ms a playout on Connect Four (7 x 7 trial moves a ply) and on Nim
+    # (up to 16 x 16); 10,000 of them would take a minute per case there.
+    if simulation == "heavy" and name in ("connect_four", "nim"):
+        return 1_500
+    # Bohnenspiel's games are long (about 60 plies from the start) and its heavy
+    # playouts try 6 x 6 moves a ply: about 0.3 ms a ply in Python.
+    if name == "bohnenspiel":
+        return 200 if simulation == "heavy" else 3_000
+    return 10_000
+
+
+@pytest.mark.parametrize("name", sorted(POSITIONS))
+@pytest.mark.parametrize("expansion,simulation,solver", OPTIONS)
+def test_node_identical_to_the_reference(
+    name: str, expansion: str, simulation: str, solver: bool
+) -> None:
+    game = mctslab.make(name)
+    for i, moves in enumerate(POSITIONS[name]):
+        config = SearchConfig(
+            iterations=_iterations(name, simulation),
+            seed=100 + i,
+            expansion=expansion,  # type: ignore[arg-type]
+            simulation=simulation,  # type: ignore[arg-type]
+            solver=solver,
+            cutoff_depth=4,
+        )
+        assert_identical(game.state_from_actions(moves), config)
+
+
+@pytest.mark.parametrize("final", ["max", "robust-max"])
+def test_final_rules_identical(final: str) -> None:
+    state = mctslab.make("connect_four").state_from_actions([3])
+    for seed in range(6):
+        assert_identical(state, SearchConfig(iterations=300, seed=seed, final=final))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("expansion", ["one", "all"])
+def test_node_budget_identical(expansion: str) -> None:
+    state = mctslab.make("connect_four").new_initial_state()
+    config = SearchConfig(iterations=None, max_nodes=777, seed=3, expansion=expansion)  # type: ignore[arg-type]
+    assert_identical(state, config)
+
+
+def test_connect_four_end_games_identical_with_the_solver() -> None:
+    from test_minimax import connect4_positions
+
+    game = mctslab.make("connect_four")
+    for i, (moves, _) in enumerate(connect4_positions()[:12]):
+        assert_identical(
+            game.state_from_actions(moves), SearchConfig(iterations=3000, seed=i, solver=True)
+        )
+
+
+def test_tree_reuse_identical() -> None:
+    game = mctslab.make("connect_four")
+    config = SearchConfig(iterations=3000, seed=9)
+    ref, comp = MCTS(config), CompiledMCTS(config)
+    state = game.new_initial_state()
+    for _ in range(6):  # both searchers play both sides, keeping their trees
+        a, b = ref.search(state), comp.search(state)
+        assert reference_tree(ref) == compiled_tree(comp)
+        assert a.children == b.children and a.nodes == b.nodes
+        state.apply_action(a.action)
+    assert comp.nodes < 3000 * 6  # the compacted tree kept only the subtree
+
+
+def test_time_budget_and_compile_time_are_reported() -> None:
+    state = mctslab.make("connect_four").new_initial_state()
+    result = CompiledMCTS(SearchConfig(iterations=None, time=0.05)).search(state)
+    assert result.stopped_by == "time" and result.iterations > 100
+    assert result.compile_seconds >= 0 and result.seconds > 0
+    assert sum(ch.visits for ch in result.children) == result.iterations
+
+
+def test_auto_engine_picks_compiled_for_kernel_games_and_reference_otherwise() -> None:
+    from test_nplayer import ThreeTake
+
+    state = mctslab.make("tic_tac_toe").new_initial_state()
+    assert isinstance(make_searcher(SearchConfig(), state), CompiledMCTS)
+    assert isinstance(make_searcher(SearchConfig(), state, "reference"), MCTS)
+    other = ThreeTake().new_initial_state()
+    assert isinstance(make_searcher(SearchConfig(), other), MCTS)
+    with pytest.raises(mctslab.InvalidConfigError, match="rule kernels"):
+        search(other, SearchConfig(), other.game.info, engine="compiled")
+    with pytest.raises(mctslab.InvalidConfigError, match="valid engines"):
+        make_searcher(SearchConfig(), state, "gpu")
+
+
+def test_compiled_engine_errors_match_the_reference() -> None:
+    game = mctslab.make("tic_tac_toe")
+    with pytest.raises(mctslab.InvalidConfigError, match="over"):
+        CompiledMCTS(SearchConfig()).search(game.state_from_actions([0, 3, 1, 4, 2]))
+    with pytest.raises(mctslab.InvalidConfigError, match="too small"):
+        CompiledMCTS(SearchConfig(max_nodes=5, expansion="all")).search(game.new_initial_state())

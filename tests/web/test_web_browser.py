@@ -1,0 +1,331 @@
+"""End-to-end tests of the web lab's page in a real browser.
+
+Playwright for Python drives Debian's ``chromium`` (never a browser that Playwright
+downloads; the flags are in DEVELOPERS.md) against the real server, started here
+under uvicorn on a free loopback port. The tests click what a person clicks: they
+play a whole tic-tac-toe game against the AI, step through iterations and watch the
+node count grow by one a step, open a node's position from the tree and export the
+tree as DOT. Screenshots of the main views go to ``build/screenshots/``.
+
+Without chromium, Playwright or the ``web`` extra the module is skipped, unless
+``MCTSLAB_REQUIRE_BROWSER=1`` (as ``make test`` sets it, after installing chromium):
+then it fails, so that a missing browser cannot pass for a green run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"
+
+
+def _missing() -> str | None:
+    """Why the browser tests cannot run here, or ``None``."""
+    if not Path(CHROMIUM).exists():
+        return "Debian's chromium is not installed (apt-get install chromium; `make test` does)"
+    for module, what in (
+        ("playwright", "Playwright (the dev extra)"),
+        ("fastapi", "FastAPI (the web extra)"),
+        ("uvicorn", "uvicorn (the web extra)"),
+    ):
+        try:
+            __import__(module)
+        except ImportError:
+            return f"{what} is not installed"
+    return None
+
+
+_WHY = _missing()
+if _WHY is not None:
+    if os.environ.get("MCTSLAB_REQUIRE_BROWSER") == "1":
+        pytest.fail(f"browser tests required (MCTSLAB_REQUIRE_BROWSER=1): {_WHY}", pytrace=False)
+    pytest.skip(_WHY, allow_module_level=True)
+
+import uvicorn  # noqa: E402
+from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: E402
+
+import mctslab  # noqa: E402
+from mctslab.web.server import create_app  # noqa: E402
+
+# Small budgets: the tests check the page, not the engine's strength.
+BUDGET = "300"
+# Generous: the suite runs beside these tests on 2 cores.
+TIMEOUT_MS = 15_000
+expect.set_options(timeout=TIMEOUT_MS)
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="module")
+def server_url() -> Iterator[str]:
+    """The real app under uvicorn, in a thread, on a free loopback port."""
+    # Load (or compile, on a fresh machine) the games' rule kernels before the clock of
+    # any page starts: a cold numba cache takes seconds.
+    for name in ("tic_tac_toe", "connect_four", "nim", "bohnenspiel"):
+        mctslab.search(
+            mctslab.make(name).new_initial_state(),
+            mctslab.SearchConfig(iterations=20),
+            engine="reference",
+        )
+    port = _free_port()
+    config = uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("the web lab's server did not start")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser: Browser, server_url: str) -> Iterator[Page]:
+    context = browser.new_context(
+        base_url=server_url, viewport={"width": 1500, "height": 1100}, accept_downloads=True
+    )
+    context.set_default_timeout(TIMEOUT_MS)
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield pg
+    # A failed request shows in the page's error bar: there must be none.
+    if not pg.is_closed():
+        expect(pg.get_by_test_id("error")).to_be_hidden()
+    context.close()
+    assert not errors, f"uncaught errors in the page: {errors}"
+
+
+def shot(page: Page, name: str) -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+
+
+def new_game(page: Page, game: str, human: str = "0", **fields: str) -> None:
+    """Open the page, choose a game and settings, press New game, wait until it is idle."""
+    page.goto("/")
+    expect(page.get_by_test_id("game-select").locator(f"option[value='{game}']")).to_have_count(1)
+    page.get_by_test_id("game-select").select_option(game)
+    page.get_by_test_id("human-select").select_option(human)
+    page.get_by_test_id("budget").fill(BUDGET)
+    for testid, value in fields.items():
+        page.get_by_test_id(testid.replace("_", "-")).fill(value)
+    page.get_by_test_id("new-game").click()
+    wait_idle(page)
+
+
+def wait_idle(page: Page) -> None:
+    page.wait_for_function("document.body.dataset.busy === 'false'")
+
+
+def count(page: Page) -> int:
+    return int(page.get_by_test_id("node-count").inner_text())
+
+
+def test_play_a_whole_tic_tac_toe_game(page: Page) -> None:
+    new_game(page, "tic_tac_toe")
+    status = page.get_by_test_id("status")
+    expect(status).to_contain_text("Your turn")
+    marks = "[data-testid=board] .mark-x, [data-testid=board] .mark-o"
+    for move in range(5):
+        if status.inner_text().startswith("Game over"):
+            break
+        page.locator("[data-testid^=cell-].playable").first.click()
+        # The human's mark, then the AI's answer (or the end of the game).
+        page.wait_for_function(
+            """([marks, n]) => document.querySelectorAll(marks).length >= n
+                || document.querySelector('[data-testid=status]').textContent.startsWith('Game over')""",
+            arg=[marks, 2 * move + 2],
+        )
+        wait_idle(page)
+        if move == 0:
+            # After the AI's first move: its root statistics and the rule that picked it.
+            expect(page.get_by_test_id("ai-report")).to_be_visible()
+            expect(page.get_by_test_id("final-rule")).to_contain_text("robust")
+            assert page.locator("[data-testid=root-stats-chart] .bar").count() == 8
+            shot(page, "1-play-tic-tac-toe")
+    expect(status).to_have_text(re.compile(r"^Game over: (you win|the AI wins|a draw)"))
+    assert page.locator("[data-testid^=cell-].playable").count() == 0
+    shot(page, "2-game-over")
+
+
+def test_step_mode_grows_the_tree_one_node_a_step(page: Page) -> None:
+    new_game(page, "tic_tac_toe")
+    start = count(page)
+    for i in range(1, 7):
+        page.get_by_test_id("step").click()
+        expect(page.get_by_test_id("node-count")).to_have_text(str(start + i))
+    # The last step's four phases, each filled in once its animation has run.
+    for phase in ("selection", "expansion", "simulation", "backpropagation"):
+        expect(page.get_by_test_id(f"phase-{phase}")).to_have_class(re.compile(r"\bdone\b"))
+    expect(page.get_by_test_id("expanded-node")).to_contain_text("Added")
+    expect(page.get_by_test_id("playout-result")).to_contain_text("player 1")
+    # Root, expanded node and the leaf's update: at least the root and the new node.
+    assert page.locator("[data-testid=backprop-table] tr").count() >= 3
+    # The selection path and the new node are marked in the tree.
+    expect(page.locator("[data-testid=tree] .node.fresh")).to_have_count(1)
+    expect(page.get_by_test_id("root-visits")).to_have_text(str(6))
+    shot(page, "3-step-mode")
+
+    # Batches: +100 iterations, then a node's position from its label in the tree.
+    page.get_by_test_id("run-100").click()
+    wait_idle(page)
+    expect(page.get_by_test_id("root-visits")).to_have_text("106")
+    # A child of the root (its id is one action, no dot), the tree cut to depth 1 to fit.
+    page.get_by_test_id("depth-select").select_option("1")
+    expect(page.locator("[data-testid=tree] .node")).to_have_count(6)
+    label = page.locator(
+        "[data-testid^=node-label-]:not([data-testid*='.']):not([data-testid=node-label-root])"
+    ).first
+    label.click()
+    panel = page.get_by_test_id("node-position")
+    expect(panel).to_be_visible()
+    expect(panel.locator("svg.board .mark-x")).to_have_count(1)
+    expect(page.get_by_test_id("node-position-text")).not_to_be_empty()
+    shot(page, "4-tree-and-position")
+
+
+def test_tree_view_zooms_collapses_and_exports_dot(page: Page) -> None:
+    new_game(page, "tic_tac_toe")
+    page.get_by_test_id("run-100").click()
+    wait_idle(page)
+    tree = page.get_by_test_id("tree-svg")
+    expect(page.locator("[data-testid=tree] .node")).not_to_have_count(0)
+    nodes_before = page.locator("[data-testid=tree] .node").count()
+    # Top-k 2 and depth 2: the root, two children, two grandchildren each.
+    page.get_by_test_id("top-select").select_option("2")
+    page.get_by_test_id("depth-select").select_option("2")
+    expect(page.locator("[data-testid=tree] .node")).to_have_count(7)
+    # Clicking the root folds it; again unfolds it.
+    page.get_by_test_id("tree-node-root").locator("rect").click()
+    expect(page.locator("[data-testid=tree] .node")).to_have_count(1)
+    page.get_by_test_id("tree-node-root").locator("rect").click()
+    expect(page.locator("[data-testid=tree] .node")).to_have_count(7)
+    # The wheel zooms (the view box shrinks).
+    before = tree.get_attribute("viewBox") or ""
+    tree.hover()
+    page.mouse.wheel(0, -400)
+    after = tree.get_attribute("viewBox") or ""
+    assert float(after.split()[2]) < float(before.split()[2])
+    assert nodes_before > 7
+
+    with page.expect_download() as download:
+        page.get_by_test_id("export-dot").click()
+    assert download.value.suggested_filename == "mcts-tree.dot"
+    dot = download.value.path().read_text()
+    assert dot.startswith("digraph")
+    # The export is the tree as shown (depth 2, top 2): 7 nodes, 6 edges.
+    assert dot.count(" -> ") == 6
+    with page.expect_download() as download:
+        page.get_by_test_id("export-json").click()
+    exported = json.loads(download.value.path().read_text())
+    assert len(exported["children"]) == 2
+
+
+def test_exploration_chart_follows_c(page: Page) -> None:
+    page.goto("/")
+    chart = page.get_by_test_id("exploration-chart")
+    expect(chart.locator("polyline")).not_to_have_count(0)
+    page.get_by_test_id("c-input").fill("0.5")
+    expect(chart.locator(".chart-title")).to_have_text("c = 0.50")
+
+
+@pytest.mark.parametrize(
+    ("game", "move", "board"),
+    [
+        ("connect_four", "[data-testid=column-3]", ".disc.mark-x"),
+        ("nim", "[data-testid=take-3-2]", ".stone"),
+        ("bohnenspiel", "[data-testid=pit-2]", ".pit"),
+    ],
+)
+def test_other_boards_play(page: Page, game: str, move: str, board: str) -> None:
+    new_game(page, game)
+    expect(page.get_by_test_id("status")).to_contain_text("Your turn")
+    page.locator(move).click()
+    expect(page.get_by_test_id("ai-report")).to_be_visible()
+    wait_idle(page)
+    expect(page.locator(f"[data-testid=board] {board}")).not_to_have_count(0)
+    shot(page, f"5-{game}")
+
+
+def test_bohnenspiel_sows_and_replays_playouts(page: Page) -> None:
+    new_game(page, "bohnenspiel", human="none")
+    # Field 3 (pit 2) holds 6 beans: one each into fields 4 to 9; no capture.
+    page.get_by_test_id("pit-2").click()
+    wait_idle(page)
+    counts = {i: page.locator(f"[data-testid=pit-{i}] .count") for i in range(12)}
+    for pit, beans in ((2, 0), (3, 7), (8, 7), (9, 6), (0, 6)):
+        expect(counts[pit]).to_have_text(str(beans))
+    expect(page.get_by_test_id("store-0").locator(".count")).to_have_text("0")
+    # Player 1 (the second player) to move: only the top row is playable now.
+    expect(page.locator("[data-testid=board] .pit.playable")).to_have_count(6)
+    expect(page.get_by_test_id("pit-11")).to_have_class(re.compile(r"\bplayable\b"))
+    # One step: the playout is replayed on a small bean board.
+    page.get_by_test_id("step").click()
+    expect(page.get_by_test_id("phase-simulation")).to_have_class(re.compile(r"\bdone\b"))
+    expect(page.get_by_test_id("playout-board").locator("svg.board.pits")).to_have_count(1)
+    shot(page, "6-bohnenspiel-step")
+
+
+def test_pig_rolls_the_dice_and_shows_chance_nodes_in_the_tree(page: Page) -> None:
+    """Pig on the text board: a roll is answered by the server's die (never a chance
+    node waiting for a click), and the tree shows the die's outcomes under a roll."""
+    new_game(page, "pig")
+    expect(page.get_by_test_id("status")).to_contain_text("Your turn")
+    page.get_by_test_id("move-0").click()  # roll
+    wait_idle(page)
+    text = page.locator("[data-testid=board] .board-text")
+    expect(text).to_contain_text("Scores:")
+    expect(text).not_to_contain_text("(rolling)")  # the die was thrown
+    # The AI plays its whole turn (roll after roll) until the human is to move again.
+    expect(page.get_by_test_id("status")).to_contain_text("Your turn")
+    expect(text).to_contain_text("Current player: 0")
+    page.get_by_test_id("step").click()
+    wait_idle(page)
+    expect(page.locator("[data-testid=tree] svg")).to_have_count(1)
+    # The die's outcomes under a roll are drawn as chance outcomes: no UCT score.
+    outcomes = page.locator("[data-testid=tree] [data-testid^=chance-]")
+    expect(outcomes.first).to_have_text("chance outcome")
+    # A step whose descent passes a die says what chance drew (no UCT choice there).
+    for _ in range(12):
+        if page.get_by_test_id("chance-level").count():
+            break
+        page.get_by_test_id("step").click()
+        wait_idle(page)
+    expect(page.get_by_test_id("chance-level").first).to_contain_text("chance drew Roll")
+    shot(page, "7-pig")
