@@ -425,8 +425,8 @@ def select(
 
 
 @njit(inline="always")
-def expands(tree, leaf):  # type: ignore[no-untyped-def]
-    """Whether the selected leaf grows, as the reference's ``_expands``: it has untried
+def should_expand(tree, leaf):  # type: ignore[no-untyped-def]
+    """Whether the selected leaf grows, as the reference's ``should_expand``: it has untried
     actions, is unproven, and was visited before (or is the root); a node just
     reached for the first time under ``expansion="all"`` is simulated as it is."""
     return (
@@ -512,7 +512,7 @@ def expand(
 @njit(inline="always")
 def leaf_rewards(returns_fn, tree, leaf, state, params, rewards, rets, min_u, span):  # type: ignore[no-untyped-def]
     """The exact rewards of a terminal or proven leaf, as the reference's
-    ``_leaf_rewards`` (no playout needed): written to ``rewards``; False otherwise."""
+    ``leaf_rewards`` (no playout needed): written to ``rewards``; False otherwise."""
     if tree.flags[leaf] & TERMINAL_FLAG:
         returns_fn(state, params, rets)
         for p in range(rewards.shape[0]):
@@ -711,7 +711,7 @@ def run_chunk(  # type: ignore[no-untyped-def]
         )
         if depth < 0:
             return NOT_WIN_LOSS
-        if expands(tree, path[depth]):
+        if should_expand(tree, path[depth]):
             code, depth = expand(
                 legal_fn, apply_fn, returns_fn, tree, state, params, path, depth, expansion,
                 max_nodes, ctl, rng, solver, legal, rets, min_u, max_u,

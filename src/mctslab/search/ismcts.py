@@ -66,7 +66,7 @@ from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import CHANCE, GameInfo, OpponentModel, State, sample_chance_outcome
 from mctslab.core.infoset import determinize, information_key
 from mctslab.core.rng import Rng
-from mctslab.search.mcts import MCTS, ChildStats, SearchConfig, SearchResult, _info_of
+from mctslab.search.mcts import MCTS, ChildStats, SearchConfig, SearchResult, game_info_of
 
 __all__ = [
     "ISMCTS",
@@ -357,7 +357,7 @@ def _start(state: State, game_info: GameInfo | None) -> GameInfo:
 
 
 def _info(state: State, game_info: GameInfo | None) -> GameInfo:
-    return game_info if game_info is not None else _info_of(state)
+    return game_info if game_info is not None else game_info_of(state)
 
 
 def _child_stats(

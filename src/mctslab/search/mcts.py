@@ -78,15 +78,23 @@ __all__ = [
     "MCTS",
     "ChildStats",
     "Node",
+    "NodeBudgetReached",
     "NotWinLossDrawError",
     "SearchConfig",
     "SearchResult",
+    "SearchTree",
     "backpropagate",
     "expand",
+    "game_info_of",
     "iterate",
+    "leaf_rewards",
+    "max_child",
+    "robust_child",
     "search",
     "select",
+    "should_expand",
     "simulate",
+    "uct_value",
 ]
 
 Expansion = Literal["one", "all"]
@@ -284,7 +292,7 @@ class Node:
         return f"Node(action={self.action}, N={self.visits}, Q={self.value_sum:.3f})"
 
 
-class _Tree:
+class SearchTree:
     """The root, the node count and the generator: what one search loop works on."""
 
     def __init__(
@@ -297,7 +305,7 @@ class _Tree:
         self.nodes = _count(root) if nodes is None else nodes
 
 
-class _NodeBudget(Exception):
+class NodeBudgetReached(Exception):
     """Raised inside an iteration when expanding would grow the tree past ``max_nodes``."""
 
 
@@ -310,7 +318,7 @@ def _count(node: Node) -> int:
     return total
 
 
-def _open(node: Node, state: State, tree: _Tree) -> None:
+def _open(node: Node, state: State, tree: SearchTree) -> None:
     """Give the node its state and record what it says: player to move, legal actions,
     and for a terminal position its rewards (and, under MCTS-Solver, its proof)."""
     node.opened = True
@@ -413,7 +421,7 @@ def _best_uct_child(node: Node, config: SearchConfig) -> Node:
     return best
 
 
-def select(root: Node, tree: _Tree) -> list[Node]:
+def select(root: Node, tree: SearchTree) -> list[Node]:
     """Phase 1: descend from the root by UCT while nodes are fully expanded.
 
     At a chance node the descent samples an outcome by its probability instead.
@@ -441,9 +449,9 @@ def select(root: Node, tree: _Tree) -> list[Node]:
     return path
 
 
-def _chance_child(node: Node, tree: _Tree) -> tuple[Node, bool]:
+def _chance_child(node: Node, tree: SearchTree) -> tuple[Node, bool]:
     """The child of chance node ``node`` for an outcome sampled by its probability
-    (created and opened the first time; raises :class:`_NodeBudget` if that would
+    (created and opened the first time; raises :class:`NodeBudgetReached` if that would
     grow the tree past ``max_nodes``), and whether it is new."""
     assert node.outcomes is not None and node.state is not None
     action = draw_outcome(node.outcomes, tree.rng)
@@ -451,7 +459,7 @@ def _chance_child(node: Node, tree: _Tree) -> tuple[Node, bool]:
     if child is not None:
         return child, False
     if tree.config.max_nodes is not None and tree.nodes + 1 > tree.config.max_nodes:
-        raise _NodeBudget
+        raise NodeBudgetReached
     child = Node(action, CHANCE, node)
     bisect.insort(node.children, child, key=lambda n: n.action)
     tree.nodes += 1
@@ -459,7 +467,7 @@ def _chance_child(node: Node, tree: _Tree) -> tuple[Node, bool]:
     return child, True
 
 
-def expand(node: Node, tree: _Tree) -> Node:
+def expand(node: Node, tree: SearchTree) -> Node:
     """Phase 2: add children to ``node`` and return the one to simulate from.
 
     ``expansion="one"`` adds one untried action drawn at random; ``"all"`` adds
@@ -469,14 +477,14 @@ def expand(node: Node, tree: _Tree) -> Node:
     config, rng = tree.config, tree.rng
     if config.expansion == "one":
         if config.max_nodes is not None and tree.nodes + 1 > config.max_nodes:
-            raise _NodeBudget
+            raise NodeBudgetReached
         # The i-th untried action in ascending order, i uniform: a random order of
         # expansion that a compiled tree can follow without storing the list.
         action = node.untried.pop(rng.randint(len(node.untried)))
         new = [Node(action, node.to_play, node)]
     else:
         if config.max_nodes is not None and tree.nodes + len(node.untried) > config.max_nodes:
-            raise _NodeBudget
+            raise NodeBudgetReached
         new = [Node(a, node.to_play, node) for a in node.untried]  # ascending
         node.untried = []
     for ch in new:
@@ -527,7 +535,7 @@ def _random_action(state: State, rng: Rng) -> int:
     return legal[rng.randint(len(legal))]
 
 
-def simulate(state: State, tree: _Tree) -> list[float]:
+def simulate(state: State, tree: SearchTree) -> list[float]:
     """Phase 3: play out from ``state`` (consumed) and return each player's reward in ``[0, 1]``."""
     config, rng, info = tree.config, tree.rng, tree.info
     if config.simulation == "random":  # the common case, with fewer calls per ply
@@ -596,33 +604,33 @@ def backpropagate(path: list[Node], rewards: list[float], solver: bool) -> None:
             proving = _prove(node)
 
 
-def _expands(leaf: Node, root: Node) -> bool:
+def should_expand(leaf: Node, root: Node) -> bool:
     """Whether the selected leaf grows: a leaf seen before (or the root) with untried
     actions does; a node just reached for the first time under ``expansion="all"`` is
     simulated as it is."""
     return bool(leaf.untried) and leaf.proven is None and (leaf.visits > 0 or leaf is root)
 
 
-def iterate(tree: _Tree) -> None:
+def iterate(tree: SearchTree) -> None:
     """One iteration: the four phases, as any lecture draws them.
 
-    Raises :class:`_NodeBudget` (before any statistic changes) when expanding would grow
+    Raises :class:`NodeBudgetReached` (before any statistic changes) when expanding would grow
     the tree past ``max_nodes``. :func:`mctslab.search.trace.traced_iteration` runs the same
     steps and records what each phase did.
     """
     path = select(tree.root, tree)
     leaf = path[-1]
-    if _expands(leaf, tree.root):
+    if should_expand(leaf, tree.root):
         leaf = expand(leaf, tree)
         path.append(leaf)
-    rewards = _leaf_rewards(leaf)
+    rewards = leaf_rewards(leaf)
     if rewards is None:
         assert leaf.state is not None
         rewards = simulate(leaf.state.clone(), tree)
     backpropagate(path, rewards, tree.config.solver)
 
 
-def _leaf_rewards(leaf: Node) -> list[float] | None:
+def leaf_rewards(leaf: Node) -> list[float] | None:
     """Rewards of a terminal or proven leaf (no playout needed), else ``None``."""
     if leaf.rewards is not None:
         return leaf.rewards
@@ -660,11 +668,11 @@ class RootChild:
         return self.value_sum / self.visits if self.visits else 0.0
 
 
-def _robust(children: Sequence[C]) -> C:
+def robust_child(children: Sequence[C]) -> C:
     return max(children, key=lambda n: (n.visits, n.mean, -n.action))
 
 
-def _max(children: Sequence[C]) -> C:
+def max_child(children: Sequence[C]) -> C:
     seen = [n for n in children if n.visits] or children
     return max(seen, key=lambda n: (n.mean, n.visits, -n.action))
 
@@ -682,18 +690,18 @@ def final_choice(
         p = to_play
         wins = [n for n in children if n.proven is not None and _value_for(n.proven, p) == 1]
         if wins:
-            return _robust(wins), "solver"
+            return robust_child(wins), "solver"
         open_ = [n for n in children if n.proven is None]
         draws = [n for n in children if n.proven is not None and n.proven == 0]
         if not open_:  # every move is proven: a draw if there is one, else the most-visited loss
-            return _robust(draws or children), "solver"
-        pick = _max(open_) if config.final == "max" else _robust(open_)
+            return robust_child(draws or children), "solver"
+        pick = max_child(open_) if config.final == "max" else robust_child(open_)
         if draws and pick.mean < _draw_reward(p, info):
-            return _robust(draws), "solver"  # a sure draw beats an unproven move that loses
+            return robust_child(draws), "solver"  # a sure draw beats an unproven move that loses
         return pick, config.final
     if config.final == "max":
-        return _max(children), "max"
-    return _robust(children), config.final
+        return max_child(children), "max"
+    return robust_child(children), config.final
 
 
 class MCTS:
@@ -711,7 +719,7 @@ class MCTS:
         self.rng = Rng(self.config.seed)
         self.root: Node | None = None
         self._root_history: list[int] = []
-        self._tree: _Tree | None = None  # the last search's, to keep its node count
+        self._tree: SearchTree | None = None  # the last search's, to keep its node count
         self._game: object = None  # the game of the kept tree (tree reuse checks its rules)
         self._info: GameInfo | None = None
 
@@ -761,14 +769,14 @@ class MCTS:
 
     def search(self, state: State, game_info: GameInfo | None = None) -> SearchResult:
         """Search from ``state`` within the budget and return the chosen move and statistics."""
-        tree = self._prepare(state, game_info)
+        tree = self.prepare(state, game_info)
         try:
             return _run(tree)
         except NotWinLossDrawError:
             self.reset()  # the iteration stopped half-way: the tree is not kept
             raise
 
-    def _prepare(self, state: State, game_info: GameInfo | None = None) -> _Tree:
+    def prepare(self, state: State, game_info: GameInfo | None = None) -> SearchTree:
         """Check the config against the game and set up the tree for ``state`` (reused
         where it can be): what :meth:`search` and the step-by-step tracer start from."""
         config = self.config
@@ -780,7 +788,7 @@ class MCTS:
             raise InvalidConfigError(
                 "cannot search a chance node: no player chooses here (sample an outcome)"
             )
-        info = game_info or _info_of(state)
+        info = game_info or game_info_of(state)
         check_solver(config, info)
         if config.simulation == "cutoff" and heuristic_or_none(state) is None:
             raise InvalidConfigError(
@@ -792,7 +800,7 @@ class MCTS:
         # The same root as last time (more searches of one position): its count is known,
         # which spares walking a large tree again.
         nodes = last.nodes if last is not None and last.root is root else None
-        tree = _Tree(root, info, config, self.rng, nodes)
+        tree = SearchTree(root, info, config, self.rng, nodes)
         if not root.opened:
             _open(root, state.clone(), tree)
         self._tree = tree
@@ -811,7 +819,7 @@ def _same_position(node: Node, state: State) -> bool:
     )
 
 
-def _info_of(state: State) -> GameInfo:
+def game_info_of(state: State) -> GameInfo:
     game = getattr(state, "game", None)
     info = getattr(game, "info", None)
     if not isinstance(info, GameInfo):
@@ -821,7 +829,7 @@ def _info_of(state: State) -> GameInfo:
     return info
 
 
-def _run(tree: _Tree) -> SearchResult:
+def _run(tree: SearchTree) -> SearchResult:
     """The search loop: the four phases, repeated until the budget is spent."""
     config, root = tree.config, tree.root
     start = time.perf_counter()
@@ -850,7 +858,7 @@ def _run(tree: _Tree) -> SearchResult:
             break
         try:
             iterate(tree)
-        except _NodeBudget:
+        except NodeBudgetReached:
             if not root.children:
                 raise InvalidConfigError(
                     f"max_nodes={config.max_nodes} is too small to expand the root"
@@ -864,10 +872,10 @@ def _run(tree: _Tree) -> SearchResult:
 
 def _agree(root: Node) -> bool:
     """Whether the most-visited child is also the best-valued one (robust-max's test)."""
-    return not root.children or _robust(root.children) is _max(root.children)
+    return not root.children or robust_child(root.children) is max_child(root.children)
 
 
-def _result(tree: _Tree, iterations: int, seconds: float, stopped_by: str) -> SearchResult:
+def _result(tree: SearchTree, iterations: int, seconds: float, stopped_by: str) -> SearchResult:
     root = tree.root
     return make_result(
         root.children,

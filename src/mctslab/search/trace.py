@@ -42,12 +42,12 @@ from mctslab.core.game import GameInfo, State
 from mctslab.search.mcts import (
     MCTS,
     Node,
-    _expands,
-    _leaf_rewards,
-    _NodeBudget,
+    NodeBudgetReached,
     backpropagate,
     expand,
+    leaf_rewards,
     select,
+    should_expand,
     simulate,
     uct_value,
 )
@@ -80,7 +80,7 @@ def node_id(node: Node) -> str:
 def tree_at(searcher: MCTS, state: State, game_info: GameInfo | None = None) -> tuple[Node, int]:
     """The searcher's tree re-rooted at ``state`` as its next search would do it (its
     subtree kept, or a fresh root), and the tree's node count. Draws no random number."""
-    tree = searcher._prepare(state, game_info)
+    tree = searcher.prepare(state, game_info)
     return tree.root, tree.nodes
 
 
@@ -239,7 +239,7 @@ def traced_iteration(
     :class:`~mctslab.core.errors.InvalidConfigError` for a terminal state, a root that
     MCTS-Solver has proven (a search would stop there) or a tree at ``max_nodes``.
     """
-    tree = searcher._prepare(state, game_info)
+    tree = searcher.prepare(state, game_info)
     config, root = tree.config, tree.root
     if config.solver and root.proven is not None:
         raise InvalidConfigError("MCTS-Solver has proven the root: no iteration is left to run")
@@ -258,10 +258,10 @@ def traced_iteration(
     # Phase 2: expansion.
     leaf = path[-1]
     expansion = None
-    if _expands(leaf, root):
+    if should_expand(leaf, root):
         try:
             new = expand(leaf, tree)
-        except _NodeBudget:
+        except NodeBudgetReached:
             raise InvalidConfigError(
                 f"the tree is at max_nodes={config.max_nodes}: it cannot grow"
             ) from None
@@ -279,7 +279,7 @@ def traced_iteration(
 
     # Phase 3: simulation (or the exact value of a terminal or proven leaf).
     assert leaf.state is not None
-    exact = _leaf_rewards(leaf)
+    exact = leaf_rewards(leaf)
     actions: list[int] = []
     cutoff = False
     kind: LeafKind

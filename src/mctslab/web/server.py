@@ -70,7 +70,15 @@ from mctslab.core.infoset import is_perfect_information
 from mctslab.core.registry import available_games, game_parameters, make, parse_value
 from mctslab.core.rng import Rng
 from mctslab.search.engine import Searcher, has_kernels, make_searcher
-from mctslab.search.mcts import MCTS, Node, RootChild, SearchConfig, SearchResult, _max, _robust
+from mctslab.search.mcts import (
+    MCTS,
+    Node,
+    RootChild,
+    SearchConfig,
+    SearchResult,
+    max_child,
+    robust_child,
+)
 from mctslab.search.trace import traced_iteration, tree_at, tree_size
 from mctslab.web.render import render
 
@@ -651,7 +659,7 @@ class ChunkedRun:
 def _agree(searcher: Searcher) -> bool:
     """robust-max's test: the most visited root child is also the best valued."""
     children = [RootChild(*c) for c in searcher.root_children()]
-    return not children or _robust(children) is _max(children)
+    return not children or robust_child(children) is max_child(children)
 
 
 async def run_chunks(
