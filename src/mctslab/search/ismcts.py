@@ -66,7 +66,14 @@ from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import CHANCE, GameInfo, OpponentModel, State, sample_chance_outcome
 from mctslab.core.infoset import determinize, information_key
 from mctslab.core.rng import Rng
-from mctslab.search.mcts import MCTS, ChildStats, SearchConfig, SearchResult, game_info_of
+from mctslab.search.mcts import (
+    MCTS,
+    ChildStats,
+    SearchConfig,
+    SearchResult,
+    game_info_of,
+    uct_score,
+)
 
 __all__ = [
     "ISMCTS",
@@ -223,8 +230,7 @@ def _ucb_choice(node: InfoNode, legal: list[int], c: float) -> int:
     """UCB1 with availability counts over the legal actions (all have edges); ties: lowest."""
     best, best_value = legal[0], -math.inf
     for a in legal:
-        n = node.visits[a]
-        value = node.value_sum[a] / n + c * math.sqrt(math.log(node.avail[a]) / n)
+        value = uct_score(node.value_sum[a], node.visits[a], math.log(node.avail[a]), c)
         if value > best_value:
             best, best_value = a, value
     return best

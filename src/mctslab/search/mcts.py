@@ -12,7 +12,8 @@ tree search methods") repeats four phases until the budget is spent:
    Unvisited children come first; ties go to the lowest action id.
 2. :func:`expand`: add one untried child chosen at random (``expansion="one"``)
    or every child at once (``"all"``; each is then simulated when first
-   selected).
+   selected). The expansion rule, :func:`should_expand`: a node grows on its
+   second visit (the root at once), so a new leaf is first simulated as it is.
 3. :func:`simulate`: play the game out from the new node: uniformly random moves
    (``"random"``), a heavy playout that wins at once when it can and otherwise
    avoids letting the opponent win at once (``"heavy"``), or at most
@@ -37,8 +38,8 @@ proven win is played at once, and the search stops when the root is proven.
 
 Chance nodes (dice, deals: ``current_player() == CHANCE``) are part of the tree.
 Selection does not choose at them: it samples an outcome by its probability
-from ``chance_outcomes()`` and follows (or, the first time, creates) that
-outcome's child, so each outcome is visited in proportion to its probability
+from ``chance_outcomes()`` and follows that outcome's child (the first time,
+expansion creates it), so each outcome is visited in proportion to its probability
 and a decision node's mean is an estimate of the expected reward. An outcome
 reached for the first time is a new leaf (an expansion), simulated as it is.
 Chance nodes keep visit counts but no value of their own (no player moved into
@@ -94,6 +95,7 @@ __all__ = [
     "select",
     "should_expand",
     "simulate",
+    "uct_score",
     "uct_value",
 ]
 
@@ -303,6 +305,8 @@ class SearchTree:
         self.config = config
         self.rng = rng
         self.nodes = _count(root) if nodes is None else nodes
+        # The chance outcome selection sampled at the leaf, which expansion adds.
+        self.outcome: int | None = None
 
 
 class NodeBudgetReached(Exception):
@@ -386,15 +390,29 @@ def _value_for(proven: int, player: int) -> int:
     return proven if player == 0 else -proven
 
 
-def uct_value(parent: Node, child: Node, c: float) -> float:
-    """UCB1 applied to trees: ``Q/N + c * sqrt(ln N_parent / N_child)``; unvisited: ``+inf``."""
-    if child.visits == 0:
+def uct_score(value_sum: float, visits: int, log_parent: float, c: float) -> float:
+    """UCB1 applied to trees (Kocsis and Szepesvári 2006), the one formula of the Python
+    searches::
+
+        Q / N + c * sqrt(log_parent / N)
+
+    with ``log_parent = ln N_parent`` (UCT) or ``ln A`` (ISMCTS's availability count);
+    ``+inf`` for an unvisited child (``N = 0``), which therefore comes first. The compiled
+    twin is :func:`mctslab.search.compiled.uct_child`: the same expression, float for float.
+    """
+    if visits == 0:
         return math.inf
-    return child.value_sum / child.visits + c * math.sqrt(math.log(parent.visits) / child.visits)
+    return value_sum / visits + c * math.sqrt(log_parent / visits)
+
+
+def uct_value(parent: Node, child: Node, c: float) -> float:
+    """:func:`uct_score` of ``child`` under ``parent``."""
+    log_n = math.log(parent.visits) if parent.visits else 0.0
+    return uct_score(child.value_sum, child.visits, log_n, c)
 
 
 def _best_uct_child(node: Node, config: SearchConfig) -> Node:
-    """The child with the highest :func:`uct_value` (written out inline: this is the hot loop).
+    """The child with the highest :func:`uct_score`.
 
     Children are sorted by action, and only a strictly greater value replaces the
     best so far, so ties go to the lowest action; unvisited children come first.
@@ -411,10 +429,9 @@ def _best_uct_child(node: Node, config: SearchConfig) -> Node:
         # up the visits that the unproven siblings need to be proven in turn.
         children = [ch for ch in children if ch.proven is None]
     for ch in children:
-        n = ch.visits
-        if n == 0:
+        value = uct_score(ch.value_sum, ch.visits, log_n, c)
+        if value == math.inf:
             return ch
-        value = ch.value_sum / n + c * math.sqrt(log_n / n)
         if value > best_value:
             best, best_value = ch, value
     assert best is not None
@@ -424,19 +441,26 @@ def _best_uct_child(node: Node, config: SearchConfig) -> Node:
 def select(root: Node, tree: SearchTree) -> list[Node]:
     """Phase 1: descend from the root by UCT while nodes are fully expanded.
 
-    At a chance node the descent samples an outcome by its probability instead.
-    It stops at a node with untried actions, a terminal or proven node, or a
-    child reached for the first time (``expansion="all"``, or a chance outcome
-    sampled for the first time), which is then opened and simulated as it is.
+    At a chance node the descent samples an outcome by its probability instead, and
+    follows its child. It stops at a node that can grow (one with untried actions,
+    or a chance node whose sampled outcome has no child yet: the outcome waits in
+    ``tree.outcome`` for :func:`expand`), at a terminal or proven node, or at a child
+    that ``expansion="all"`` created and that is reached for the first time, which
+    selection opens (reads its position) and which is simulated as it is. Selection
+    creates no node.
     """
+    tree.outcome = None
     path = [root]
     node = root
     while not node.terminal and node.proven is None:
         if node.outcomes is not None:  # a chance node: the dice choose
-            node, new = _chance_child(node, tree)
-            path.append(node)
-            if new:
+            action = draw_outcome(node.outcomes, tree.rng)
+            child = node.child(action)
+            if child is None:  # an outcome not seen before: expansion adds it
+                tree.outcome = action
                 break
+            node = child
+            path.append(node)
             continue
         if node.untried or not node.children:
             break
@@ -449,32 +473,26 @@ def select(root: Node, tree: SearchTree) -> list[Node]:
     return path
 
 
-def _chance_child(node: Node, tree: SearchTree) -> tuple[Node, bool]:
-    """The child of chance node ``node`` for an outcome sampled by its probability
-    (created and opened the first time; raises :class:`NodeBudgetReached` if that would
-    grow the tree past ``max_nodes``), and whether it is new."""
-    assert node.outcomes is not None and node.state is not None
-    action = draw_outcome(node.outcomes, tree.rng)
-    child = node.child(action)
-    if child is not None:
-        return child, False
-    if tree.config.max_nodes is not None and tree.nodes + 1 > tree.config.max_nodes:
-        raise NodeBudgetReached
-    child = Node(action, CHANCE, node)
-    bisect.insort(node.children, child, key=lambda n: n.action)
-    tree.nodes += 1
-    _open(child, node.state.child(action), tree)
-    return child, True
-
-
 def expand(node: Node, tree: SearchTree) -> Node:
-    """Phase 2: add children to ``node`` and return the one to simulate from.
+    """Phase 2: add children to ``node`` and return the one to simulate from (opened).
 
     ``expansion="one"`` adds one untried action drawn at random; ``"all"`` adds
     every untried action and returns the first (lowest action), the others
-    waiting for selection.
+    waiting for selection. At a chance node it adds the child of the outcome that
+    selection sampled (``tree.outcome``). Raises :class:`NodeBudgetReached`, before
+    any change, if the new nodes would grow the tree past ``max_nodes``.
     """
     config, rng = tree.config, tree.rng
+    if node.outcomes is not None:  # a chance node: the outcome selection drew
+        assert tree.outcome is not None and node.state is not None
+        if config.max_nodes is not None and tree.nodes + 1 > config.max_nodes:
+            raise NodeBudgetReached
+        child = Node(tree.outcome, CHANCE, node)
+        bisect.insort(node.children, child, key=lambda n: n.action)
+        tree.nodes += 1
+        tree.outcome = None
+        _open(child, node.state.child(child.action), tree)
+        return child
     if config.expansion == "one":
         if config.max_nodes is not None and tree.nodes + 1 > config.max_nodes:
             raise NodeBudgetReached
@@ -604,11 +622,17 @@ def backpropagate(path: list[Node], rewards: list[float], solver: bool) -> None:
             proving = _prove(node)
 
 
-def should_expand(leaf: Node, root: Node) -> bool:
-    """Whether the selected leaf grows: a leaf seen before (or the root) with untried
-    actions does; a node just reached for the first time under ``expansion="all"`` is
-    simulated as it is."""
-    return bool(leaf.untried) and leaf.proven is None and (leaf.visits > 0 or leaf is root)
+def should_expand(leaf: Node, tree: SearchTree) -> bool:
+    """The expansion rule: whether the selected leaf grows.
+
+    A node grows once it has been simulated before (or is the root) and has untried
+    actions, so that a node is expanded on its second visit; a node just reached for
+    the first time under ``expansion="all"`` is simulated as it is. A chance node
+    grows when selection sampled an outcome it has no child for.
+    """
+    if leaf.outcomes is not None:
+        return tree.outcome is not None
+    return bool(leaf.untried) and leaf.proven is None and (leaf.visits > 0 or leaf is tree.root)
 
 
 def iterate(tree: SearchTree) -> None:
@@ -620,7 +644,7 @@ def iterate(tree: SearchTree) -> None:
     """
     path = select(tree.root, tree)
     leaf = path[-1]
-    if should_expand(leaf, tree.root):
+    if should_expand(leaf, tree):
         leaf = expand(leaf, tree)
         path.append(leaf)
     rewards = leaf_rewards(leaf)

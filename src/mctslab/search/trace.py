@@ -258,7 +258,7 @@ def traced_iteration(
     # Phase 2: expansion.
     leaf = path[-1]
     expansion = None
-    if should_expand(leaf, root):
+    if should_expand(leaf, tree):
         try:
             new = expand(leaf, tree)
         except NodeBudgetReached:
