@@ -30,6 +30,7 @@ DOCTESTED = [
     "mctslab.search.ismcts",
     "mctslab.search.mcts",
     "mctslab.search.minimax",
+    "mctslab.search.options",
 ]
 
 # Imported at the top of some modules (the web lab's server), installed by an extra.

@@ -74,6 +74,13 @@ from mctslab.search.mcts import (
     game_info_of,
     uct_score,
 )
+from mctslab.search.options import (
+    check_budget,
+    check_choice,
+    check_exploration,
+    check_seed,
+    is_int,
+)
 
 __all__ = [
     "ISMCTS",
@@ -94,21 +101,6 @@ Variant = Literal["so", "mo"]
 FinalRule = Literal["robust", "max", "sample"]
 _VARIANTS = ("so", "mo")
 _FINAL_RULES = ("robust", "max", "sample")
-
-
-def _is_int(x: object) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
-
-
-def _check_budget(name: str, iterations: int | None, seconds: float | None) -> None:
-    if iterations is not None and (not _is_int(iterations) or not 1 <= iterations <= 10**9):
-        raise InvalidConfigError(f"{name}: iterations must be an integer in [1, 1e9]")
-    if seconds is not None and (
-        not isinstance(seconds, int | float) or not 0 < seconds < 1e6 or isinstance(seconds, bool)
-    ):
-        raise InvalidConfigError(f"{name}: time must be a positive number of seconds")
-    if iterations is None and seconds is None:
-        raise InvalidConfigError(f"{name}: give a budget: iterations or time")
 
 
 @dataclass(frozen=True)
@@ -144,24 +136,22 @@ class ISMCTSConfig:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        def bad(msg: str) -> InvalidConfigError:
-            return InvalidConfigError(f"ismcts config: {msg}")
+        where = "ismcts config"
 
-        if not isinstance(self.c, int | float) or not math.isfinite(self.c) or self.c < 0:
-            raise bad(f"c must be a finite number >= 0, got {self.c!r}")
-        if self.variant not in _VARIANTS:
-            raise bad(f"variant must be one of {', '.join(_VARIANTS)}, got {self.variant!r}")
-        if self.final not in _FINAL_RULES:
-            raise bad(f"final must be one of {', '.join(_FINAL_RULES)}, got {self.final!r}")
+        def bad(msg: str) -> InvalidConfigError:
+            return InvalidConfigError(f"{where}: {msg}")
+
+        check_exploration(where, self.c)
+        check_choice(where, "variant", self.variant, _VARIANTS)
+        check_choice(where, "final", self.final, _FINAL_RULES)
         for name in ("eta", "gamma"):
             v = getattr(self, name)
             if not isinstance(v, int | float) or not 0 <= v <= 1:
                 raise bad(f"{name} must be in [0, 1], got {v!r}")
         if not isinstance(self.d, int | float) or not 0 <= self.d < 1e6:
             raise bad(f"d must be a number >= 0, got {self.d!r}")
-        if not _is_int(self.seed):
-            raise bad(f"seed must be an integer, got {self.seed!r}")
-        _check_budget("ismcts config", self.iterations, self.time)
+        check_seed(where, self.seed)
+        check_budget(where, self.iterations, self.time)
 
 
 class InfoNode:
@@ -494,16 +484,15 @@ class PIMCConfig:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        if not _is_int(self.determinizations) or not 1 <= self.determinizations <= 100_000:
+        where = "pimc config"
+        if not is_int(self.determinizations) or not 1 <= self.determinizations <= 100_000:
             raise InvalidConfigError(
                 "pimc config: determinizations must be an integer in [1, 100000], "
                 f"got {self.determinizations!r}"
             )
-        if not isinstance(self.c, int | float) or not math.isfinite(self.c) or self.c < 0:
-            raise InvalidConfigError(f"pimc config: c must be a finite number >= 0, got {self.c!r}")
-        if not _is_int(self.seed):
-            raise InvalidConfigError(f"pimc config: seed must be an integer, got {self.seed!r}")
-        _check_budget("pimc config", self.iterations, self.time)
+        check_exploration(where, self.c)
+        check_seed(where, self.seed)
+        check_budget(where, self.iterations, self.time)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -74,6 +74,13 @@ from mctslab.core.game import (
     state_key,
 )
 from mctslab.core.rng import Rng
+from mctslab.search.options import (
+    check_budget,
+    check_choice,
+    check_exploration,
+    check_seed,
+    is_int,
+)
 
 __all__ = [
     "MCTS",
@@ -149,43 +156,31 @@ class SearchConfig:
     workers: int = 1
 
     def __post_init__(self) -> None:
-        def bad(msg: str) -> InvalidConfigError:
-            return InvalidConfigError(f"search config: {msg}")
-
-        if not isinstance(self.c, int | float) or not math.isfinite(self.c) or self.c < 0:
-            raise bad(f"c must be a finite number >= 0, got {self.c!r}")
-        if self.expansion not in _EXPANSIONS:
-            raise bad(f"expansion must be one of {', '.join(_EXPANSIONS)}, got {self.expansion!r}")
-        if self.simulation not in _SIMULATIONS:
-            raise bad(
-                f"simulation must be one of {', '.join(_SIMULATIONS)}, got {self.simulation!r}"
+        where = "search config"
+        check_exploration(where, self.c)
+        check_choice(where, "expansion", self.expansion, _EXPANSIONS)
+        check_choice(where, "simulation", self.simulation, _SIMULATIONS)
+        check_choice(where, "final", self.final, _FINAL_RULES)
+        if not is_int(self.cutoff_depth) or self.cutoff_depth < 0:
+            raise InvalidConfigError(
+                f"{where}: cutoff_depth must be an integer >= 0, got {self.cutoff_depth!r}"
             )
-        if self.final not in _FINAL_RULES:
-            raise bad(f"final must be one of {', '.join(_FINAL_RULES)}, got {self.final!r}")
-        if not _is_int(self.cutoff_depth) or self.cutoff_depth < 0:
-            raise bad(f"cutoff_depth must be an integer >= 0, got {self.cutoff_depth!r}")
         if not isinstance(self.robust_max_extra, int | float) or not (
             0 <= self.robust_max_extra <= 100
         ):
-            raise bad(f"robust_max_extra must be in [0, 100], got {self.robust_max_extra!r}")
-        if self.iterations is not None and (not _is_int(self.iterations) or self.iterations < 1):
-            raise bad(f"iterations must be a positive integer, got {self.iterations!r}")
-        if self.time is not None and (
-            not isinstance(self.time, int | float) or not 0 < self.time < 1e6
-        ):
-            raise bad(f"time must be a positive number of seconds, got {self.time!r}")
-        if self.max_nodes is not None and (not _is_int(self.max_nodes) or self.max_nodes < 2):
-            raise bad(f"max_nodes must be an integer >= 2, got {self.max_nodes!r}")
-        if self.iterations is None and self.time is None and self.max_nodes is None:
-            raise bad("give at least one budget: iterations, time or max_nodes")
-        if not _is_int(self.seed):
-            raise bad(f"seed must be an integer, got {self.seed!r}")
-        if not _is_int(self.workers) or not 1 <= self.workers <= 256:
-            raise bad(f"workers must be an integer in [1, 256], got {self.workers!r}")
-
-
-def _is_int(x: object) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
+            raise InvalidConfigError(
+                f"{where}: robust_max_extra must be in [0, 100], got {self.robust_max_extra!r}"
+            )
+        if self.max_nodes is not None and (not is_int(self.max_nodes) or self.max_nodes < 2):
+            raise InvalidConfigError(
+                f"{where}: max_nodes must be an integer >= 2, got {self.max_nodes!r}"
+            )
+        check_budget(where, self.iterations, self.time, other_budget=self.max_nodes is not None)
+        check_seed(where, self.seed)
+        if not is_int(self.workers) or not 1 <= self.workers <= 256:
+            raise InvalidConfigError(
+                f"{where}: workers must be an integer in [1, 256], got {self.workers!r}"
+            )
 
 
 @dataclass(frozen=True)
