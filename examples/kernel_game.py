@@ -221,11 +221,11 @@ def heuristic(s, params, out):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def search_chunk(tree, root, params, ci, cf, ctl, ctl_f, rng, bufs, fbufs, path, cap, n):  # type: ignore[no-untyped-def]
+def search_chunk(tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, cap, n):  # type: ignore[no-untyped-def]
     """The compiled engine on these kernels, cached on disk (see ``mctslab.search.compiled``)."""
     return run_chunk(
         legal_actions, apply_action, returns, heuristic,
-        tree, root, params, ci, cf, ctl, ctl_f, rng, bufs, fbufs, path, cap, n,
+        tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, cap, n,
     )  # fmt: skip
 
 

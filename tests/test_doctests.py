@@ -27,6 +27,7 @@ DOCTESTED = [
     "mctslab.core.registry",
     "mctslab.core.rng",
     "mctslab.players.player",
+    "mctslab.search.budget",
     "mctslab.search.ismcts",
     "mctslab.search.mcts",
     "mctslab.search.minimax",

@@ -147,6 +147,47 @@ def test_final_rules_identical(final: str) -> None:
         assert_identical(state, SearchConfig(iterations=300, seed=seed, final=final))  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(
+    ("iterations", "seed", "extra", "stopped_by"),
+    [
+        (400, 2, 0.5, "iterations"),  # the rules agree when the budget is spent
+        (400, 8, 0.5, "agreement"),  # extended, then stopped as soon as they agree
+        (200, 32, 0.02, "iterations"),  # extended, still disagreeing when it is spent
+    ],
+)
+def test_robust_max_endings_identical(
+    iterations: int, seed: int, extra: float, stopped_by: str
+) -> None:
+    # The seeds of test_mcts.py's test_final_rules_pick_what_they_say: the driver's Budget
+    # (between chunks) and the chunk's agreement test stop where the reference stops.
+    config = SearchConfig(
+        iterations=iterations, seed=seed, final="robust-max", robust_max_extra=extra
+    )
+    state = mctslab.make("connect_four").new_initial_state()
+    assert_identical(state, config)
+    assert CompiledMCTS(config).search(state).stopped_by == stopped_by
+
+
+def test_a_search_chunk_wrapper_with_the_wrong_arguments_is_named() -> None:
+    from mctslab.games.kernels import RuleKernels
+    from mctslab.search.compiled import CHUNK_ARGUMENTS
+
+    game = mctslab.make("tic_tac_toe")
+    k = game.kernels  # type: ignore[attr-defined]
+
+    def old_wrapper(tree, root, params, ci, cf, ctl, ctl_f, rng, bufs, fbufs, path, cap, n):  # type: ignore[no-untyped-def]
+        raise AssertionError("never called")
+
+    class OldStyle(type(game)):  # type: ignore[misc]
+        kernels = RuleKernels(
+            k.init, k.legal_actions, k.apply_action, k.returns, k.heuristic, old_wrapper
+        )
+
+    assert len(CHUNK_ARGUMENTS) == 12
+    with pytest.raises(mctslab.InvalidConfigError, match="search_chunk takes 13 arguments"):
+        CompiledMCTS(SearchConfig(iterations=10)).search(OldStyle().new_initial_state())
+
+
 @pytest.mark.parametrize("expansion", ["one", "all"])
 def test_node_budget_identical(expansion: str) -> None:
     state = mctslab.make("connect_four").new_initial_state()

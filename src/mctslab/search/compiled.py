@@ -18,8 +18,11 @@ takes the k-th one without a child, as the reference engine pops the k-th of
 its sorted list.
 
 Python calls :func:`run_chunk` once per chunk of iterations; between chunks it
-checks the clock (numba has none in nopython mode), grows the arrays when they
-run short, and handles the robust-max extension. The function takes the game's
+asks the search's :class:`~mctslab.search.budget.Budget` whether to stop (the
+iteration and time budgets and robust-max's extension, the same object the
+reference engine asks between iterations; numba has no clock in nopython mode)
+and grows the arrays when they run short. Under robust-max's extension the chunk
+itself stops at the first iteration where the two rules agree, as the reference does. The function takes the game's
 rule kernels as arguments; each built-in game wraps it in a one-line function
 compiled with ``cache=True`` (``RuleKernels.search_chunk``), so that numba's
 on-disk cache serves a fresh process. A user's own kernel game works without
@@ -28,6 +31,7 @@ such a wrapper, compiled on first use.
 
 from __future__ import annotations
 
+import inspect
 import math
 import time
 from collections.abc import Callable
@@ -40,6 +44,7 @@ from numba.extending import intrinsic
 
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import TERMINAL, GameInfo, State, has_chance_nodes, same_rules
+from mctslab.search.budget import Budget
 from mctslab.search.mcts import (
     NotWinLossDrawError,
     RootChild,
@@ -48,6 +53,7 @@ from mctslab.search.mcts import (
     check_solver,
     make_result,
     not_win_loss_message,
+    rules_agree,
 )
 
 __all__ = ["CompiledMCTS", "Tree", "register_cached_chunk", "run_chunk"]
@@ -58,29 +64,25 @@ NONE = -1  # no child / no sibling
 OPENED, TERMINAL_FLAG = 1, 2  # bits of flags[i]
 
 # run_chunk's return codes.
-CHUNK_DONE, STOP_ITERATIONS, STOP_TIME, STOP_NODES, STOP_PROVEN = 0, 1, 2, 3, 4
-STOP_AGREEMENT, EXTENDED, NEED_SPACE, NODE_BUDGET, NOT_WIN_LOSS = 5, 6, 7, 8, 9
+CHUNK_DONE, STOP_NODES, STOP_PROVEN, STOP_AGREEMENT = 0, 1, 2, 3
+NEED_SPACE, NODE_BUDGET, NOT_WIN_LOSS = 4, 5, 6
 # CHUNK_DONE doubles as "go on" for the phases that return a code.
 _STOP_NAMES = {
-    STOP_ITERATIONS: "iterations",
-    STOP_TIME: "time",
     STOP_NODES: "nodes",
     STOP_PROVEN: "proven",
     STOP_AGREEMENT: "agreement",
 }
 
 # cfg_i: integer options; cfg_f: float options.
-EXPANSION, SIMULATION, CUTOFF_DEPTH, SOLVER, FINAL, MAX_NODES = 0, 1, 2, 3, 4, 5
-C, MIN_UTILITY, SPAN, EXTRA = 0, 1, 2, 3
-# ctl: the search's mutable counters, kept across chunks.
-ITERATIONS, IS_EXTENDED, NODES, TIME_UP = 0, 1, 2, 3
-# ctl_f: mutable float state.
-MAX_ITERATIONS = 0
+EXPANSION, SIMULATION, CUTOFF_DEPTH, SOLVER, MAX_NODES = 0, 1, 2, 3, 4
+C, MIN_UTILITY, SPAN = 0, 1, 2
+# ctl: the search's counters, kept across chunks; IS_EXTENDED is set by the driver
+# (robust-max's extension is on: stop the chunk as soon as the two rules agree).
+ITERATIONS, IS_EXTENDED, NODES = 0, 1, 2
 
 # The values of cfg_i's options, named as SearchConfig names them.
 EXPANSION_ONE, EXPANSION_ALL = 0, 1
 SIMULATION_RANDOM, SIMULATION_HEAVY, SIMULATION_CUTOFF = 0, 1, 2
-FINAL_ROBUST, FINAL_MAX, FINAL_ROBUST_MAX = 0, 1, 2
 
 _EXPANSION_CODE = {"one": EXPANSION_ONE, "all": EXPANSION_ALL}
 _SIMULATION_CODE = {
@@ -88,7 +90,6 @@ _SIMULATION_CODE = {
     "heavy": SIMULATION_HEAVY,
     "cutoff": SIMULATION_CUTOFF,
 }
-_FINAL_CODE = {"robust": FINAL_ROBUST, "max": FINAL_MAX, "robust-max": FINAL_ROBUST_MAX}
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MUL1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -613,7 +614,6 @@ def run_chunk(  # type: ignore[no-untyped-def]
     cfg_i,
     cfg_f,
     ctl,
-    ctl_f,
     rng,
     bufs,
     fbufs,
@@ -643,7 +643,6 @@ def run_chunk(  # type: ignore[no-untyped-def]
     root_state = borrow(root_state)
     params = borrow(params)
     ctl = borrow(ctl)
-    ctl_f = borrow(ctl_f)
     rng = borrow(rng)
     bufs = borrow(bufs)
     fbufs = borrow(fbufs)
@@ -652,7 +651,6 @@ def run_chunk(  # type: ignore[no-untyped-def]
     simulation = cfg_i[SIMULATION]
     cutoff_depth = cfg_i[CUTOFF_DEPTH]
     solver = cfg_i[SOLVER] != 0
-    final = cfg_i[FINAL]
     max_nodes = cfg_i[MAX_NODES]
     c = cfg_f[C]
     min_u = cfg_f[MIN_UTILITY]
@@ -674,21 +672,16 @@ def run_chunk(  # type: ignore[no-untyped-def]
         _open(legal_fn, returns_fn, tree, ROOT, state, params, solver, legal, rets, min_u, max_u)
     done = 0
     while True:
-        # The budget checks, in the reference's order.
+        # The budget checks, in the reference's order; the iteration and time budgets
+        # are the driver's (a chunk ends where they may stop the search).
         if solver and tree.proven[ROOT] != UNPROVEN:
             return STOP_PROVEN
         if max_nodes >= 0 and ctl[NODES] >= max_nodes:
             return STOP_NODES
-        if ctl[ITERATIONS] >= ctl_f[MAX_ITERATIONS] or ctl[TIME_UP]:
-            if final == FINAL_ROBUST_MAX and not ctl[IS_EXTENDED] and not _agree(tree):
-                ctl[IS_EXTENDED] = 1
-                ctl_f[MAX_ITERATIONS] *= 1.0 + cfg_f[EXTRA]
-                return EXTENDED
-            return STOP_TIME if ctl[TIME_UP] else STOP_ITERATIONS
-        if ctl[IS_EXTENDED] and _agree(tree):
-            return STOP_AGREEMENT
         if done >= max_chunk:
             return CHUNK_DONE
+        if ctl[IS_EXTENDED] and _agree(tree):
+            return STOP_AGREEMENT
         if max_nodes < 0 and ctl[NODES] + num_actions > capacity[0]:
             return NEED_SPACE
 
@@ -797,6 +790,28 @@ def register_cached_chunk(kernels: Any, chunk: Callable[..., int]) -> None:
     _CACHED_CHUNKS[kernels] = chunk
 
 
+#: The arguments a game's ``search_chunk`` wrapper passes on to :func:`run_chunk`.
+CHUNK_ARGUMENTS = (
+    "tree", "root", "params", "ci", "cf", "ctl", "rng", "bufs", "fbufs", "path", "cap", "n"
+)  # fmt: skip
+
+
+def _check_wrapper(wrapper: Any) -> None:
+    """A ``search_chunk`` wrapper takes :data:`CHUNK_ARGUMENTS` (earlier wrappers also
+    passed ``ctl_f``): say so instead of numba's typing error."""
+    func = getattr(wrapper, "py_func", wrapper)
+    try:
+        count = len(inspect.signature(func).parameters)
+    except (TypeError, ValueError):  # no signature to read: let the call tell
+        return
+    if count != len(CHUNK_ARGUMENTS):
+        raise InvalidConfigError(
+            f"search_chunk takes {count} arguments; it must take {len(CHUNK_ARGUMENTS)} "
+            f"({', '.join(CHUNK_ARGUMENTS)}) and pass them to run_chunk after the kernels, "
+            "as in examples/kernel_game.py"
+        )
+
+
 class CompiledMCTS:
     """The compiled engine behind the same interface as :class:`mctslab.search.mcts.MCTS`.
 
@@ -820,6 +835,7 @@ class CompiledMCTS:
     def _chunk_fn(self, kernels: Any) -> Callable[..., int]:
         wrapper = getattr(kernels, "search_chunk", None) or _CACHED_CHUNKS.get(kernels)
         if wrapper is not None:
+            _check_wrapper(wrapper)
             return wrapper  # type: ignore[no-any-return]
 
         def generic(*args: Any) -> int:
@@ -906,15 +922,13 @@ class CompiledMCTS:
                 _SIMULATION_CODE[config.simulation],
                 config.cutoff_depth,
                 int(config.solver),
-                _FINAL_CODE[config.final],
                 -1 if config.max_nodes is None else config.max_nodes,
             ],
             dtype=np.int64,
         )
         span = info.max_utility - info.min_utility
-        cfg_f = np.array([config.c, info.min_utility, span, config.robust_max_extra])
-        ctl = np.array([0, 0, self.nodes, 0], dtype=np.int64)
-        ctl_f = np.array([math.inf if config.iterations is None else float(config.iterations)])
+        cfg_f = np.array([config.c, info.min_utility, span])
+        ctl = np.array([0, 0, self.nodes], dtype=np.int64)
         width = max(len(root_state), num_actions)
         bufs = np.zeros((7, width), dtype=np.int64)
         fbufs = np.zeros((2, info.num_players), dtype=np.float64)
@@ -933,7 +947,6 @@ class CompiledMCTS:
                     cfg_i,
                     cfg_f,
                     ctl,
-                    ctl_f,
                     self.rng,
                     bufs,
                     fbufs,
@@ -953,23 +966,26 @@ class CompiledMCTS:
             self._compiled.add(key)
         # The clock started on entry; compiling or loading code is reported apart.
         start = entered + compile_seconds
-        deadline = math.inf if config.time is None else start + config.time
-        chunk = 1 << 62 if config.time is None else 64
+        budget = Budget.of(config)
+        chunk = 64  # under a time budget: iterations between looks at the clock, adapted
         while True:
-            code = call(chunk)
+            left = budget.iterations_left(int(ctl[ITERATIONS]))
+            max_chunk = 1 << 62 if left is None else left
+            if budget.timed:
+                max_chunk = min(max_chunk, chunk)
+            ctl[IS_EXTENDED] = budget.extended
+            code = call(max_chunk)
             if code == CHUNK_DONE:
-                now = time.perf_counter()
-                if now >= deadline:
-                    ctl[TIME_UP] = 1
-                elif config.time is not None:
-                    # Aim for chunks of about a hundredth of the time budget.
-                    per = (now - start) / max(1, int(ctl[ITERATIONS]))
-                    chunk = max(16, min(1 << 20, int(config.time / 100 / max(per, 1e-9))))
-                continue
-            if code == EXTENDED:
+                done = int(ctl[ITERATIONS])
+                seconds = time.perf_counter() - start
+                stop = budget.stop(done, seconds, agree=lambda: rules_agree(self._root_children()))
+                if stop is not None:
+                    stopped_by = stop
+                    break
                 if config.time is not None:
-                    deadline = start + (deadline - start) * (1.0 + config.robust_max_extra)
-                    ctl[TIME_UP] = 0
+                    # Aim for chunks of about a hundredth of the time budget.
+                    per = seconds / max(1, done)
+                    chunk = max(16, min(1 << 20, int(config.time / 100 / max(per, 1e-9))))
                 continue
             if code == NEED_SPACE:
                 assert self.tree is not None

@@ -66,6 +66,7 @@ from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import CHANCE, GameInfo, OpponentModel, State, sample_chance_outcome
 from mctslab.core.infoset import determinize, information_key
 from mctslab.core.rng import Rng
+from mctslab.search.budget import Budget
 from mctslab.search.mcts import (
     MCTS,
     ChildStats,
@@ -434,14 +435,14 @@ class ISMCTS:
         search = _Search(state, info, config, rng, self.model)
         self.last = search
         legal = state.legal_actions()
+        budget = Budget(config.iterations, config.time)
         start = time.perf_counter()
-        deadline = math.inf if config.time is None else start + config.time
-        limit = math.inf if config.iterations is None else config.iterations
         iterations = 0
-        stopped_by = "iterations"
-        while iterations < limit:
-            if config.time is not None and time.perf_counter() >= deadline:
-                stopped_by = "time"
+        while True:
+            seconds = time.perf_counter() - start if budget.timed else 0.0
+            stop = budget.stop(iterations, seconds, agree=lambda: True)
+            if stop is not None:
+                stopped_by = stop
                 break
             iterate(search, determinize(state, search.player, rng, self.model))
             iterations += 1

@@ -22,34 +22,34 @@ __all__ = ["bohnenspiel_chunk", "connect_four_chunk", "nim_chunk", "tic_tac_toe_
 
 
 @njit(cache=True)
-def tic_tac_toe_chunk(tree, root, params, ci, cf, ctl, ctl_f, rng, bufs, fbufs, path, cap, n):  # type: ignore[no-untyped-def]
+def tic_tac_toe_chunk(tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, cap, n):  # type: ignore[no-untyped-def]
     return run_chunk(
         tic_tac_toe.legal_actions, tic_tac_toe.apply_action, tic_tac_toe.returns, tic_tac_toe.heuristic,
-        tree, root, params, ci, cf, ctl, ctl_f, rng, bufs, fbufs, path, cap, n,
+        tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, cap, n,
     )  # fmt: skip
 
 
 @njit(cache=True)
-def connect_four_chunk(tree, root, params, ci, cf, ctl, ctl_f, rng, bufs, fbufs, path, cap, n):  # type: ignore[no-untyped-def]
+def connect_four_chunk(tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, cap, n):  # type: ignore[no-untyped-def]
     return run_chunk(
         connect_four.legal_actions, connect_four.apply_action, connect_four.returns, connect_four.heuristic,
-        tree, root, params, ci, cf, ctl, ctl_f, rng, bufs, fbufs, path, cap, n,
+        tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, cap, n,
     )  # fmt: skip
 
 
 @njit(cache=True)
-def nim_chunk(tree, root, params, ci, cf, ctl, ctl_f, rng, bufs, fbufs, path, cap, n):  # type: ignore[no-untyped-def]
+def nim_chunk(tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, cap, n):  # type: ignore[no-untyped-def]
     return run_chunk(
         nim.legal_actions, nim.apply_action, nim.returns, nim.heuristic,
-        tree, root, params, ci, cf, ctl, ctl_f, rng, bufs, fbufs, path, cap, n,
+        tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, cap, n,
     )  # fmt: skip
 
 
 @njit(cache=True)
-def bohnenspiel_chunk(tree, root, params, ci, cf, ctl, ctl_f, rng, bufs, fbufs, path, cap, n):  # type: ignore[no-untyped-def]
+def bohnenspiel_chunk(tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, cap, n):  # type: ignore[no-untyped-def]
     return run_chunk(
         bohnenspiel.legal_actions, bohnenspiel.apply_action, bohnenspiel.returns, bohnenspiel.heuristic,
-        tree, root, params, ci, cf, ctl, ctl_f, rng, bufs, fbufs, path, cap, n,
+        tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, cap, n,
     )  # fmt: skip
 
 

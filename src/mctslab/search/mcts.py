@@ -74,6 +74,7 @@ from mctslab.core.game import (
     state_key,
 )
 from mctslab.core.rng import Rng
+from mctslab.search.budget import Budget
 from mctslab.search.options import (
     check_budget,
     check_choice,
@@ -98,6 +99,7 @@ __all__ = [
     "leaf_rewards",
     "max_child",
     "robust_child",
+    "rules_agree",
     "search",
     "select",
     "should_expand",
@@ -696,6 +698,12 @@ def max_child(children: Sequence[C]) -> C:
     return max(seen, key=lambda n: (n.mean, n.visits, -n.action))
 
 
+def rules_agree(children: Sequence[ChildLike]) -> bool:
+    """Robust-max's test: the most visited child is also the best valued (true at a
+    root without children); see :class:`~mctslab.search.budget.Budget`."""
+    return not children or robust_child(children) is max_child(children)
+
+
 def _draw_reward(to_play: int, info: GameInfo) -> float:
     """The reward of a draw (return 0) for ``to_play``."""
     return _rewards([0.0] * info.num_players, info)[to_play]
@@ -851,10 +859,8 @@ def game_info_of(state: State) -> GameInfo:
 def _run(tree: SearchTree) -> SearchResult:
     """The search loop: the four phases, repeated until the budget is spent."""
     config, root = tree.config, tree.root
+    budget = Budget.of(config)
     start = time.perf_counter()
-    max_iterations = math.inf if config.iterations is None else config.iterations
-    deadline = math.inf if config.time is None else start + config.time
-    extended = False  # robust-max: the budget was stretched while its two rules disagreed
     iterations = 0
     while True:
         if config.solver and root.proven is not None:
@@ -863,17 +869,10 @@ def _run(tree: SearchTree) -> SearchResult:
         if config.max_nodes is not None and tree.nodes >= config.max_nodes:
             stopped_by = "nodes"
             break
-        out_of_time = config.time is not None and time.perf_counter() >= deadline
-        if iterations >= max_iterations or out_of_time:
-            if config.final == "robust-max" and not extended and not _agree(root):
-                extended = True
-                max_iterations *= 1.0 + config.robust_max_extra
-                deadline = start + (deadline - start) * (1.0 + config.robust_max_extra)
-                continue
-            stopped_by = "time" if out_of_time else "iterations"
-            break
-        if extended and _agree(root):
-            stopped_by = "agreement"
+        seconds = time.perf_counter() - start if budget.timed else 0.0
+        stop = budget.stop(iterations, seconds, agree=lambda: rules_agree(root.children))
+        if stop is not None:
+            stopped_by = stop
             break
         try:
             iterate(tree)
@@ -887,11 +886,6 @@ def _run(tree: SearchTree) -> SearchResult:
         iterations += 1
     seconds = time.perf_counter() - start
     return _result(tree, iterations, seconds, stopped_by)
-
-
-def _agree(root: Node) -> bool:
-    """Whether the most-visited child is also the best-valued one (robust-max's test)."""
-    return not root.children or robust_child(root.children) is max_child(root.children)
 
 
 def _result(tree: SearchTree, iterations: int, seconds: float, stopped_by: str) -> SearchResult:
