@@ -1,4 +1,4 @@
-"""The web lab's JSON API (mctslab.web.server), through FastAPI's test client."""
+"""The web lab's JSON API (mctslab.web.routes), through FastAPI's test client."""
 
 from __future__ import annotations
 
@@ -36,7 +36,10 @@ with warnings.catch_warnings():
 import mctslab
 from mctslab.analysis import treeview
 from mctslab.search.mcts import MCTS, SearchConfig
-from mctslab.web.server import Settings, create_app, release, run_chunks
+from mctslab.web.app import create_app
+from mctslab.web.runner import run_chunks
+from mctslab.web.sessions import release
+from mctslab.web.settings import Settings
 
 TTT = "tic_tac_toe"
 
@@ -515,6 +518,43 @@ def test_a_search_in_chunks_is_one_search(engine: str) -> None:
     assert run.result.action == whole.action and run.result.children == whole.children
     assert run.result.iterations == 2500 and run.stopped_by == "iterations"
     assert chunked.config == config  # restored
+
+
+@pytest.mark.parametrize("engine", ["reference", "compiled"])
+def test_a_chunked_search_extends_robust_max_as_one_search_does(engine: str) -> None:
+    # The seeds of tests/search/test_mcts.py's robust-max endings: the same Budget decides.
+    state = mctslab.make("connect_four").new_initial_state()
+
+    def chunked(config: SearchConfig) -> Any:
+        return anyio.run(
+            partial(
+                run_chunks,
+                mctslab.make_searcher(config, state, engine),
+                state,
+                config,
+                cancel=threading.Event(),
+                lock=threading.Lock(),
+                chunk_seconds=1e-4,
+            )
+        )
+
+    # Still disagreeing when the 2% extension is spent: 204 iterations, as one search.
+    config = SearchConfig(iterations=200, seed=32, final="robust-max", robust_max_extra=0.02)
+    run, whole = chunked(config), mctslab.make_searcher(config, state, engine).search(state)
+    assert (run.iterations, run.stopped_by) == (whole.iterations, whole.stopped_by)
+    assert (run.iterations, run.stopped_by, run.result.final_rule) == (
+        204,
+        "iterations",
+        "robust-max",
+    )
+    assert run.result.children == whole.children and run.result.action == whole.action
+    # Extended, then stopped between two chunks once the rules agree.
+    run = chunked(SearchConfig(iterations=400, seed=8, final="robust-max"))
+    assert 400 < run.iterations <= 600 and run.stopped_by == "agreement"
+    by_visits = max(run.result.children, key=lambda ch: (ch.visits, ch.value, -ch.action))
+    visited = [ch for ch in run.result.children if ch.visits]
+    by_value = max(visited, key=lambda ch: (ch.value, ch.visits, -ch.action))
+    assert run.result.action == by_visits.action == by_value.action
 
 
 def test_a_cancelled_chunked_search_stops_at_once() -> None:

@@ -64,7 +64,7 @@ import uvicorn  # noqa: E402
 from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: E402
 
 import mctslab  # noqa: E402
-from mctslab.web.server import create_app  # noqa: E402
+from mctslab.web.app import create_app  # noqa: E402
 
 # Small budgets: the tests check the page, not the engine's strength.
 BUDGET = "300"

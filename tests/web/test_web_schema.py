@@ -1,4 +1,4 @@
-"""The web API's OpenAPI schema tells the truth (mctslab.web.server).
+"""The web API's OpenAPI schema tells the truth (mctslab.web.app, mctslab.web.schemas).
 
 schemathesis fuzzes the app against its own ``/openapi.json`` with every check: what the
 schema calls valid is accepted, what it calls invalid is refused, every status and body
@@ -36,7 +36,8 @@ with warnings.catch_warnings():
     from fastapi.testclient import TestClient
 
 from mctslab.analysis import treeview
-from mctslab.web.server import Settings, create_app
+from mctslab.web.app import create_app
+from mctslab.web.settings import Settings
 
 TTT = "tic_tac_toe"
 

@@ -27,7 +27,9 @@ def serve(
     try:
         import uvicorn
 
-        from mctslab.web.server import Settings, create_app, tune_process
+        from mctslab.web.app import create_app
+        from mctslab.web.sessions import tune_process
+        from mctslab.web.settings import Settings
     except ImportError as err:
         print(
             f"error: mctslab serve needs the web extra ({err.name} is missing): "

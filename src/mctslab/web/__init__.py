@@ -1,6 +1,20 @@
 """The web lab: play against MCTS in the browser and watch its tree grow.
 
-``mctslab serve`` (:mod:`mctslab.cli.serve`) starts :func:`mctslab.web.server.create_app`
+``mctslab serve`` (:mod:`mctslab.cli.serve`) starts :func:`mctslab.web.app.create_app`
 under uvicorn. The server needs the ``web`` extra (FastAPI, uvicorn); this package's
 ``__init__`` imports neither, so that ``mctslab`` works without it.
+
+- :mod:`~mctslab.web.app`: ``create_app``, which wires the others, and the exact OpenAPI schema;
+- :mod:`~mctslab.web.routes`: the page and the API's endpoints (``add_routes``);
+- :mod:`~mctslab.web.errors`: the error handlers (every error one line of JSON);
+- :mod:`~mctslab.web.runner`: chunked searches, cancellable between chunks (``run_chunks``);
+- :mod:`~mctslab.web.sessions`: sessions, their store, freeing trees, ``tune_process``;
+- :mod:`~mctslab.web.views`: response models built from states and search results;
+- :mod:`~mctslab.web.schemas`: the request and response models (pydantic);
+- :mod:`~mctslab.web.settings`: ``Settings``, the caps every request is bounded by;
+- :mod:`~mctslab.web.render`: what the page draws for a position;
+- ``static/``: the page (HTML, CSS, ES modules).
+
+Each module imports only those listed below it. May import: :mod:`mctslab.clients`
+and the layers below it.
 """

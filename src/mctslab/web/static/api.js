@@ -1,4 +1,4 @@
-// The web lab's JSON API (see mctslab.web.server): every call returns parsed JSON or
+// The web lab's JSON API (see mctslab.web.routes): every call returns parsed JSON or
 // throws an Error whose message is the server's `detail`.
 
 async function request(method, path, body) {

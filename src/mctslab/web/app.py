@@ -1,0 +1,148 @@
+"""The web lab's application: :func:`create_app` wires the server's modules together.
+
+A *session* is a game in progress with a search configuration and the reference
+engine's tree (:class:`mctslab.search.mcts.MCTS`): the tree the step mode traces
+(:func:`mctslab.search.trace.traced_iteration`), that ``iterations`` grows and that the
+tree view and the exports draw (:mod:`mctslab.analysis.treeview`). With ``engine``
+``"compiled"`` (or ``"auto"`` on a game with rule kernels) the AI's moves are
+searched by the compiled engine, on a tree of its own that the view does not
+show; step mode and ``iterations`` always run on the reference tree.
+
+Searches run in worker threads, never on the event loop, one at a time per
+session (a second one is refused with 409). A session search runs as a series of
+short searches on the kept tree (see :func:`mctslab.web.runner.run_chunks`), checking
+the session's cancel flag between them. Idle sessions expire after
+``Settings.session_ttl``. Every request is bounded by the caps of
+:class:`mctslab.web.settings.Settings`; a request beyond one gets a 4xx whose
+``detail`` names the cap. User errors (unknown game or option, illegal move,
+malformed JSON) are 4xx with a one-line ``detail``, never a 500.
+
+The OpenAPI schema is exact (``tests/web/test_web_schema.py`` fuzzes the app against it
+with schemathesis): every error is :class:`mctslab.web.schemas.ErrorOut` (``{"detail":
+one line}``), each route lists every status it can send, and what the schema accepts
+the server accepts. 422 means the request does not match the schema (types, enums,
+patterns, the game names of ``GET /api/games``, and the budget caps of ``Settings``,
+which :func:`create_app` writes into the schema as maxima); 400 means it matches but
+the game refuses it (a bad game parameter, an illegal move, a position after the end,
+a node not in the tree), which no schema can tell in advance.
+
+The modules, each importing only those before it: :mod:`~mctslab.web.settings` (the
+caps), :mod:`~mctslab.web.schemas` (the models), :mod:`~mctslab.web.views` (models
+built from states and results), :mod:`~mctslab.web.sessions` (sessions, their store,
+freeing trees), :mod:`~mctslab.web.runner` (chunked searches),
+:mod:`~mctslab.web.errors` (the error handlers), :mod:`~mctslab.web.routes` (the
+endpoints, listed there; ``/docs`` and ``/openapi.json`` describe them in full) and
+this one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI
+
+import mctslab
+from mctslab.web.errors import add_error_handlers
+from mctslab.web.routes import add_routes, lab_game_names
+from mctslab.web.schemas import DEFAULT_ITERATIONS, OPENSPIEL_GAME
+from mctslab.web.sessions import SessionStore
+from mctslab.web.settings import Settings
+
+__all__ = ["create_app"]
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """The web lab's FastAPI application (serve it with uvicorn: ``mctslab serve``)."""
+    settings = settings or Settings()
+    sessions = SessionStore(settings)
+    lab_games = lab_game_names()  # the games the schema names, and GET /api/games lists
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        async def sweeper() -> None:
+            while True:
+                await asyncio.sleep(settings.sweep_seconds)
+                sessions.sweep()
+
+        task = asyncio.create_task(sweeper())
+        try:
+            yield
+        finally:
+            task.cancel()
+            sessions.cancel_all()
+
+    app = FastAPI(
+        title="mctslab web lab",
+        version=mctslab.__version__,
+        description="Play against MCTS and watch its tree grow: sessions, step-by-step "
+        "iterations, tree views and exports, and a stateless bot endpoint (POST /api/move). "
+        "Errors are JSON {'detail': one line} (ErrorOut); each route lists the statuses it "
+        "sends: 400 refused by the game, 404 no such session, 409 busy, 413 over a size cap, "
+        "422 not what this schema accepts (or over a budget cap), 429 too many sessions.",
+        lifespan=lifespan,
+    )
+    default_openapi = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            _make_exact(default_openapi(), settings, lab_games)  # caches it in app.openapi_schema
+        return app.openapi_schema or {}
+
+    app.openapi = openapi  # type: ignore[method-assign]
+    add_error_handlers(app)  # errors: one line, 4xx for anything the user did
+    add_routes(app, settings, sessions, lab_games)
+    return app
+
+
+# The OpenAPI schema, made exact ---------------------------------------------------------------
+
+
+# The request fields the caps of Settings bound: (schema component, field) -> cap.
+_CAPPED_FIELDS = {
+    ("EngineConfig", "iterations"): "max_iterations",
+    ("EngineConfig", "time"): "max_time",
+    ("MoveIn", "iterations"): "max_iterations",
+    ("MoveIn", "time"): "max_time",
+    ("BudgetIn", "iterations"): "max_iterations",
+    ("BudgetIn", "time"): "max_time",
+    ("IterationsIn", "k"): "max_iterations",
+}
+
+
+def _make_exact(schema: dict[str, Any], settings: Settings, games: list[str]) -> None:
+    """Complete FastAPI's schema (in place) with what only the app knows.
+
+    - FastAPI adds a 422 of its own model (an array of errors) to every route that has
+      a parameter. The server sends :class:`ErrorOut` instead, and the routes that can
+      send a 422 say so themselves: the added ones are dropped (a path parameter alone
+      cannot be invalid).
+    - The caps of ``settings`` become the maxima of the budget fields (the server
+      checks them itself, with a ``detail`` that names the cap).
+    - A game is a name of ``games`` (``GET /api/games``) or ``openspiel:NAME``.
+    """
+    components = schema["components"]["schemas"]
+    for operations in schema["paths"].values():
+        for operation in operations.values():
+            added = operation["responses"].get("422", {})
+            ref = added.get("content", {}).get("application/json", {}).get("schema", {})
+            if ref.get("$ref", "").endswith("/HTTPValidationError"):
+                del operation["responses"]["422"]
+    components.pop("HTTPValidationError", None)
+    components.pop("ValidationError", None)
+    iterations = components["EngineConfig"]["properties"]["iterations"]
+    iterations["default"] = min(DEFAULT_ITERATIONS, settings.max_iterations)
+    for (model, field), cap in _CAPPED_FIELDS.items():
+        prop = components[model]["properties"][field]
+        for branch in prop.get("anyOf", [prop]):
+            if branch.get("type") in ("integer", "number"):
+                branch["maximum"] = getattr(settings, cap)
+    for model in ("SessionIn", "MoveIn"):
+        prop = components[model]["properties"]["game"]
+        del prop["type"]
+        prop["anyOf"] = [
+            {"type": "string", "enum": games},
+            {"type": "string", "pattern": OPENSPIEL_GAME},
+        ]

@@ -1,0 +1,718 @@
+"""The web API's routes: the page, the service endpoints and the sessions'.
+
+:func:`add_routes` registers them on the application (:func:`mctslab.web.app.create_app`),
+each a handler that checks its request against the caps of :class:`Settings` and sends
+the documented errors (:func:`mctslab.web.schemas.error_responses`):
+
+- ``GET /`` (the page) and ``/static``;
+- ``GET /api/health``, ``GET /api/games``;
+- ``POST /api/move``: a stateless bot service (position and budget in, move out);
+- ``POST /api/sessions`` (create), ``GET`` / ``DELETE /api/sessions/{id}``;
+- ``POST /api/sessions/{id}/play|ai|iterations|step|reset|cancel``;
+- ``GET /api/sessions/{id}/tree|node|export``.
+
+Searches run in worker threads, never on the event loop, one at a time per session (a
+second one is refused with 409), as chunks (:func:`mctslab.web.runner.run_chunks`).
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+import anyio
+import anyio.to_thread
+from fastapi import FastAPI, HTTPException, Query
+from fastapi.responses import FileResponse, HTMLResponse, Response
+from fastapi.staticfiles import StaticFiles
+
+import mctslab
+from mctslab.analysis import treeview
+from mctslab.core.errors import InvalidConfigError
+from mctslab.core.game import Game, State, player_label
+from mctslab.core.infoset import is_perfect_information
+from mctslab.core.registry import available_games, game_parameters, make, parse_value
+from mctslab.search.engine import Searcher, has_kernels, make_searcher
+from mctslab.search.mcts import MCTS, SearchConfig
+from mctslab.search.trace import traced_iteration, tree_at, tree_size
+from mctslab.web.render import render
+from mctslab.web.runner import run_chunks
+from mctslab.web.schemas import (
+    DEFAULT_ITERATIONS,
+    NODE_ID,
+    OPENSPIEL_GAME,
+    AiReport,
+    BudgetIn,
+    CancelOut,
+    EngineConfig,
+    GameOut,
+    HealthOut,
+    IterationsIn,
+    IterationsOut,
+    MoveIn,
+    MoveOut,
+    NodeOut,
+    PlayIn,
+    SessionIn,
+    SessionView,
+    TraceOut,
+    TreeNodeOut,
+    error_responses,
+)
+from mctslab.web.sessions import Session, SessionStore, release, release_later
+from mctslab.web.settings import Settings
+from mctslab.web.views import legal_moves, move_fields
+
+__all__ = ["add_routes", "lab_game_names"]
+
+STATIC = Path(__file__).parent / "static"
+
+T = TypeVar("T")
+
+
+def _game_params(params: dict[str, Any]) -> dict[str, Any]:
+    """Game parameters from JSON: strings are read as on the command line ("3" -> 3)."""
+    return {k: parse_value(v) if isinstance(v, str) else v for k, v in params.items()}
+
+
+def lab_game_names() -> list[str]:
+    """The registered games the lab plays: those of perfect information."""
+    return [name for name in available_games() if is_perfect_information(make(name))]
+
+
+def _hides_information(name: str) -> str:
+    return (
+        f"{name} hides information (cards), which the lab's tree would show: play it in the "
+        f"terminal, e.g. mctslab play {name} --player human --player ismcts:iterations=1000"
+    )
+
+
+def _position(name: str, params: dict[str, Any], actions: list[int]) -> tuple[Game, State]:
+    game = make(name, **_game_params(params))
+    if not is_perfect_information(game):  # an OpenSpiel game (the schema names the others)
+        raise InvalidConfigError(_hides_information(name))
+    state = game.new_initial_state()
+    for i, action in enumerate(actions):
+        try:
+            state.apply_action(action)
+        except ValueError as err:
+            raise InvalidConfigError(f"actions, move {i + 1}: {err}") from None
+    return game, state
+
+
+def _search_config(
+    config: EngineConfig, iterations: int | None, time_: float | None, max_iterations: int
+) -> SearchConfig:
+    """The :class:`SearchConfig` of ``config``, with a request's budget if it gives one.
+
+    The default iterations are capped by ``max_iterations`` (the schema says so)."""
+    its, secs = config.iterations, config.time
+    if "iterations" not in config.model_fields_set:
+        its = None if "time" in config.model_fields_set else min(DEFAULT_ITERATIONS, max_iterations)
+    if iterations is not None or time_ is not None:
+        its, secs = iterations, time_
+    return SearchConfig(
+        c=config.c,
+        expansion=config.expansion,
+        simulation=config.simulation,
+        final=config.final,
+        solver=config.solver,
+        cutoff_depth=config.cutoff_depth,
+        seed=config.seed,
+        iterations=its,
+        time=secs,
+    )
+
+
+def add_routes(
+    app: FastAPI, settings: Settings, sessions: SessionStore, lab_games: list[str]
+) -> None:
+    """Register the page and the API's routes on ``app``.
+
+    ``sessions`` is the server's store, ``lab_games`` the games the schema names (those
+    of :func:`lab_game_names`), and ``settings`` the caps every request is checked
+    against.
+    """
+    games_cache: list[GameOut] = []
+
+    # Helpers that raise the documented HTTP errors. -------------------------------------
+
+    def get(sid: str) -> Session:
+        sessions.sweep()
+        session = sessions.get(sid)
+        if session is None:
+            raise HTTPException(
+                404,
+                f"no session {sid!r}: it never existed, was deleted, or expired after "
+                f"{settings.session_ttl:g} s idle",
+            )
+        session.touch()
+        return session
+
+    def check_game(name: str) -> None:
+        """422 for a game the schema does not name (neither in GET /api/games nor
+        openspiel:NAME)."""
+        if name in lab_games or re.fullmatch(OPENSPIEL_GAME, name):
+            return
+        if name in available_games():
+            raise HTTPException(422, f"game: {_hides_information(name)}")
+        raise HTTPException(
+            422,
+            f"game: unknown game {name!r}; the lab's games: {', '.join(lab_games)} "
+            "(and OpenSpiel's as openspiel:NAME)",
+        )
+
+    def explicit_budget(config: EngineConfig) -> tuple[int | None, float | None]:
+        """The budget ``config`` asks for (its default iterations are within the cap)."""
+        given = config.model_fields_set
+        return config.iterations if "iterations" in given else None, config.time
+
+    def check_budget(iterations: int | None, seconds: float | None) -> None:
+        if iterations is not None and iterations > settings.max_iterations:
+            raise HTTPException(
+                422,
+                f"iterations={iterations} is over the cap of {settings.max_iterations} "
+                "iterations per request (max_iterations)",
+            )
+        if seconds is not None and seconds > settings.max_time:
+            raise HTTPException(
+                422,
+                f"time={seconds:g} s is over the cap of {settings.max_time:g} s per request "
+                "(max_time)",
+            )
+
+    def node_cap_reached(session: Session) -> None:
+        nodes, _ = tree_size(session.mcts)
+        if nodes >= settings.max_nodes:
+            raise HTTPException(
+                413,
+                f"the session's tree has {nodes} nodes, at the cap of {settings.max_nodes} "
+                "nodes per session (max_nodes): play a move or reset the session",
+            )
+
+    def not_over(session: Session) -> None:
+        state = session.state
+        if state.is_terminal():
+            shown = ", ".join(f"{r:g}" for r in state.returns())
+            raise HTTPException(
+                400, f"the game is over (returns {shown}): reset the session to play again"
+            )
+
+    @contextmanager
+    def exclusive(session: Session) -> Iterator[None]:
+        """One search (or move) at a time per session; the event loop runs one handler
+        step at a time, so the test-and-set of ``busy`` needs no lock."""
+        if session.busy:
+            raise HTTPException(
+                409,
+                "a search is running on this session: wait for it, or cancel it "
+                f"(POST /api/sessions/{session.id}/cancel)",
+            )
+        session.busy = True
+        session.cancel.clear()
+        try:
+            yield
+        finally:
+            session.busy = False
+            session.touch()
+
+    async def in_thread(fn: Callable[[], T]) -> T:
+        return await anyio.to_thread.run_sync(fn)
+
+    limiters: list[anyio.CapacityLimiter] = []
+
+    def search_limiter() -> anyio.CapacityLimiter:
+        """The tokens searches take, chunk by chunk (made in the event loop, on first use)."""
+        if not limiters:
+            limiters.append(anyio.CapacityLimiter(settings.search_threads))
+        return limiters[0]
+
+    async def reroot(session: Session) -> None:
+        """Re-root the reference tree at the session's position (counting a large
+        subtree takes a while: in a worker). A chance node reached is rolled first."""
+        session.settle()
+        state = session.state.clone()
+        mcts, lock = session.mcts, session.lock
+
+        def work() -> None:
+            with lock:
+                old = mcts.root
+                if state.is_terminal():
+                    mcts.reset()
+                else:
+                    tree_at(mcts, state)
+                if mcts.root is not old:
+                    release(old, keep=mcts.root)  # what the move left behind
+
+        await in_thread(work)
+
+    def view_size(mcts: MCTS, node: str, depth: int | None, top: int | None) -> int:
+        """Nodes a view would show (stops counting past the cap); 0 if ``node`` is unknown."""
+        here = mcts.root
+        if here is None:
+            return 1
+        for action in treeview.parse_node_id(node):
+            found = here.child(action)
+            if found is None:
+                return 0  # treeview says which child is missing
+            here = found
+        cap = max(settings.max_view_nodes, settings.max_svg_nodes)
+        count, stack = 0, [(here, depth)]
+        while stack and count <= cap:
+            n, d = stack.pop()
+            count += 1
+            if d == 0:
+                continue
+            kids = sorted(n.children, key=lambda ch: (-ch.visits, ch.action))
+            below = None if d is None else d - 1
+            stack.extend((ch, below) for ch in kids[:top])
+        return count
+
+    def build_view(
+        session: Session, node: str, depth: int | None, top: int | None, cap: int
+    ) -> Callable[[], treeview.TreeNode]:
+        """A function that builds the tree view in a worker, under the session's lock
+        (what it reads is taken now, on the event loop, where moves are played)."""
+        state, mcts, lock = session.state.clone(), session.mcts, session.lock
+        return lambda: _build_view(mcts, lock, state, node, depth, top, cap)
+
+    def _build_view(
+        mcts: MCTS,
+        lock: threading.Lock,
+        state: State,
+        node: str,
+        depth: int | None,
+        top: int | None,
+        cap: int,
+    ) -> treeview.TreeNode:
+        with lock:
+            if mcts.root is None or state.is_terminal():
+                if treeview.parse_node_id(node):
+                    raise InvalidConfigError(f"node {node!r} is not in the tree: it is empty")
+                return treeview.TreeNode(
+                    id="",
+                    action=None,
+                    label=None,
+                    player=None,
+                    to_play=state.current_player(),
+                    visits=0,
+                    value=None,
+                    uct=None,
+                    proven=None,
+                    terminal=state.is_terminal(),
+                    untried=len(state.legal_actions()),
+                    children=(),
+                    hidden=0,
+                    hidden_visits=0,
+                )
+            size = view_size(mcts, node, depth, top)
+            if size > cap:
+                raise HTTPException(
+                    413,
+                    f"the view would show more than {cap} nodes (the cap "
+                    f"{'max_svg_nodes' if cap == settings.max_svg_nodes else 'max_view_nodes'}"
+                    "): ask for a smaller depth or top",
+                )
+            return treeview.from_reference(mcts, state, node=node, depth=depth, top=top)
+
+    # Pages and service endpoints. -------------------------------------------------------
+
+    @app.get("/", include_in_schema=False, response_model=None)
+    async def index() -> Response:
+        page = STATIC / "index.html"
+        if page.exists():
+            return FileResponse(page, headers={"Cache-Control": "no-cache"})
+        return HTMLResponse("<!doctype html><title>mctslab</title><p>The page is missing.")
+
+    if STATIC.is_dir():
+        app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.get("/api/health", response_model=HealthOut, tags=["service"])
+    async def health() -> HealthOut:
+        """Liveness: answers at once, even while searches run."""
+        return HealthOut(status="ok", sessions=len(sessions), version=mctslab.__version__)
+
+    @app.get("/api/games", response_model=list[GameOut], tags=["service"])
+    async def games() -> list[GameOut]:
+        """The registered games the lab shows (those of perfect information), their
+        parameters (with defaults) and board kind."""
+        if not games_cache:
+            for name in lab_games:  # card games are played in the terminal (mctslab play)
+                game = make(name)
+                params = {
+                    k: list(v) if isinstance(v, tuple) else v
+                    for k, v in game_parameters(name).items()
+                }
+                info = game.info
+                games_cache.append(
+                    GameOut(
+                        name=name,
+                        version=info.version,
+                        parameters=params,
+                        num_players=info.num_players,
+                        num_actions=info.num_actions,
+                        board=str(render(game.new_initial_state())["kind"]),
+                    )
+                )
+        return games_cache
+
+    @app.post(
+        "/api/move", response_model=MoveOut, tags=["service"], responses=error_responses(400, 422)
+    )
+    async def move(body: MoveIn) -> MoveOut:
+        """A bot service: the position (game, parameters, moves so far), a configuration
+        and a budget in; the chosen move and the root statistics out. Stateless: each
+        call searches a fresh tree; with an iteration budget the result is that of
+        ``mctslab.search(state, config, engine=...)`` with the same seed (the search
+        runs in chunks, taking turns with the sessions' searches)."""
+        check_game(body.game)
+        check_budget(*explicit_budget(body.config))  # even where overridden
+        check_budget(body.iterations, body.time)
+        _, state = _position(body.game, body.params, body.actions)
+        if state.is_terminal():
+            raise HTTPException(400, "the game is over at this position: no move to choose")
+        config = _search_config(body.config, body.iterations, body.time, settings.max_iterations)
+        config = replace(config, max_nodes=settings.max_nodes)
+        engine = body.config.engine or "auto"
+        searcher = make_searcher(config, state, engine)
+        run = await run_chunks(
+            searcher,
+            state,
+            config,
+            cancel=threading.Event(),  # nobody can cancel a stateless search
+            lock=threading.Lock(),
+            chunk_seconds=settings.chunk_seconds,
+            limiter=search_limiter(),
+        )
+        assert run.result is not None
+        result = run.result
+        if isinstance(searcher, MCTS):
+            release_later(searcher.root, threading.Lock())
+        return MoveOut(
+            **move_fields(result, state),
+            proven=result.proven,
+            engine="compiled" if engine != "reference" and has_kernels(state) else "reference",
+        )
+
+    # Sessions. ---------------------------------------------------------------------------
+
+    @app.post(
+        "/api/sessions",
+        response_model=SessionView,
+        status_code=201,
+        tags=["sessions"],
+        responses=error_responses(400, 422, 429),
+    )
+    async def create_session(body: SessionIn) -> SessionView:
+        """A new session: a game from its start (or after ``actions``), the configuration
+        of the AI's moves, and which player the human plays."""
+        check_game(body.game)
+        check_budget(*explicit_budget(body.config))
+        sessions.sweep()
+        if len(sessions) >= settings.max_sessions:
+            raise HTTPException(
+                429,
+                f"too many sessions: the server holds at most {settings.max_sessions} "
+                f"(max_sessions); delete one, or wait for idle ones to expire after "
+                f"{settings.session_ttl:g} s",
+            )
+        game, state = _position(body.game, body.params, body.actions)
+        if body.human_player is not None and body.human_player >= game.info.num_players:
+            raise HTTPException(
+                400,
+                f"human_player must be a player of {body.game} (0 to "
+                f"{game.info.num_players - 1}) or null, got {body.human_player}",
+            )
+        config = _search_config(body.config, None, None, settings.max_iterations)
+        config = replace(config, max_nodes=settings.max_nodes)
+        wanted = body.config.engine or "reference"
+        engine = (
+            "compiled"
+            if wanted == "compiled" or (wanted == "auto" and has_kernels(state))
+            else "reference"
+        )
+        if engine == "compiled" and not has_kernels(state):
+            raise InvalidConfigError(
+                "engine='compiled' needs a game with rule kernels; use engine='reference'"
+            )
+        sid = secrets.token_urlsafe(9)
+        session = Session(sid, body, game, config, engine, settings)  # no search: quick
+        sessions.add(session)
+        return session.view()
+
+    @app.get(
+        "/api/sessions/{sid}",
+        response_model=SessionView,
+        tags=["sessions"],
+        responses=error_responses(404),
+    )
+    async def session_view(sid: str) -> SessionView:
+        """The session: position, legal moves, drawing, tree size, last AI move, busy."""
+        return get(sid).view()
+
+    @app.delete(
+        "/api/sessions/{sid}", status_code=204, tags=["sessions"], responses=error_responses(404)
+    )
+    async def delete_session(sid: str) -> Response:
+        """Drop the session (a running search is cancelled)."""
+        get(sid)
+        sessions.drop(sid)
+        return Response(status_code=204)
+
+    @app.post(
+        "/api/sessions/{sid}/play",
+        response_model=SessionView,
+        tags=["sessions"],
+        responses=error_responses(400, 404, 409, 422),
+    )
+    async def play(sid: str, body: PlayIn) -> SessionView:
+        """Play a move (an action id or its name); 400 naming the legal moves if illegal."""
+        session = get(sid)
+        with exclusive(session):
+            not_over(session)
+            state = session.state
+            action = body.action
+            if isinstance(action, str):  # a move's name, as the board shows it
+                action = state.string_to_action(action)
+            state.apply_action(action)  # IllegalActionError (400) names the legal moves
+            await reroot(session)
+        return session.view()
+
+    @app.post(
+        "/api/sessions/{sid}/ai",
+        response_model=SessionView,
+        tags=["sessions"],
+        responses=error_responses(400, 404, 409, 422),
+    )
+    async def ai(sid: str, body: BudgetIn | None = None) -> SessionView:
+        """The AI moves: a search with the session's configuration (or this request's
+        budget) on the kept tree, then its move is played. Cancelled: 409, no move."""
+        session = get(sid)
+        budget = body or BudgetIn()
+        check_budget(budget.iterations, budget.time)  # the session's own were checked
+        with exclusive(session):
+            not_over(session)
+            config = session.config
+            if budget.iterations is not None or budget.time is not None:
+                config = replace(config, iterations=budget.iterations, time=budget.time)
+            searcher: Searcher = session.mcts if session.fast is None else session.fast
+            state = session.state.clone()
+            run = await run_chunks(
+                searcher,
+                state,
+                config,
+                cancel=session.cancel,
+                lock=session.lock,
+                chunk_seconds=settings.chunk_seconds,
+                limiter=search_limiter(),
+            )
+            if run.stopped_by == "cancelled" or run.result is None:
+                raise HTTPException(
+                    409, f"the search was cancelled after {run.iterations} iterations: no move"
+                )
+            result = run.result
+            session.last_ai = AiReport(**move_fields(result, state), engine=session.engine)
+            session.state.apply_action(result.action)
+            await reroot(session)
+        return session.view()
+
+    @app.post(
+        "/api/sessions/{sid}/iterations",
+        response_model=IterationsOut,
+        tags=["sessions"],
+        responses=error_responses(400, 404, 409, 413, 422),
+    )
+    async def iterations(sid: str, body: IterationsIn) -> IterationsOut:
+        """Run ``k`` iterations on the session's tree at the current position (no move)."""
+        session = get(sid)
+        check_budget(body.k, None)
+        with exclusive(session):
+            not_over(session)
+            node_cap_reached(session)
+            nodes, _ = tree_size(session.mcts)
+            if session.config.expansion == "one" and nodes + body.k > settings.max_nodes:
+                raise HTTPException(
+                    413,
+                    f"{body.k} iterations could grow the tree to {nodes + body.k} nodes, over "
+                    f"the cap of {settings.max_nodes} nodes per session (max_nodes)",
+                )
+            config = replace(session.config, iterations=body.k, time=None, final="robust")
+            state = session.state.clone()
+            run = await run_chunks(
+                session.mcts,
+                state,
+                config,
+                cancel=session.cancel,
+                lock=session.lock,
+                chunk_seconds=settings.chunk_seconds,
+                limiter=search_limiter(),
+            )
+        nodes, visits = tree_size(session.mcts)
+        return IterationsOut(
+            iterations=run.iterations,
+            nodes=nodes,
+            root_visits=visits,
+            seconds=run.seconds,
+            stopped_by=run.stopped_by,
+        )
+
+    @app.post(
+        "/api/sessions/{sid}/step",
+        response_model=TraceOut,
+        tags=["sessions"],
+        responses=error_responses(400, 404, 409, 413),
+    )
+    async def step(sid: str) -> dict[str, Any]:
+        """Run one iteration on the session's tree and report its four phases."""
+        session = get(sid)
+        with exclusive(session):
+            not_over(session)
+            node_cap_reached(session)
+            state = session.state.clone()
+
+            def work() -> dict[str, Any]:
+                with session.lock:
+                    return traced_iteration(session.mcts, state).to_dict()
+
+            return await in_thread(work)
+
+    @app.post(
+        "/api/sessions/{sid}/reset",
+        response_model=SessionView,
+        tags=["sessions"],
+        responses=error_responses(404, 409),
+    )
+    async def reset(sid: str) -> SessionView:
+        """Back to the starting position with a fresh tree and generator (same seed)."""
+        session = get(sid)
+        with exclusive(session):
+            session.restart()  # a fresh tree: quick
+        return session.view()
+
+    @app.post(
+        "/api/sessions/{sid}/cancel",
+        response_model=CancelOut,
+        tags=["sessions"],
+        responses=error_responses(404),
+    )
+    async def cancel(sid: str) -> CancelOut:
+        """Cancel the session's running search (it stops within ``chunk_seconds``)."""
+        session = get(sid)
+        running = session.busy
+        if running:
+            session.cancel.set()
+        return CancelOut(cancelled=running)
+
+    @app.get(
+        "/api/sessions/{sid}/tree",
+        response_model=TreeNodeOut,
+        tags=["sessions"],
+        responses=error_responses(400, 404, 413, 422),
+    )
+    async def tree(
+        sid: str,
+        node: str = Query(
+            "", pattern=NODE_ID, description="Start at this node id (e.g. 4.0); '' the root."
+        ),
+        depth: int | None = Query(None, ge=0, description="Levels below the node (default: all)."),
+        top: int | None = Query(None, ge=1, description="Most visited children kept per node."),
+    ) -> dict[str, Any]:
+        """The session's tree (or a subtree, to a depth, the top-k children of each node)."""
+        session = get(sid)
+        view = await in_thread(build_view(session, node, depth, top, settings.max_view_nodes))
+        return treeview.to_json(view)
+
+    @app.get(
+        "/api/sessions/{sid}/node",
+        response_model=NodeOut,
+        tags=["sessions"],
+        responses=error_responses(400, 404, 422),
+    )
+    async def node_position(
+        sid: str,
+        node: str = Query("", pattern=NODE_ID, description="A node id: moves from the root, 4.0.8"),
+    ) -> NodeOut:
+        """The position of a node of the tree (any legal path of moves from the root)."""
+        session = get(sid)
+        state = session.state.clone()
+        for i, action in enumerate(treeview.parse_node_id(node)):
+            try:
+                state.apply_action(action)
+            except ValueError as err:
+                raise InvalidConfigError(f"node {node!r}, move {i + 1}: {err}") from None
+        return NodeOut(
+            id=node.strip(),
+            actions=state.history(),
+            text=str(state),
+            render=render(state),
+            to_play=state.current_player(),
+            terminal=state.is_terminal(),
+            legal=legal_moves(state),
+        )
+
+    @app.get(
+        "/api/sessions/{sid}/export",
+        tags=["sessions"],
+        response_class=Response,
+        responses={
+            200: {
+                "description": "The tree in the format asked for, as an attachment.",
+                "content": {
+                    "application/json": {"schema": {"$ref": "#/components/schemas/TreeNodeOut"}},
+                    "text/vnd.graphviz": {"schema": {"type": "string"}},
+                    "image/svg+xml": {"schema": {"type": "string"}},
+                    "text/plain": {"schema": {"type": "string"}},
+                },
+                "headers": {
+                    "Content-Disposition": {
+                        "description": 'attachment; filename="mcts-tree.<json|dot|svg|txt>"',
+                        "schema": {"type": "string"},
+                    }
+                },
+            },
+            **error_responses(400, 404, 413, 422, 503),
+        },
+    )
+    async def export(
+        sid: str,
+        format: Literal["json", "dot", "svg", "text"] = Query("json"),
+        node: str = Query("", pattern=NODE_ID),
+        depth: int | None = Query(None, ge=0),
+        top: int | None = Query(None, ge=1),
+    ) -> Response:
+        """The tree as JSON, Graphviz DOT, SVG (needs Graphviz's ``dot``) or text."""
+        session = get(sid)
+        cap = settings.max_svg_nodes if format == "svg" else settings.max_view_nodes
+        info = session.game.info
+        players = [player_label(info, p) for p in range(info.num_players)]
+
+        build = build_view(session, node, depth, top, cap)
+
+        def work() -> str:
+            view = build()
+            try:
+                return treeview.export(view, format, players)
+            except ImportError:  # the graphviz Python package
+                raise treeview.GraphvizNotFoundError(
+                    "SVG export needs the graphviz Python package: pip install graphviz"
+                ) from None
+
+        text = await in_thread(work)
+        media = {
+            "json": "application/json",
+            "dot": "text/vnd.graphviz",
+            "svg": "image/svg+xml",
+            "text": "text/plain; charset=utf-8",
+        }[format]
+        extension = "txt" if format == "text" else format
+        return Response(
+            text,
+            media_type=media,
+            headers={"Content-Disposition": f'attachment; filename="mcts-tree.{extension}"'},
+        )

@@ -1,0 +1,374 @@
+"""The web API's request and response models (pydantic), as the OpenAPI schema shows them.
+
+Request bodies take exactly what their schema says (:data:`REQUEST`: no unknown field,
+no ``true`` for 1, no NaN). Every error is :class:`ErrorOut` (``{"detail": one line}``),
+and :func:`error_responses` writes the error statuses a route sends into its
+``responses``. 422 means the request does not match the schema; 400 means it matches
+but the game refuses it (see :mod:`mctslab.web.app`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic_core import PydanticCustomError
+
+__all__ = [
+    "DEFAULT_ITERATIONS",
+    "NODE_ID",
+    "OPENSPIEL_GAME",
+    "REQUEST",
+    "AiReport",
+    "BudgetIn",
+    "CancelOut",
+    "ChildScoreOut",
+    "ChildView",
+    "EngineConfig",
+    "ErrorOut",
+    "ExpansionOut",
+    "GameOut",
+    "HealthOut",
+    "IterationsIn",
+    "IterationsOut",
+    "JsonInt",
+    "LegalMove",
+    "MoveIn",
+    "MoveOut",
+    "NaturalInt",
+    "NodeOut",
+    "PlayIn",
+    "PositiveInt",
+    "SelectionStepOut",
+    "SessionIn",
+    "SessionView",
+    "SimulationOut",
+    "StateView",
+    "TraceOut",
+    "TreeCounts",
+    "TreeNodeOut",
+    "UpdateOut",
+    "error_responses",
+]
+
+#: A node id: the actions from the root, dot-separated ("4.0.8"); "" is the root.
+NODE_ID = r"^([0-9]+(\.[0-9]+)*)?$"
+#: An OpenSpiel game, optionally with parameters: openspiel:go(board_size=9).
+OPENSPIEL_GAME = r"^openspiel:[a-z0-9_]+(\(.*\))?$"
+#: Iterations per AI move unless the configuration says otherwise (or max_iterations is less).
+DEFAULT_ITERATIONS = 1000
+
+
+def _integer(value: Any) -> Any:
+    """An integer as JSON Schema has it: 3, or 3.0 (a number without a fraction); not `true`
+    or "3", which pydantic's lax mode would take."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise PydanticCustomError("int_type", "Input should be a valid integer")
+    return value
+
+
+#: The integers of request bodies (with the models' ``strict``, which refuses floats).
+JsonInt = Annotated[int, BeforeValidator(_integer)]
+# Bounds before the validator, on the int itself: elsewhere pydantic checks them apart and
+# writes "ge" into the schema, which is no JSON Schema keyword, instead of "minimum".
+PositiveInt = Annotated[int, Field(ge=1), BeforeValidator(_integer)]
+NaturalInt = Annotated[int, Field(ge=0), BeforeValidator(_integer)]
+
+# Request bodies take exactly what their schema says: no unknown field, no `true` for 1
+# or "3" for 3 (strict), no NaN or infinity (not JSON, though Python's parser reads them).
+REQUEST = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+
+
+class ErrorOut(BaseModel):
+    """Every error the API sends: one line that names the problem (the field, the cap,
+    the legal moves)."""
+
+    detail: str = Field(description="What was wrong, in one line.")
+
+
+# What each error status means, for the schema's per-route `responses`.
+_ERRORS: dict[int, str] = {
+    400: "Well formed, but refused by the game: a bad game parameter or configuration for "
+    "this game, an illegal move, a position after the end, a node not in the tree.",
+    404: "No such session: it never existed, was deleted, or expired.",
+    409: "A search is running on the session (or the AI's search was cancelled: no move).",
+    413: "Over a size cap: the session's tree (max_nodes) or the view (max_view_nodes, "
+    "max_svg_nodes).",
+    422: "The request does not match this schema (a type, a range, an unknown field or "
+    "game, malformed JSON) or a budget is over its cap (max_iterations, max_time).",
+    429: "Too many sessions (max_sessions).",
+    503: "SVG export needs Graphviz.",
+}
+
+
+def error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """The ``responses`` of a route that sends the error statuses ``codes``."""
+    return {code: {"model": ErrorOut, "description": _ERRORS[code]} for code in codes}
+
+
+class EngineConfig(BaseModel):
+    """A search configuration (the fields of :class:`mctslab.SearchConfig` the lab offers)."""
+
+    model_config = REQUEST
+
+    engine: Literal["reference", "compiled", "auto"] | None = Field(
+        default=None,
+        description="Engine of the AI's moves. Default: 'reference' for a session (its tree "
+        "is the one the lab shows), 'auto' for /api/move (compiled where the game has "
+        "rule kernels).",
+    )
+    c: float = Field(
+        default=math.sqrt(2.0), ge=0, description="UCT exploration constant on rewards in [0, 1]."
+    )
+    expansion: Literal["one", "all"] = "one"
+    simulation: Literal["random", "heavy", "cutoff"] = "random"
+    final: Literal["robust", "max", "robust-max"] = Field(
+        default="robust", description="Final-move rule."
+    )
+    solver: bool = Field(default=False, description="MCTS-Solver (two-player zero-sum games).")
+    cutoff_depth: NaturalInt = Field(default=8, description="Plies of a 'cutoff' playout.")
+    seed: JsonInt = 0
+    iterations: PositiveInt | None = Field(
+        default=DEFAULT_ITERATIONS,
+        description="Iterations per AI move (null: none; a time alone replaces it). The "
+        "default is the server's max_iterations where that is smaller.",
+    )
+    time: float | None = Field(
+        default=None, gt=0, description="Seconds per AI move (null: no time budget)."
+    )
+
+
+class SessionIn(BaseModel):
+    model_config = REQUEST
+
+    # The schema's enum of names is written by create_app (the names of GET /api/games).
+    game: str = Field(description="A name from GET /api/games, or openspiel:NAME.")
+    params: dict[str, Any] = Field(default_factory=dict, description="Game parameters.")
+    config: EngineConfig = Field(default_factory=lambda: EngineConfig())
+    human_player: NaturalInt | None = Field(
+        default=None, description="The player the human plays (0 moves first); null: none."
+    )
+    actions: list[JsonInt] = Field(default_factory=list, description="Moves played from the start.")
+
+
+class LegalMove(BaseModel):
+    action: int
+    label: str
+
+
+class StateView(BaseModel):
+    text: str = Field(description="str(state): the board as text.")
+    actions: list[int] = Field(description="The moves played from the start (action ids).")
+    current_player: int = Field(description="Player to move; -4 once the game is over.")
+    terminal: bool
+    returns: list[float]
+    legal: list[LegalMove]
+    render: dict[str, Any] = Field(description="What the page draws (mctslab.web.render).")
+
+
+class TreeCounts(BaseModel):
+    nodes: int = Field(description="Nodes of the session's (reference) tree.")
+    root_visits: int
+
+
+class ChildView(BaseModel):
+    action: int
+    label: str
+    visits: int
+    value: float = Field(description="Mean return of the move for the player to move.")
+    proven: int | None = Field(description="1 / 0 / -1: proven win / draw / loss; null.")
+
+
+class AiReport(BaseModel):
+    action: int
+    label: str
+    player: int
+    final_rule: str = Field(description="The rule that picked the move ('solver' for a proof).")
+    value: float
+    iterations: int
+    seconds: float
+    stopped_by: str
+    engine: str
+    children: list[ChildView]
+
+
+class SessionView(BaseModel):
+    id: str
+    game: str
+    params: dict[str, Any]
+    config: EngineConfig
+    engine: str = Field(description="The engine of the AI's moves: reference or compiled.")
+    human_player: int | None
+    busy: bool = Field(description="Whether a search is running on the session.")
+    state: StateView
+    tree: TreeCounts
+    last_ai: AiReport | None
+
+
+class PlayIn(BaseModel):
+    model_config = REQUEST
+
+    action: JsonInt | str = Field(description="An action id, or a move's name (e.g. 'b2').")
+
+
+class BudgetIn(BaseModel):
+    model_config = REQUEST
+
+    iterations: PositiveInt | None = None
+    time: float | None = Field(default=None, gt=0)
+
+
+class IterationsIn(BaseModel):
+    model_config = REQUEST
+
+    k: PositiveInt = Field(description="Iterations to run at the current position.")
+
+
+class IterationsOut(BaseModel):
+    iterations: int = Field(description="Iterations run by this request.")
+    nodes: int
+    root_visits: int
+    seconds: float
+    stopped_by: str
+
+
+class MoveIn(BaseModel):
+    model_config = REQUEST
+
+    game: str = Field(description="A name from GET /api/games, or openspiel:NAME.")
+    params: dict[str, Any] = Field(default_factory=dict)
+    actions: list[JsonInt] = Field(default_factory=list, description="Moves played from the start.")
+    config: EngineConfig = Field(default_factory=lambda: EngineConfig())
+    iterations: PositiveInt | None = Field(default=None, description="Overrides config.iterations.")
+    time: float | None = Field(default=None, gt=0, description="Overrides config.time.")
+
+
+class MoveOut(BaseModel):
+    action: int
+    label: str
+    player: int
+    value: float
+    iterations: int
+    seconds: float
+    final_rule: str
+    stopped_by: str
+    proven: int | None
+    engine: str
+    children: list[ChildView]
+
+
+class GameOut(BaseModel):
+    name: str
+    version: int
+    parameters: dict[str, Any] = Field(description="Parameters and their defaults.")
+    num_players: int
+    num_actions: int
+    board: str = Field(description="Kind of drawing: grid, piles or text.")
+
+
+class HealthOut(BaseModel):
+    status: str
+    sessions: int
+    version: str
+
+
+class ChildScoreOut(BaseModel):
+    action: int
+    label: str
+    visits: int
+    mean: float = Field(description="Q/N in [0, 1] of the player who moves into the child.")
+    uct: float | None = Field(description="UCT value; null when unvisited (infinite).")
+    proven: int | None
+    eligible: bool = Field(description="False for a proven child that MCTS-Solver skips.")
+    chosen: bool
+
+
+class SelectionStepOut(BaseModel):
+    node: str
+    to_play: int
+    visits: int
+    children: list[ChildScoreOut]
+    chosen: int
+
+
+class ExpansionOut(BaseModel):
+    parent: str
+    node: str
+    action: int
+    label: str
+    added: int
+    untried_left: int
+
+
+class SimulationOut(BaseModel):
+    start: str
+    kind: Literal["playout", "terminal", "proven"]
+    actions: list[int]
+    labels: list[str]
+    cutoff: bool
+    rewards: list[float]
+
+
+class UpdateOut(BaseModel):
+    node: str
+    action: int
+    player: int
+    reward: float | None
+    visits_before: int
+    visits_after: int
+    value_sum_before: float
+    value_sum_after: float
+    mean_before: float
+    mean_after: float
+    proven_before: int | None
+    proven_after: int | None
+
+
+class TraceOut(BaseModel):
+    """One iteration, phase by phase (:class:`mctslab.search.trace.IterationTrace`)."""
+
+    selection: list[SelectionStepOut]
+    expansion: ExpansionOut | None
+    simulation: SimulationOut
+    backpropagation: list[UpdateOut] = Field(description="Leaf to root.")
+    path: list[str] = Field(description="Node ids of the path, root first.")
+    root_visits: int
+    nodes: int
+    c: float
+
+
+class TreeNodeOut(BaseModel):
+    """A node of the tree view (:func:`mctslab.analysis.treeview.to_json`)."""
+
+    id: str
+    action: int | None
+    label: str | None
+    player: int | None
+    to_play: int
+    visits: int
+    value: float | None = Field(description="Q/N in [0, 1] of the player who moved in.")
+    uct: float | None
+    proven: int | None
+    terminal: bool
+    untried: int
+    num_children: int
+    hidden: int = Field(description="Children left out (beyond depth, or outside top).")
+    hidden_visits: int
+    children: list[TreeNodeOut]
+
+
+class NodeOut(BaseModel):
+    id: str
+    actions: list[int] = Field(description="The moves from the start of the game to the node.")
+    text: str
+    render: dict[str, Any]
+    to_play: int
+    terminal: bool
+    legal: list[LegalMove]
+
+
+class CancelOut(BaseModel):
+    cancelled: bool = Field(description="Whether a search was running.")
