@@ -17,6 +17,7 @@ from mctslab.core.errors import (
     UnknownGameError,
 )
 from mctslab.core.game import CHANCE, TERMINAL, Game, GameInfo, ImperfectInformationState, State
+from mctslab.core.python_state import PythonState
 from mctslab.core.registry import available_games, make, register
 from mctslab.core.rng import Rng
 from mctslab.core.testing import check_game
@@ -53,6 +54,7 @@ __all__ = [
     "NotAStoreError",
     "PIMCConfig",
     "Player",
+    "PythonState",
     "Ratings",
     "ResultStore",
     "Rng",

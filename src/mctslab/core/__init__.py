@@ -2,6 +2,8 @@
 
 - :mod:`~mctslab.core.game`: the game API (``State``, ``Game``, ``GameInfo``, chance,
   rules fingerprints);
+- :mod:`~mctslab.core.python_state`: ``PythonState``, the base class of a state written
+  in plain Python (the rules are the subclass's, the rest is shared);
 - :mod:`~mctslab.core.infoset`: the hidden-information API (information keys,
   determinizations, opponent models);
 - :mod:`~mctslab.core.registry`: ``make(name, **params)`` and the game registry;

@@ -8,7 +8,9 @@ A game is any object with an ``info`` attribute and a ``new_initial_state()``
 method; a state is any object with the methods of :class:`State`. Nothing has to
 inherit from these classes: they are :class:`typing.Protocol` s. The built-in
 games wrap compiled rule kernels (:mod:`mctslab.games`), a user's game can be a
-plain Python class (see ``examples/``).
+plain Python class (see ``examples/``), most simply a subclass of
+:class:`mctslab.core.python_state.PythonState`, which writes the rules and
+inherits the rest.
 """
 
 from __future__ import annotations

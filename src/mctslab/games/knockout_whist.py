@@ -89,9 +89,10 @@ import math
 import operator
 from collections.abc import Iterator, Sequence
 
-from mctslab.core.errors import IllegalActionError, InvalidConfigError, illegal_action_message
+from mctslab.core.errors import IllegalActionError, InvalidConfigError
 from mctslab.core.game import CHANCE, TERMINAL, GameInfo, OpponentModel
 from mctslab.core.infoset import sample_world
+from mctslab.core.python_state import PythonState
 from mctslab.core.rng import Rng
 
 __all__ = [
@@ -236,7 +237,7 @@ class KnockoutWhist:
         return f"KnockoutWhist(players={self.players})"
 
 
-class KnockoutWhistState:
+class KnockoutWhistState(PythonState[KnockoutWhist]):
     """A position and the actions that led to it. ``apply_action`` works in place.
 
     Hands are bitmasks of card ids; the active players are a tuple of seats
@@ -248,7 +249,6 @@ class KnockoutWhistState:
         "_deal_total",
         "_dealt",
         "_hands",
-        "_history",
         "_leader",
         "_n",
         "_ndealt",
@@ -262,20 +262,19 @@ class KnockoutWhistState:
         "_tricks",
         "_trump",
         "_winner",
-        "game",
     )
+    copied = ("_hands", "_trick", "_tricks")
 
     def __init__(self, game: KnockoutWhist) -> None:
+        super().__init__(game)
         n = game.players
-        self.game = game  # the engines read state.game.info
         self._n = n
-        self._history: list[int] = []
         self._hands = [0] * n
         self._winner = -1
         self._round = 0
-        self._start_round(tuple(range(n)), 0)
+        self._start_round(tuple(range(n)), 0, 0)
 
-    def _start_round(self, active: tuple[int, ...], leader: int) -> None:
+    def _start_round(self, active: tuple[int, ...], leader: int, start: int) -> None:
         self._round += 1
         self._active = active
         nxt = [0] * self._n
@@ -289,7 +288,7 @@ class KnockoutWhistState:
         self._leader = self._round_leader = self._to_move = leader
         self._trick: list[int] = []
         self._tricks = [0] * self._n
-        self._round_start = len(self._history)
+        self._round_start = start
         self._phase = _DEAL
 
     # -- the rules -------------------------------------------------------------
@@ -311,14 +310,14 @@ class KnockoutWhistState:
             return _TRUMP_MASK
         return 0
 
-    def apply_action(self, action: int) -> None:
+    def _apply_action(self, action: int) -> None:
         if not 0 <= action < NUM_ACTIONS or not (self._legal_mask() >> action) & 1:
-            raise IllegalActionError(self._illegal_message(action))
-        self._do(int(action))
+            raise self.illegal_action(action)
+        self._do(action)
 
     def _do(self, a: int) -> None:
-        """Apply the legal action ``a``."""
-        self._history.append(a)
+        """Apply the legal action ``a`` (the base appends it to the history afterwards:
+        a round that ends with it starts after it)."""
         phase = self._phase
         if phase == _PLAY:
             p = self._to_move
@@ -356,18 +355,12 @@ class KnockoutWhistState:
             self._winner = left[0]
             self._active = left
             self._phase = _OVER
-            self._round_start = len(self._history)
+            self._round_start = len(self._history) + 1
             self._ndealt = 0
             return
         best = max(tricks)
         leader = next(p for p in left if tricks[p] == best)
-        self._start_round(left, leader)
-
-    def _illegal_message(self, action: object) -> str:
-        legal = [] if self._phase == _OVER else _bits(self._legal_mask())
-        return illegal_action_message(
-            "knockout_whist", f"{action}", legal, _ACTION_NAMES.__getitem__
-        )
+        self._start_round(left, leader, len(self._history) + 1)
 
     # -- the State protocol ----------------------------------------------------
 
@@ -388,10 +381,6 @@ class KnockoutWhistState:
             mask ^= low
         return out
 
-    def legal_actions_mask(self) -> list[bool]:
-        mask = self._legal_mask()
-        return [bool((mask >> a) & 1) for a in range(NUM_ACTIONS)]
-
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """``[(outcome, probability), ...]`` at a chance node; empty elsewhere."""
         phase = self._phase
@@ -403,34 +392,6 @@ class KnockoutWhistState:
             return list(_TRUMP_OUTCOMES)
         return []
 
-    def child(self, action: int) -> KnockoutWhistState:
-        new = self.clone()
-        new.apply_action(action)
-        return new
-
-    def clone(self) -> KnockoutWhistState:
-        new = KnockoutWhistState.__new__(KnockoutWhistState)
-        new.game = self.game
-        new._n = self._n
-        new._history = self._history.copy()
-        new._hands = self._hands.copy()
-        new._winner = self._winner
-        new._round = self._round
-        new._active = self._active  # tuples: replaced, never changed
-        new._next = self._next
-        new._dealt = self._dealt
-        new._ndealt = self._ndealt
-        new._deal_total = self._deal_total
-        new._trump = self._trump
-        new._leader = self._leader
-        new._round_leader = self._round_leader
-        new._to_move = self._to_move
-        new._trick = self._trick.copy()
-        new._tricks = self._tricks.copy()
-        new._round_start = self._round_start
-        new._phase = self._phase
-        return new
-
     def is_terminal(self) -> bool:
         return self._phase == _OVER
 
@@ -438,7 +399,7 @@ class KnockoutWhistState:
         n = self._n
         if self._winner < 0:
             return [0.0] * n
-        out = [self.game._loss] * n
+        out = [self._game._loss] * n
         out[self._winner] = 1.0
         return out
 
@@ -452,14 +413,8 @@ class KnockoutWhistState:
         """Parse ``"AS"`` (also ``"as"``, ``"10S"``) or ``"trump S"`` (``"trump spades"``)."""
         action = _PARSE.get(" ".join(str(text).split()).upper())
         if action is None:
-            shown = ", ".join(_ACTION_NAMES[a] for a in _bits(self._legal_mask()))
-            raise IllegalActionError(
-                f"unknown action {text!r} in knockout_whist; legal actions: {shown or 'none'}"
-            )
+            raise self.unknown_action(text)
         return action
-
-    def history(self) -> list[int]:
-        return self._history.copy()
 
     def __str__(self) -> str:
         lines = [f"Knockout Whist, round {self._round} of {NUM_ROUNDS}"]
@@ -492,7 +447,7 @@ class KnockoutWhistState:
 
     def hand(self, player: int) -> list[int]:
         """The card ids ``player`` holds now, ascending (hidden from the other players)."""
-        self._check_player(player)
+        self.check_player(player)
         return _bits(self._hands[player])
 
     def trump_suit(self) -> int | None:
@@ -522,7 +477,8 @@ class KnockoutWhistState:
 
     # -- hidden information ----------------------------------------------------
 
-    def _check_player(self, player: int) -> None:
+    def check_player(self, player: int) -> None:
+        """Stricter than the base's: ``player`` must be an ``int`` (not a bool)."""
         if isinstance(player, bool) or not isinstance(player, int) or not 0 <= player < self._n:
             raise InvalidConfigError(
                 f"knockout_whist: player must be an integer in [0, {self._n - 1}], got {player!r}"
@@ -530,14 +486,15 @@ class KnockoutWhistState:
 
     def _walk(self) -> Iterator[tuple[KnockoutWhistState, int]]:
         """Replay the history: yields (the state before each action, the action)."""
-        state = self.game.new_initial_state()
+        state = self._game.new_initial_state()
         for a in self._history:
             yield state, a
             state._do(a)
+            state._history.append(a)
 
     def information_state_string(self, player: int) -> str:
         """What ``player`` knows: per round its dealt cards, the deal count, trumps, every play."""
-        self._check_player(player)
+        self.check_player(player)
         lines = [f"player {player}"]
         rounds: list[tuple[int, int, int, int, list[str]]] = []  # round, own, dealt, trump, plays
         for state, a in self._walk():
@@ -568,7 +525,7 @@ class KnockoutWhistState:
 
     def observation_string(self, player: int) -> str:
         """What ``player`` sees now: round, trumps, its hand, the trick, tricks won, who is out."""
-        self._check_player(player)
+        self.check_player(player)
         trump = SUITS[self._trump] if self._trump >= 0 else "-"
         tricks = " ".join(f"{p}:{self._tricks[p]}" for p in self._active)
         out = " ".join(str(p) for p in range(self._n) if p not in self._active) or "-"
@@ -583,7 +540,7 @@ class KnockoutWhistState:
     ) -> KnockoutWhistState:
         """A world ``player`` cannot tell from this one, uniform among the consistent ones
         (see the module docstring; weighted by ``model`` if given)."""
-        self._check_player(player)
+        self.check_player(player)
         if model is None:
             return self._resample(player, rng)
         return sample_world(lambda: self._resample(player, rng), player, rng, model)
@@ -629,7 +586,7 @@ class KnockoutWhistState:
             seat = active[k % m]
             new.append(history[start + k] if seat == player else slots[seat].pop())
         new.extend(history[start + ndealt :])
-        return self.game.state_from_actions(new)
+        return self._game.state_from_actions(new)
 
 
 def _pick(mask: int, k: int, rng: Rng) -> int:

@@ -50,12 +50,12 @@ OpenSpiel's ``piglet`` variant (a two-outcome die) is not provided.
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Hashable, Sequence
 
-from mctslab.core.errors import IllegalActionError, InvalidConfigError, illegal_action_message
+from mctslab.core.errors import IllegalActionError, InvalidConfigError
 from mctslab.core.game import CHANCE, TERMINAL, GameInfo, OpponentModel
 from mctslab.core.infoset import sample_world
+from mctslab.core.python_state import PythonState
 from mctslab.core.rng import Rng
 
 __all__ = ["ROLL", "STOP", "Pig", "PigHoldPlayer", "PigState"]
@@ -138,7 +138,7 @@ class Pig:
         )
 
 
-class PigState:
+class PigState(PythonState[Pig]):
     """A Pig position and the actions that led to it. ``apply_action`` works in place.
 
     Plain ints and lists only: the playouts call ``current_player``,
@@ -148,8 +148,6 @@ class PigState:
     __slots__ = (
         "_cur",
         "_dice",
-        "_game",
-        "_hist",
         "_horizon",
         "_moves",
         "_n",
@@ -159,9 +157,10 @@ class PigState:
         "_turn",
         "_turn_total",
     )
+    copied = ("_scores",)
 
     def __init__(self, game: Pig) -> None:
-        self._game = game
+        super().__init__(game)
         self._n = game.players
         self._target = game.target
         self._dice = game.dice
@@ -172,13 +171,8 @@ class PigState:
         self._cur = 0  # the player to decide, or CHANCE while the die rolls
         self._moves = 0  # player decisions so far (OpenSpiel's total_moves_)
         self._over = False
-        self._hist: list[int] = []
 
     # -- read-only views -------------------------------------------------------
-
-    @property
-    def game(self) -> Pig:
-        return self._game
 
     @property
     def scores(self) -> list[int]:
@@ -218,27 +212,19 @@ class PigState:
             return [STOP]
         return [ROLL, STOP]
 
-    def legal_actions_mask(self) -> list[bool]:
-        mask = [False] * self._game.info.num_actions
-        for action in self.legal_actions():
-            mask[action] = True
-        return mask
-
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """``(outcome, probability)`` for the die's faces at a chance node; empty elsewhere."""
         if self._over or self._cur != CHANCE:
             return []
         return list(self._game._outcomes)
 
-    def apply_action(self, action: int) -> None:
-        if type(action) is not int:
-            action = self._as_int(action)
+    def _apply_action(self, action: int) -> None:
         cur = self._cur
         if self._over:
-            raise IllegalActionError(self._illegal_message(action))
+            raise self.illegal_action(action)
         if cur < 0:  # the die
             if not 0 <= action < self._dice:
-                raise IllegalActionError(self._illegal_message(action))
+                raise self.illegal_action(action)
             if action == 0:  # a 1: the turn total is lost, the turn passes
                 self._turn_total = 0
                 turn = self._turn + 1
@@ -250,7 +236,7 @@ class PigState:
                 self._cur = self._turn
         elif action == ROLL:
             if self._scores[cur] + self._turn_total >= self._target:
-                raise IllegalActionError(self._illegal_message(action))
+                raise self.illegal_action(action)
             self._cur = CHANCE
             self._moves += 1
             if self._moves >= self._horizon:
@@ -267,39 +253,7 @@ class PigState:
             if score >= self._target or self._moves >= self._horizon:
                 self._over = True
         else:
-            raise IllegalActionError(self._illegal_message(action))
-        self._hist.append(action)
-
-    def _as_int(self, action: object) -> int:
-        try:
-            return operator.index(action)  # type: ignore[arg-type]
-        except TypeError:
-            raise IllegalActionError(self._illegal_message(action)) from None
-
-    def _illegal_message(self, action: object) -> str:
-        legal = [] if self._over else self.legal_actions()
-        return illegal_action_message("pig", f"{action!r}", legal, self.action_to_string)
-
-    def child(self, action: int) -> PigState:
-        new = self.clone()
-        new.apply_action(action)
-        return new
-
-    def clone(self) -> PigState:
-        new = PigState.__new__(PigState)
-        new._game = self._game
-        new._n = self._n
-        new._target = self._target
-        new._dice = self._dice
-        new._horizon = self._horizon
-        new._scores = self._scores.copy()
-        new._turn_total = self._turn_total
-        new._turn = self._turn
-        new._cur = self._cur
-        new._moves = self._moves
-        new._over = self._over
-        new._hist = self._hist.copy()
-        return new
+            raise self.illegal_action(action)
 
     def returns(self) -> list[float]:
         n = self._n
@@ -311,9 +265,6 @@ class PigState:
                     values[player] = 1.0
                     return values
         return [0.0] * n
-
-    def history(self) -> list[int]:
-        return self._hist.copy()
 
     # -- names -----------------------------------------------------------------
 
@@ -327,7 +278,7 @@ class PigState:
                 return f"Roll {action + 1}"
         elif action in (ROLL, STOP):
             return _ACTION_NAMES[action]
-        raise IllegalActionError(self._illegal_message(action))
+        raise self.illegal_action(action)
 
     def string_to_action(self, text: str) -> int:
         """Parse ``"roll"``/``"stop"`` (any case); at the die ``"Roll <face>"`` or ``"<face>"``."""
@@ -349,28 +300,21 @@ class PigState:
             f"Current player: {self._turn}{rolling}\n"
         )
 
-    def __repr__(self) -> str:
-        return f"<PigState {self._game!r} history={self._hist}>"
-
     # -- what the players see --------------------------------------------------
-
-    def _check_player(self, player: int) -> None:
-        if not 0 <= player < self._n:
-            raise InvalidConfigError(f"pig: player must be in [0, {self._n - 1}], got {player}")
 
     def information_state_string(self, player: int) -> str:
         """The history, ``", "``-joined (OpenSpiel's ``history_str()``); Pig hides nothing."""
-        self._check_player(player)
-        return ", ".join(map(str, self._hist))
+        self.check_player(player)
+        return ", ".join(map(str, self._history))
 
     def observation_string(self, player: int) -> str:
         """OpenSpiel's: ``str(state)``, the same for every player."""
-        self._check_player(player)
+        self.check_player(player)
         return str(self)
 
     def observation_tensor(self, player: int) -> list[float]:
         """OpenSpiel's one-hot tensor, ``(1 + players) x (target + 1)`` flattened by rows."""
-        self._check_player(player)
+        self.check_player(player)
         bins = self._target + 1
         values = [0.0] * ((1 + self._n) * bins)
         values[min(self._turn_total, bins - 1)] = 1.0
@@ -382,7 +326,7 @@ class PigState:
         self, player: int, rng: Rng, model: OpponentModel | None = None
     ) -> PigState:
         """A copy: Pig is a game of perfect information (a ``model`` may still refuse it)."""
-        self._check_player(player)
+        self.check_player(player)
         return sample_world(self.clone, player, rng, model)
 
     # -- optional extras the engines use when present --------------------------
