@@ -112,6 +112,10 @@ def test_deal_and_trump_are_chance_nodes() -> None:
         state.apply_action(cards("AS")[0])  # dealt already
     with pytest.raises(IllegalActionError):
         state.apply_action(TRUMP_ACTION)  # not during the deal
+    for bad in ("3", None, 1.5):  # not an action at all: the same typed error
+        with pytest.raises(IllegalActionError, match="legal actions"):
+            state.apply_action(bad)  # type: ignore[arg-type]
+    assert state.history() == cards("AS") + cards("2C")
     assert state.current_trick() == []
     assert state.trump_suit() is None
     assert state.returns() == [0.0, 0.0, 0.0]
