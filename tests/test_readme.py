@@ -127,3 +127,18 @@ def test_shown_commands_print_their_output() -> None:
         where = f"README.md:{block.line}: {command}"
         assert result.exit_code == 0, f"{where}: {result.output}"
         assert same_text(result.stdout) == same_text(want), where
+
+
+def test_the_venv_is_activated_before_the_first_command_example() -> None:
+    # `make run` installs mctslab into .venv: a newcomer pasting `mctslab ...` needs
+    # to be told how to reach it before the first example that runs it.
+    text = README.read_text(encoding="utf-8")
+    first_command = min(
+        b.line
+        for b in blocks()
+        if b.lang in ("sh", "console", "bash")
+        and any(line.split("#")[0].strip().startswith("mctslab ") for line in b.code.splitlines())
+    )
+    said = text.find("source .venv/bin/activate")
+    assert said >= 0, "the README does not say how to activate .venv"
+    assert text[:said].count("\n") + 1 < first_command
