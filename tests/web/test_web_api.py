@@ -6,6 +6,7 @@ import gc
 import itertools
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -15,6 +16,7 @@ import time
 import warnings
 from collections.abc import Iterator
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -77,7 +79,10 @@ def reference_tree(game: str, moves: list[int], config: SearchConfig) -> dict[st
 
 
 def test_health_games_and_page(client: TestClient) -> None:
-    assert client.get("/api/health").json()["status"] == "ok"
+    health = client.get("/api/health").json()
+    assert health["status"] == "ok"
+    # The budget caps, from which the page sets its inputs' maxima.
+    assert health["max_iterations"] == 200_000 and health["max_time"] == 10.0
     games = {g["name"]: g for g in client.get("/api/games").json()}
     assert set(games) >= {"tic_tac_toe", "connect_four", "nim", "bachet"}
     assert games["tic_tac_toe"]["board"] == "grid" and games["nim"]["board"] == "piles"
@@ -87,6 +92,14 @@ def test_health_games_and_page(client: TestClient) -> None:
     page = client.get("/")
     assert page.status_code == 200 and "<html" in page.text.lower()
     assert client.get("/static/app.js").status_code == 200
+
+
+def test_the_readme_names_every_game_of_the_page(client: TestClient) -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    listed = re.search(r"Choose a game \(([^;]*);", readme)
+    assert listed is not None
+    names = {n.strip().lower().replace("-", "_").replace(" ", "_") for n in listed[1].split(",")}
+    assert names == {g["name"] for g in client.get("/api/games").json()}
 
 
 def test_openapi_lists_every_endpoint(client: TestClient) -> None:
@@ -639,6 +652,18 @@ def test_pig_sessions_roll_the_dice_from_the_session_seed(client: TestClient) ->
 
     assert game(5) == game(5)
     assert len(game(5)) >= 8  # 7 moves by the players, and at least the last roll's die
+
+
+def test_pig_sessions_name_the_dice_in_the_move_list(client: TestClient) -> None:
+    """The state's moves name every action of the history where it was played: a
+    player's "roll", then the die's "Roll <face>" (player -1, chance)."""
+    sid = new(client, "pig", config={"iterations": 50, "seed": 3})["id"]
+    view = client.post(f"/api/sessions/{sid}/play", json={"action": "roll"}).json()
+    moves = view["state"]["moves"]
+    assert [m["action"] for m in moves] == view["state"]["actions"]
+    assert moves[0] == {"action": 0, "label": "roll", "player": 0}
+    assert moves[1]["player"] == mctslab.CHANCE
+    assert moves[1]["label"] == f"Roll {moves[1]['action'] + 1}"
 
 
 def test_hidden_information_games_are_refused_and_not_listed(client: TestClient) -> None:

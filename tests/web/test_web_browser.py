@@ -140,7 +140,9 @@ def new_game(page: Page, game: str, human: str = "0", **fields: str) -> None:
     """Open the page, choose a game and settings, press New game, wait until it is idle."""
     page.goto("/")
     expect(page.get_by_test_id("game-select").locator(f"option[value='{game}']")).to_have_count(1)
-    page.get_by_test_id("game-select").select_option(game)
+    wait_idle(page)  # the first game is loaded
+    page.get_by_test_id("game-select").select_option(game)  # starts a game of it
+    wait_idle(page)
     page.get_by_test_id("human-select").select_option(human)
     page.get_by_test_id("budget").fill(BUDGET)
     for testid, value in fields.items():
@@ -329,3 +331,85 @@ def test_pig_rolls_the_dice_and_shows_chance_nodes_in_the_tree(page: Page) -> No
         wait_idle(page)
     expect(page.get_by_test_id("chance-level").first).to_contain_text("chance drew Roll")
     shot(page, "7-pig")
+
+
+def test_budget_inputs_carry_the_server_caps_and_a_refusal_resets_the_status(page: Page) -> None:
+    """The budget field's maximum is the server's cap (GET /api/health); a budget over
+    it is refused on the page, before any request (the console stays clean), and the
+    status says whose turn it is again instead of "The AI is thinking"."""
+    failed: list[str] = []
+    page.on("console", lambda msg: failed.append(msg.text) if msg.type == "error" else None)
+    new_game(page, "tic_tac_toe", human="none")
+    budget = page.get_by_test_id("budget")
+    expect(budget).to_have_attribute("max", "200000")
+    budget.fill("300000")
+    page.get_by_test_id("ai-move").click()
+    wait_idle(page)
+    error = page.get_by_test_id("error")
+    expect(error).to_be_visible()
+    expect(error).to_contain_text("iterations=300000 is over the server's cap of 200000")
+    expect(page.get_by_test_id("status")).to_have_text(re.compile(r"^X to move"))
+    expect(page.get_by_test_id("ai-move")).to_be_enabled()
+    assert not failed, f"console errors: {failed}"
+    # Seconds: the cap on time.
+    page.get_by_test_id("budget-kind").select_option("time")
+    expect(budget).to_have_attribute("max", "10")
+    # A budget within the cap: the AI moves, and the error bar goes.
+    page.get_by_test_id("budget-kind").select_option("iterations")
+    budget.fill(BUDGET)
+    page.get_by_test_id("ai-move").click()
+    wait_idle(page)
+    expect(error).to_be_hidden()
+    expect(page.get_by_test_id("status")).to_have_text(re.compile(r"^O to move"))
+
+
+def test_choosing_a_game_starts_a_new_game_of_it(page: Page) -> None:
+    page.goto("/")
+    expect(page.get_by_test_id("status")).to_contain_text("Your turn (X)")
+    expect(page.locator("[data-testid^=cell-]")).to_have_count(9)
+    wait_idle(page)
+    page.get_by_test_id("game-select").select_option("connect_four")  # no "New game"
+    expect(page.get_by_test_id("status")).to_contain_text("Your turn (Red)")
+    expect(page.locator("[data-testid^=column-]")).to_have_count(7)
+    expect(page.get_by_test_id("param-rows")).to_have_value("6")
+
+
+def test_counts_in_the_singular_and_option_names_in_full(page: Page) -> None:
+    new_game(page, "tic_tac_toe")
+    counts = page.locator(".tree-counts")
+    expect(counts).to_contain_text("Tree: 1 node, root visits 0")
+    page.get_by_test_id("step").click()
+    expect(counts).to_contain_text("Tree: 2 nodes, root visits 1")
+    # Every final-move rule's name fits in the select (the text, its padding, the arrow).
+    fits = page.get_by_test_id("final-select").evaluate(
+        """(select) => {
+            const style = getComputedStyle(select);
+            const context = document.createElement("canvas").getContext("2d");
+            context.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+            const room = select.clientWidth - parseFloat(style.paddingLeft)
+                - parseFloat(style.paddingRight) - 24;  // chromium's arrow
+            return [...select.options].map((o) => [o.text, context.measureText(o.text).width <= room]);
+        }"""
+    )
+    assert all(ok for _, ok in fits), fits
+
+
+def test_pig_move_list_shows_what_the_die_rolled(page: Page) -> None:
+    """Each roll is followed by the die's face, and a 1 says the turn is over: the list
+    explains why the turn total dropped to 0 and the AI moved."""
+    new_game(page, "pig")
+    history = page.get_by_test_id("history")
+    page.get_by_test_id("move-0").click()  # roll
+    wait_idle(page)
+    expect(history).to_have_text(re.compile(r"^Moves: roll → [1-6]"))
+    # Roll until some roll (the human's or the AI's) has thrown a 1.
+    for _ in range(40):
+        if "→ 1" in history.inner_text():
+            break
+        page.get_by_test_id("move-0").click()
+        wait_idle(page)
+    text = history.inner_text()
+    assert "roll → 1 (turn over)" in text, text
+    assert re.search(r"→ 1(?! \(turn over\))", text) is None, text  # every 1 ends the turn
+    assert re.search(r"→ [2-6] \(turn over\)", text) is None, text  # and only a 1
+    assert re.search(r"roll(?! →)", text) is None, text  # every roll shows its face

@@ -335,8 +335,15 @@ def add_routes(
 
     @app.get("/api/health", response_model=HealthOut, tags=["service"])
     async def health() -> HealthOut:
-        """Liveness: answers at once, even while searches run."""
-        return HealthOut(status="ok", sessions=len(sessions), version=mctslab.__version__)
+        """Liveness: answers at once, even while searches run. With the budget caps
+        (the page sets its inputs' maxima from them)."""
+        return HealthOut(
+            status="ok",
+            sessions=len(sessions),
+            version=mctslab.__version__,
+            max_iterations=settings.max_iterations,
+            max_time=settings.max_time,
+        )
 
     @app.get("/api/games", response_model=list[GameOut], tags=["service"])
     async def games() -> list[GameOut]:

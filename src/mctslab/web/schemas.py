@@ -39,6 +39,7 @@ __all__ = [
     "NaturalInt",
     "NodeOut",
     "PlayIn",
+    "PlayedMove",
     "PositiveInt",
     "SelectionStepOut",
     "SessionIn",
@@ -159,9 +160,19 @@ class LegalMove(BaseModel):
     label: str
 
 
+class PlayedMove(BaseModel):
+    action: int
+    label: str = Field(description="The move's name where it was played (a die's face, ...).")
+    player: int = Field(description="Who played it; -1 for chance (a die's outcome).")
+
+
 class StateView(BaseModel):
     text: str = Field(description="str(state): the board as text.")
     actions: list[int] = Field(description="The moves played from the start (action ids).")
+    moves: list[PlayedMove] = Field(
+        description="The same moves named, with who played them: the page's move list, "
+        "chance outcomes included (their names need the position they were drawn at)."
+    )
     current_player: int = Field(description="Player to move; -4 once the game is over.")
     terminal: bool
     returns: list[float]
@@ -273,6 +284,8 @@ class HealthOut(BaseModel):
     status: str
     sessions: int
     version: str
+    max_iterations: int = Field(description="The cap on iterations a request may ask for.")
+    max_time: float = Field(description="The cap on seconds of search a request may ask for.")
 
 
 class ChildScoreOut(BaseModel):

@@ -104,7 +104,7 @@ class Session:
             engine=self.engine,
             human_player=self.spec.human_player,
             busy=self.busy,
-            state=state_view(self.state),
+            state=state_view(self.state, self.game),
             tree=TreeCounts(nodes=nodes, root_visits=visits),
             last_ai=self.last_ai,
         )

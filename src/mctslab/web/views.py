@@ -7,24 +7,39 @@ from __future__ import annotations
 
 from typing import Any
 
-from mctslab.core.game import State
+from mctslab.core.game import Game, State
 from mctslab.search.mcts import SearchResult
 from mctslab.web.render import render
-from mctslab.web.schemas import ChildView, LegalMove, StateView
+from mctslab.web.schemas import ChildView, LegalMove, PlayedMove, StateView
 
-__all__ = ["legal_moves", "move_fields", "state_view"]
+__all__ = ["legal_moves", "move_fields", "played_moves", "state_view"]
 
 
-def state_view(state: State) -> StateView:
+def state_view(state: State, game: Game) -> StateView:
+    """``state`` as the page shows it; ``game`` is the game it was played in."""
     return StateView(
         text=str(state),
         actions=state.history(),
+        moves=played_moves(game, state.history()),
         current_player=state.current_player(),
         terminal=state.is_terminal(),
         returns=state.returns(),
         legal=legal_moves(state),
         render=render(state),
     )
+
+
+def played_moves(game: Game, actions: list[int]) -> list[PlayedMove]:
+    """``actions`` named and attributed, replayed from the start of ``game``: a move's
+    name depends on its position (Pig's action 0 is "roll" for a player, "Roll 1" for
+    the die), which the history alone does not keep."""
+    state = game.new_initial_state()
+    moves = []
+    for action in actions:
+        player = state.current_player()
+        moves.append(PlayedMove(action=action, label=state.action_to_string(action), player=player))
+        state.apply_action(action)
+    return moves
 
 
 def legal_moves(state: State) -> list[LegalMove]:

@@ -26,6 +26,7 @@ async function request(method, path, body) {
 const enc = encodeURIComponent;
 
 export const api = {
+  health: () => request("GET", "/api/health"),
   games: () => request("GET", "/api/games"),
   create: (spec) => request("POST", "/api/sessions", spec),
   session: (id) => request("GET", `/api/sessions/${enc(id)}`),

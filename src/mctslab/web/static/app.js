@@ -10,6 +10,9 @@ import { TreeView } from "./tree.js";
 
 const $ = (id) => document.getElementById(id);
 
+// The player of a chance outcome (mctslab.core.game.CHANCE): a die's throw.
+const CHANCE = -1;
+
 const FINAL_RULES = {
   robust: "robust child (most visits)",
   max: "max child (highest mean)",
@@ -23,11 +26,11 @@ const SPEEDS = [0.5, 1, 3, 10, 30];
 
 const app = {
   games: [],
+  caps: null, // the server's budget caps (GET /api/health): max_iterations, max_time
   view: null, // the last SessionView
   human: 0, // the human's player index, or null: the human plays both sides
   busy: false,
   playing: false,
-  moves: [], // labels of the moves played, for the history line
   tree: null,
   think: null,
 };
@@ -48,6 +51,7 @@ async function main() {
   drawExploration();
   try {
     app.games = await api.games();
+    app.caps = await api.health();
   } catch (err) {
     showError(err);
     setStatus("The server did not answer: is `mctslab serve` running?");
@@ -61,6 +65,7 @@ async function main() {
   const preferred = new URLSearchParams(location.search).get("game") || "tic_tac_toe";
   if (app.games.some((g) => g.name === preferred)) select.value = preferred;
   drawParams();
+  setBudgetLimit();
   await newGame();
 }
 
@@ -73,12 +78,17 @@ function wireControls() {
     event.preventDefault();
     newGame();
   });
-  $("game").addEventListener("change", drawParams);
+  // A new game of the game chosen, at once (its parameters' fields show its defaults).
+  $("game").addEventListener("change", () => {
+    drawParams();
+    newGame();
+  });
   $("simulation").addEventListener("change", () => {
     $("cutoff-row").hidden = $("simulation").value !== "cutoff";
   });
   $("budget-kind").addEventListener("change", () => {
     $("budget").value = $("budget-kind").value === "time" ? "0.5" : "2000";
+    setBudgetLimit();
   });
   const syncC = (value) => {
     $("c").value = value;
@@ -157,9 +167,34 @@ function readParams() {
   return params;
 }
 
+/** The budget field's maximum: the server's cap on the kind of budget chosen. */
+function setBudgetLimit() {
+  if (!app.caps) return;
+  const time = $("budget-kind").value === "time";
+  $("budget").max = String(time ? app.caps.max_time : app.caps.max_iterations);
+  // The form's own validation refuses what the server would: a step of 1 counts from
+  // the minimum, so iterations start at 1.
+  $("budget").min = time ? "0.001" : "1";
+  $("budget").step = time ? "any" : "1";
+}
+
+/**
+ * The budget of the AI's moves. Checked against the server's caps here, so that a
+ * budget the server would refuse (422) is never sent: the message says the same.
+ */
 function readBudget() {
   const value = Number($("budget").value);
-  return $("budget-kind").value === "time" ? { time: value } : { iterations: Math.round(value) };
+  const time = $("budget-kind").value === "time";
+  const budget = time ? value : Math.round(value);
+  if (!Number.isFinite(budget) || budget <= 0) {
+    throw new Error(`Budget: ${$("budget").value || "nothing"} is not a positive number of ${time ? "seconds" : "iterations"}`);
+  }
+  const cap = app.caps && (time ? app.caps.max_time : app.caps.max_iterations);
+  if (cap && budget > cap) {
+    const [field, unit] = time ? ["time", " s"] : ["iterations", " iterations"];
+    throw new Error(`Budget: ${field}=${budget} is over the server's cap of ${cap}${unit} per move`);
+  }
+  return time ? { time: budget } : { iterations: budget };
 }
 
 function readConfig() {
@@ -185,7 +220,6 @@ async function newGame() {
   stopPlay();
   const humanValue = $("human").value;
   app.human = humanValue === "none" ? null : Number(humanValue);
-  app.moves = [];
   app.think.clear();
   $("ai-report").hidden = true;
   $("node-view").hidden = true;
@@ -205,7 +239,6 @@ async function newGame() {
 async function restart() {
   if (!app.view) return;
   stopPlay();
-  app.moves = [];
   app.think.clear();
   $("ai-report").hidden = true;
   await guarded(async () => showView(await api.reset(app.view.id)));
@@ -225,10 +258,8 @@ function humanToMove() {
 async function playMove(action) {
   if (app.busy || !humanToMove()) return;
   stopPlay();
-  const label = app.view.state.legal.find((m) => m.action === action)?.label ?? String(action);
   const ok = await guarded(async () => {
     const view = await api.play(app.view.id, action);
-    app.moves.push(label);
     app.think.clear();
     showView(view);
   });
@@ -251,12 +282,13 @@ async function aiMove() {
       stopped = true;
       view = await api.session(app.view.id);
     }
-    if (!stopped && view.last_ai) app.moves.push(view.last_ai.label ?? String(view.last_ai.action));
     app.think.clear();
     showView(view);
   });
   $("cancel").hidden = true;
   if (stopped) setStatus('The AI was stopped before it moved: press "AI move" to let it think again.');
+  // Refused (the error bar says why): the status says again whose turn it is.
+  else if (!ok && app.view) setStatus(statusText());
   // In some games a player moves again (Pig: roll after roll): the AI plays on.
   else if (ok && aiToMove()) await aiMove();
 }
@@ -287,7 +319,8 @@ function showView(view) {
   drawMainBoard();
   setStatus(statusText());
   $("status").classList.toggle("over", view.state.terminal);
-  $("history").textContent = app.moves.length ? `Moves: ${app.moves.join(" ")}` : "";
+  const moves = moveList(view.state);
+  $("history").textContent = moves.length ? `Moves: ${moves.join(", ")}` : "";
   drawAiReport(view.last_ai);
   setCounts(view.tree);
   updateButtons();
@@ -301,10 +334,39 @@ function drawMainBoard() {
     onAction: (action) => playMove(action),
     legal: v.state.legal,
     text: v.state.text,
-    highlight: v.last_ai && app.moves.length ? lastPlayed() : null,
+    highlight: v.last_ai ? lastPlayed() : null,
     testids: true,
   });
   $("board").replaceChildren(board);
+}
+
+/**
+ * The move list: each move's name; a chance outcome (a die) follows the move that
+ * called for it, with what it did to the turn: "roll → 4", "roll → 1 (turn over)".
+ */
+function moveList(state) {
+  const moves = state.moves || [];
+  const items = [];
+  for (let i = 0; i < moves.length; i++) {
+    const move = moves[i];
+    if (move.player !== CHANCE) {
+      items.push(move.label);
+      continue;
+    }
+    const caller = moves[i - 1];
+    if (!caller || caller.player === CHANCE) {
+      items.push(`(${move.label})`);
+      continue;
+    }
+    // "roll" then "Roll 4": the outcome's name without the word the move already said.
+    const words = move.label.split(" ");
+    const outcome = words.length > 1 && words[0].toLowerCase() === caller.label.toLowerCase() ? words.slice(1).join(" ") : move.label;
+    // Who decides next: the next move's player, or the player to move now.
+    const next = i + 1 < moves.length ? moves[i + 1].player : state.terminal ? caller.player : state.current_player;
+    const over = next !== CHANCE && next !== caller.player ? " (turn over)" : "";
+    items[items.length - 1] += ` → ${outcome}${over}`;
+  }
+  return items;
 }
 
 /** The last action played, when the AI played it (it gets marked on the board). */
@@ -360,7 +422,10 @@ function drawAiReport(last) {
 
 function setCounts(tree) {
   if (!tree) return;
-  if (tree.nodes !== undefined) $("node-count").textContent = String(tree.nodes);
+  if (tree.nodes !== undefined) {
+    $("node-count").textContent = String(tree.nodes);
+    $("node-word").textContent = tree.nodes === 1 ? "node" : "nodes";
+  }
   if (tree.root_visits !== undefined) $("root-visits").textContent = String(tree.root_visits);
   drawExploration();
 }
@@ -380,6 +445,7 @@ function updateButtons() {
   for (const b of document.querySelectorAll("[data-run]")) b.disabled = !idle || over || app.playing;
   $("restart").disabled = !idle || !app.view;
   $("new-game").disabled = !idle;
+  $("game").disabled = !idle; // choosing a game starts one: not while a request runs
   $("board").classList.toggle("busy", app.busy);
   document.body.dataset.busy = String(app.busy || app.playing);
   for (const a of document.querySelectorAll(".exports a")) a.setAttribute("aria-disabled", String(!app.view));
