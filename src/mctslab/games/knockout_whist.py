@@ -440,6 +440,52 @@ class KnockoutWhistState(PythonState[KnockoutWhist]):
             lines.append(f"player {self._winner} wins")
         return "\n".join(lines)
 
+    def human_view(self, player: int | None = None) -> str:
+        """The position in words, as a person in seat ``player`` sees it: its own hand
+        only (``None``: every hand, as at the end). People count players from 1; the
+        API's ids (and ``observation_string``) are 0-based.
+
+        >>> from mctslab.games.knockout_whist import KnockoutWhist
+        >>> state = KnockoutWhist().new_initial_state()
+        >>> for card in ["AS", "2C", "KS", "3C", "QS", "4C", "JS", "5C", "TS", "6C", "9S",
+        ...              "7C", "8S", "8C", "trump S"]:
+        ...     state.apply_action(state.string_to_action(card))
+        >>> print(state.human_view(1))
+        You are player 2; round 1 of 7, trumps: spades
+        Your hand: 2C 3C 4C 5C 6C 7C 8C
+        Trick: player 1 leads
+        Tricks this round: player 1: 0, player 2: 0
+        """
+        lines = []
+        trump = SUIT_NAMES[self._trump] if self._trump >= 0 else "not drawn yet"
+        where = f"round {self._round} of {NUM_ROUNDS}, trumps: {trump}"
+        if player is None:
+            lines.append(where[0].upper() + where[1:])
+            for p in range(self._n):
+                hand = _names(self._hands[p]) if p in self._active else "out"
+                lines.append(f"Player {p + 1}: {hand}")
+        else:
+            self.check_player(player)
+            lines.append(f"You are player {player + 1}; {where}")
+            if player in self._active:
+                lines.append(f"Your hand: {_names(self._hands[player])}")
+            else:
+                lines.append("You are out of the game")
+        if self._phase == _OVER:
+            lines.append(f"Player {self._winner + 1} wins the game")
+            return "\n".join(lines)
+        played = [f"player {p + 1} played {_CARD_NAMES[c]}" for p, c in self.current_trick()]
+        if self._phase == _PLAY:
+            mover = f"player {self._to_move + 1} {'plays' if played else 'leads'}"
+            played.append("you lead" if not played and self._to_move == player else mover)
+        lines.append(f"Trick: {', '.join(played) or 'the cards are being dealt'}")
+        tricks = ", ".join(f"player {p + 1}: {self._tricks[p]}" for p in self._active)
+        lines.append(f"Tricks this round: {tricks}")
+        out = [f"player {p + 1}" for p in range(self._n) if p not in self._active]
+        if out:
+            lines.append(f"Out: {', '.join(out)}")
+        return "\n".join(lines)
+
     def _trick_text(self) -> str:
         return " ".join(f"{p}:{_CARD_NAMES[c]}" for p, c in self.current_trick()) or "-"
 

@@ -57,6 +57,8 @@ from mctslab.core.rng import Rng
 
 __all__ = ["BET", "PASS", "KuhnPoker", "KuhnPokerState"]
 
+_RANKS = "23456789TJQKA"  # card names for people: the ranks below the ace
+
 #: Check, or fold when facing a bet.
 PASS = 0
 #: Bet, or call when facing a bet.
@@ -276,6 +278,56 @@ class KuhnPokerState(PythonState[KuhnPoker]):
         return text
 
     # -- what the players see --------------------------------------------------
+
+    def card_name(self, card: int) -> str:
+        """A card for people: Jack, Queen, King with two players (OpenSpiel's 0, 1, 2);
+        with more, the top ``n + 1`` ranks below the ace (three players: T J Q K)."""
+        return _RANKS[len(_RANKS) - 1 - (self._n + 1) + card]
+
+    def human_view(self, player: int | None = None) -> str:
+        """The position in words, as a person in seat ``player`` sees it (``None``: every
+        card, as at the end). People count players from 1; the API's ids are 0-based.
+
+        >>> from mctslab.games.kuhn_poker import KuhnPoker
+        >>> state = KuhnPoker().state_from_actions([2, 0, 0, 1])
+        >>> print(state.human_view(0))
+        You are player 1; your card: K (low to high: J Q K)
+        Pot: 3 chips (player 1: 1, player 2: 2)
+        Betting: player 1 checks, player 2 bets; player 1 to act
+        >>> state.apply_action(1)
+        >>> print(state.human_view())
+        Cards: player 1 K, player 2 J
+        Pot: 4 chips (player 1: 2, player 2: 2)
+        Betting: player 1 checks, player 2 bets, player 1 calls
+        Player 1 wins 4 chips (returns +2, -2)
+        """
+        n, hist = self._n, self._history
+        order = " ".join(self.card_name(c) for c in range(n + 1))
+        if player is None:
+            dealt = [f"player {p + 1} {self.card_name(hist[p])}" for p in range(min(n, len(hist)))]
+            lines = [f"Cards: {', '.join(dealt) or 'none dealt yet'}"]
+        else:
+            self.check_player(player)
+            card = self.card_name(hist[player]) if len(hist) > player else "not dealt yet"
+            lines = [f"You are player {player + 1}; your card: {card} (low to high: {order})"]
+        chips = ", ".join(f"player {p + 1}: {a}" for p, a in enumerate(self._ante))
+        lines.append(f"Pot: {self._pot} chips ({chips})")
+        words, facing = [], False
+        for i, a in enumerate(hist[n:]):
+            if a == BET:
+                words.append(f"player {i % n + 1} {'calls' if facing else 'bets'}")
+                facing = True
+            else:
+                words.append(f"player {i % n + 1} {'folds' if facing else 'checks'}")
+        to_act = self.current_player()
+        text = ", ".join(words) if words else "none yet"
+        if to_act >= 0:
+            text += f"; player {to_act + 1} to act"
+        lines.append(f"Betting: {text}")
+        if self._winner != _NOBODY:
+            returns = ", ".join(f"{r:+g}" for r in self.returns())
+            lines.append(f"Player {self._winner + 1} wins {self._pot} chips (returns {returns})")
+        return "\n".join(lines)
 
     def information_state_string(self, player: int) -> str:
         """The player's card, then the betting as ``p``/``b``: ``"0pb"``."""
