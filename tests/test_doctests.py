@@ -21,11 +21,14 @@ from conftest import extras_required
 
 DOCTESTED = [
     "mctslab.arena.analyze",
+    "mctslab.arena.ratings",
     "mctslab.arena.store",
     "mctslab.arena.tournament",
     "mctslab.arena.tune",
     "mctslab.core.registry",
     "mctslab.core.rng",
+    "mctslab.games.knockout_whist",
+    "mctslab.games.kuhn_poker",
     "mctslab.players.player",
     "mctslab.search.budget",
     "mctslab.search.ismcts",

@@ -16,6 +16,7 @@ from mctslab.arena.ratings import (
     format_table,
     score_interval,
     score_to_elo,
+    wilson_interval,
 )
 from mctslab.core.errors import InvalidConfigError
 
@@ -60,15 +61,14 @@ def test_elo_score_helpers() -> None:
 
 
 def test_score_interval() -> None:
-    # 6 wins, 2 draws, 2 losses: mean 0.7, per-game variance (6·0.09 + 2·0.04 + 2·0.49)/10 = 0.16.
-    mean, low, high = score_interval(6, 2, 2)
-    half = 1.96 * math.sqrt(0.16 / 10)
-    assert mean == pytest.approx(0.7)
-    assert (low, high) == pytest.approx((0.7 - half, 0.7 + half))
-    assert score_interval(10, 0, 0) == (1.0, 1.0, 1.0)  # no spread: the interval collapses
-    assert score_interval(9, 0, 1)[2] == 1.0  # clipped at 1
+    # Wilson's interval of W + D/2 = 7 successes in 10 games.
+    assert score_interval(6, 2, 2) == pytest.approx(wilson_interval(7, 10))
+    assert score_interval(6, 2, 2) == pytest.approx((0.7, 0.3968, 0.8922), abs=1e-4)
+    # 4 wins in 4 games are not a certain win: the normal interval collapsed to 1.000-1.000.
+    assert score_interval(4, 0, 0) == pytest.approx((1.0, 0.5101, 1.0), abs=1e-4)
+    assert score_interval(9, 0, 1)[2] < 1.0  # inside [0, 1] without clipping
     assert score_interval(0, 0, 0) == (0.5, 0.0, 1.0)
-    assert score_interval(0, 40, 0) == (0.5, 0.5, 0.5)
+    assert score_interval(0, 40, 0) == pytest.approx((0.5, 0.3520, 0.6480), abs=1e-4)
     with pytest.raises(InvalidConfigError):
         score_interval(-1, 0, 0)
 

@@ -54,7 +54,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mctslab.arena.ratings import Z95, score_interval, score_to_elo
+from mctslab.arena.ratings import Z95, score_interval, score_to_elo, wilson_interval
 from mctslab.arena.store import GameRecord, ResultStore
 from mctslab.arena.tournament import (
     ArenaConfig,
@@ -88,23 +88,6 @@ __all__ = [
 
 #: Two strengths ten times apart: enough to see whether the first-move advantage grows.
 DEFAULT_PLAYERS = ("mcts:iterations=100", "mcts:iterations=1000")
-
-
-def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float, float, float]:
-    """Rate and Wilson's score interval: ``(p̂, low, high)``; no trials gives ``(0, 0, 1)``.
-
-    >>> [round(x, 4) for x in wilson_interval(0, 10)]
-    [0.0, 0.0, 0.2775]
-    """
-    if not 0 <= successes <= n:
-        raise InvalidConfigError(f"need 0 <= successes <= n, got {successes} of {n}")
-    if n == 0:
-        return 0.0, 0.0, 1.0
-    p = successes / n
-    denom = 1.0 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1.0 - p) / n + z * z / (4.0 * n * n)) / denom
-    return p, max(0.0, centre - half), min(1.0, centre + half)
 
 
 def seat_name(spec: str, seat: int) -> str:

@@ -67,6 +67,7 @@ __all__ = [
     "format_table",
     "score_interval",
     "score_to_elo",
+    "wilson_interval",
 ]
 
 # 400 / ln 10: Elo points per unit of the natural logit, the scale Newton's method works in.
@@ -97,16 +98,40 @@ def score_to_elo(score: float) -> float:
     return -400.0 * math.log10(1.0 / score - 1.0)
 
 
+def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, float, float]:
+    """Rate and Wilson's score interval (Wilson 1927): ``(p̂, low, high)``.
+
+    ``(p̂ + z²/2n ± z·sqrt(p̂(1-p̂)/n + z²/4n²)) / (1 + z²/n)``: unlike the normal
+    interval ``p̂ ± z·sqrt(p̂(1-p̂)/n)`` it stays inside ``[0, 1]`` and keeps its
+    coverage at rates near 0 or 1 (Brown, Cai & DasGupta 2001), where the normal one
+    collapses to a point: 4 wins in 4 games are not a certain win. ``successes`` may
+    count draws as halves. No trials gives ``(0, 0, 1)``.
+
+    >>> [round(x, 4) for x in wilson_interval(0, 10)]
+    [0.0, 0.0, 0.2775]
+    """
+    if not 0 <= successes <= n:
+        raise InvalidConfigError(f"need 0 <= successes <= n, got {successes} of {n}")
+    if n == 0:
+        return 0.0, 0.0, 1.0
+    p = successes / n
+    denom = 1.0 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1.0 - p) / n + z * z / (4.0 * n * n)) / denom
+    return p, max(0.0, centre - half), min(1.0, centre + half)
+
+
 def score_interval(
     wins: int, draws: int, losses: int, z: float = Z95
 ) -> tuple[float, float, float]:
-    """Mean score and its normal-approximation confidence interval: ``(mean, low, high)``.
+    """Mean score and its Wilson confidence interval: ``(mean, low, high)``.
 
-    ``mean = (W + D/2) / n``; the per-game variance is the empirical one,
-    ``σ² = (W(1-mean)² + D(1/2-mean)² + L·mean²) / n``, and the interval is
-    ``mean ± z·σ/sqrt(n)`` clipped to ``[0, 1]`` (``z`` = 1.96: 95%). Using the
-    observed per-game variance, not ``mean(1-mean)``, credits draws with the
-    information they carry. No games gives ``(0.5, 0.0, 1.0)``: nothing known.
+    ``mean = (W + D/2) / n``, the interval :func:`wilson_interval` of ``W + D/2``
+    successes in ``n`` games (``z`` = 1.96: 95%). The normal approximation used
+    before said ``1.000 (1.000-1.000)`` after 4 wins in 4 games; Wilson's says
+    ``1.000 (0.510-1.000)``. Counting a draw as half a win is conservative: the
+    interval is as wide as if every draw were a coin flip. No games gives
+    ``(0.5, 0.0, 1.0)``: nothing known.
     """
     if min(wins, draws, losses) < 0:
         raise InvalidConfigError(
@@ -115,10 +140,7 @@ def score_interval(
     n = wins + draws + losses
     if n == 0:
         return 0.5, 0.0, 1.0
-    mean = (wins + 0.5 * draws) / n
-    var = (wins * (1.0 - mean) ** 2 + draws * (0.5 - mean) ** 2 + losses * mean**2) / n
-    half = z * math.sqrt(var / n)
-    return mean, max(0.0, mean - half), min(1.0, mean + half)
+    return wilson_interval(wins + 0.5 * draws, n, z)
 
 
 @dataclass(frozen=True)

@@ -11,13 +11,20 @@ no module reaches back into one that is still being initialised.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from typer.core import TyperGroup
+
+try:  # typer >= 0.2x parses with its own copy of click, typer._click; older typer with click
+    from typer._click import exceptions as click_exceptions
+except ImportError:  # pragma: no cover
+    from click import exceptions as click_exceptions  # type: ignore[no-redef]
 
 from mctslab.core.errors import MctslabError
 from mctslab.core.game import Game, State, player_label
@@ -42,6 +49,8 @@ __all__ = [
     "WorkersOpt",
     "app",
     "check_engine",
+    "check_output_dir",
+    "check_output_file",
     "load_position",
     "parse_moves",
     "parse_pairs",
@@ -54,8 +63,48 @@ __all__ = [
 EXIT_USER_ERROR = 2
 #: Exit status when the human interrupts the game with Ctrl-C (128 + SIGINT).
 EXIT_INTERRUPTED = 130
+
+
+def _usage_error_line(err: click_exceptions.UsageError) -> str:
+    """``error: Invalid value for '--port': ...; see 'mctslab serve --help'``."""
+    message = " ".join(err.format_message().split()).rstrip(".")
+    where = f"; see '{err.ctx.command_path} --help'" if err.ctx is not None else ""
+    return f"error: {message}{where}"
+
+
+class _OneLineUsageErrors(TyperGroup):
+    """Click's usage errors (``--iterations abc``, a missing argument, an unknown option) as
+    one ``error:`` line and exit 2, like every other user error, instead of typer's box.
+
+    They are raised while the group parses its own arguments (``make_context``) or a
+    command's (inside ``invoke``); ``mctslab`` alone still shows the help.
+    """
+
+    def make_context(
+        self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any
+    ) -> Any:
+        with _one_line_usage_errors():
+            return super().make_context(info_name, args, parent, **extra)
+
+    def invoke(self, ctx: Any) -> Any:
+        with _one_line_usage_errors():
+            return super().invoke(ctx)
+
+
+@contextmanager
+def _one_line_usage_errors() -> Iterator[None]:
+    try:
+        yield
+    except click_exceptions.NoArgsIsHelpError:
+        raise  # `mctslab` alone: the help
+    except click_exceptions.UsageError as err:
+        print(_usage_error_line(err), file=sys.stderr)
+        raise typer.Exit(EXIT_USER_ERROR) from None
+
+
 #: How the players of a game are called on the board; other games say "player 1", "player 2".
 app = typer.Typer(
+    cls=_OneLineUsageErrors,
     name="mctslab",
     help="Monte Carlo Tree Search toolkit: play games, search and solve positions.",
     no_args_is_help=True,
@@ -165,6 +214,41 @@ def load_position(name: str, params: list[str] | None, moves: str) -> tuple[Game
 def check_engine(engine: str) -> None:
     if engine not in ENGINES:
         raise CliError(f"unknown engine {engine!r}; valid engines: {', '.join(ENGINES)}")
+
+
+def _nearest_existing(path: Path) -> Path:
+    """``path`` or its closest ancestor that exists."""
+    for each in (path, *path.parents):
+        if each.exists():
+            return each
+    return Path(".")
+
+
+def _check_writable_dir(directory: Path, what: str, path: Path) -> None:
+    # Checked before the games are played: an OSError at the end would lose them all.
+    if not directory.is_dir():
+        raise CliError(f"{what} {str(path)!r}: {str(directory)!r} is not a directory")
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise CliError(f"{what} {str(path)!r}: cannot write in {str(directory)!r}")
+
+
+def check_output_dir(path: Path, what: str) -> None:
+    """A directory written at the end of a long run (created if missing): refuse now what
+    would fail then, so that no result is lost to a bad path."""
+    if path.exists() and not path.is_dir():
+        raise CliError(f"{what} {str(path)!r} exists and is not a directory")
+    _check_writable_dir(_nearest_existing(path), what, path)
+
+
+def check_output_file(path: Path, what: str) -> None:
+    """A file written at the end of a long run: refuse now what would fail then."""
+    if path.is_dir():
+        raise CliError(f"{what} {str(path)!r} is a directory")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise CliError(f"{what} {str(path)!r}: cannot write the file")
+    if not path.parent.exists():
+        raise CliError(f"{what}: no such directory {str(path.parent)!r}")
+    _check_writable_dir(path.parent, what, path)
 
 
 # Presentation --------------------------------------------------------------------------------

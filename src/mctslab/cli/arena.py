@@ -84,8 +84,16 @@ BackendOpt = Annotated[str, typer.Option("--backend", help="Where games run: loc
 RayAddressOpt = Annotated[
     str | None, typer.Option("--ray-address", help="Ray cluster address (default: start locally).")
 ]
+# arena and ratings leave the default to compute_ratings, so that both pick the same
+# anchor on the same store: the first player by name among those linked by results.
 AnchorOpt = Annotated[
-    str | None, typer.Option("--anchor", help="Player whose Elo is 0 (default: the first).")
+    str | None,
+    typer.Option(
+        "--anchor",
+        help="Player whose Elo is 0 (default: the first by name of the largest group of "
+        "players whose results link them, as in 'mctslab ratings').",
+        show_default=False,
+    ),
 ]
 
 
@@ -225,7 +233,7 @@ def arena(
         values = game_params(param)
         config = ArenaConfig(
             game, players, games, values, time_per_move, strict, seed, openings,
-            workers or default_workers(), backend, ray_address, allow_cheating,
+            default_workers() if workers is None else workers, backend, ray_address, allow_cheating,
         )  # fmt: skip
         if anchor is not None and anchor not in {p.name for p in players}:
             raise CliError(
@@ -254,7 +262,7 @@ def arena(
 
                 result = run_arena(config, store, resume=resume, on_record=on_record)
             records = list(result.records)
-            rat = compute_ratings(outcomes(records), anchor=anchor or players[0].name)
+            rat = compute_ratings(outcomes(records), anchor=anchor)
             specs = {p.name: p.spec for p in players}
             if json_output:
                 data = report_json(records, rat, result.cheating)
@@ -383,7 +391,7 @@ def sprt(
         values = game_params(param)
         config = ArenaConfig(
             game, players, 2, values, time_per_move, strict, seed, openings,
-            workers or default_workers(), backend, ray_address, allow_cheating,
+            default_workers() if workers is None else workers, backend, ray_address, allow_cheating,
         )  # fmt: skip
         test = Sprt(SprtConfig(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta))
         check_players(config, make(game, **dict(values)))

@@ -22,6 +22,9 @@ from __future__ import annotations
 
 import json
 import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Annotated
 
 import typer
@@ -84,6 +87,8 @@ __all__ = [
 ]
 
 _OUTCOMES = {1: "win", 0: "draw", -1: "loss"}
+#: ``mctslab solve`` says it is still working once it has run this long (seconds).
+SLOW_SOLVE_SECONDS = 2.0
 
 
 # Presentation --------------------------------------------------------------------------------
@@ -181,6 +186,39 @@ def show_search(state: State, info: GameInfo, result: SearchResult) -> None:
     )
 
 
+@contextmanager
+def solve_progress() -> Iterator[minimax.ProgressFn]:
+    """An ``on_progress`` for :func:`minimax.solve`: silent for a quick solve; after
+    :data:`SLOW_SOLVE_SECONDS`, a note on stderr that it may take very long, then (on a
+    terminal) a live line with the nodes searched and the seconds spent."""
+    console = Console(stderr=True)
+    status = console.status("", spinner="dots")
+    start = time.perf_counter()
+    shown = False
+
+    def on_progress(nodes: int) -> None:
+        nonlocal shown
+        elapsed = time.perf_counter() - start
+        if not shown:
+            if elapsed < SLOW_SOLVE_SECONDS:
+                return
+            shown = True
+            print(
+                "note: an exact solve of a large game may take very long (hours for "
+                "connect_four from the start); --max-nodes bounds it, Ctrl-C stops it",
+                file=sys.stderr,
+                flush=True,
+            )
+            if console.is_terminal:
+                status.start()
+        status.update(f"solving: {nodes:,} nodes, {elapsed:.0f} s")
+
+    try:
+        yield on_progress
+    finally:
+        status.stop()
+
+
 # Commands ------------------------------------------------------------------------------------
 
 
@@ -201,15 +239,50 @@ def games(json_output: JsonOpt = False) -> None:
     Console().print(table)
 
 
+# The seats of `mctslab play` when no --player is given.
+_PLAYER1, _PLAYER2 = "human", "mcts:iterations=5000"
+
+
+def seat_specs(
+    info: GameInfo, player: list[str] | None, player1: str | None, player2: str | None
+) -> list[str]:
+    """The spec of every seat: ``--player`` once per seat, or ``--player1``/``--player2``
+    (for two players), never both: a mix is refused with every player given counted."""
+    named = [spec for spec in (player1, player2) if spec is not None]
+    if player and named:
+        given = len(player) + len(named)
+        raise CliError(
+            f"got {given} players ({len(player)} --player and {len(named)} --player1/--player2): "
+            "use either --player once per seat or --player1 and --player2"
+        )
+    if player:
+        specs = list(player)
+        how = "give one --player per seat"
+    else:
+        specs = [player1 or _PLAYER1, player2 or _PLAYER2]
+        how = "use --player once per seat"
+    if len(specs) != info.num_players:
+        raise CliError(f"{info.name} has {info.num_players} players, got {len(specs)}: {how}")
+    return specs
+
+
 @app.command()
 def play(
     game: GameArg,
     player1: Annotated[
-        str, typer.Option("--player1", help="First player: human, random, minimax, mcts:...")
-    ] = "human",
+        str | None,
+        typer.Option(
+            "--player1",
+            help="First player: human, random, minimax, mcts:...",
+            show_default=_PLAYER1,
+        ),
+    ] = None,
     player2: Annotated[
-        str, typer.Option("--player2", help="Second player (same forms as --player1).")
-    ] = "mcts:iterations=5000",
+        str | None,
+        typer.Option(
+            "--player2", help="Second player (same forms as --player1).", show_default=_PLAYER2
+        ),
+    ] = None,
     seed: Annotated[
         int, typer.Option("--seed", help="Seed of player 1 (player k gets seed + k - 1).")
     ] = 0,
@@ -233,10 +306,7 @@ def play(
     with user_errors():
         g, state = load_position(game, param, moves)
         info = g.info
-        specs = list(player) if player else [player1, player2]
-        if len(specs) != info.num_players:
-            how = "give one --player per seat" if player else "use --player once per seat"
-            raise CliError(f"{info.name} has {info.num_players} players, got {len(specs)}: {how}")
+        specs = seat_specs(info, player, player1, player2)
         players = [make_player(spec, info, seed + i) for i, spec in enumerate(specs)]
         seats = {player_label(info, i): spec for i, spec in enumerate(specs)}
         cheats = check_hidden_information(g, seats.items(), allow_cheating)
@@ -325,7 +395,10 @@ def solve(
         g, state = load_position(game, param, moves)
         if max_nodes is not None and max_nodes < 1:
             raise CliError(f"--max-nodes must be a positive integer, got {max_nodes}")
-        result = minimax.solve(state, g.info, max_nodes, values=values)
+        if state.is_terminal():
+            raise CliError(f"the game is over: {result_line(state, g.info)}")
+        with solve_progress() as on_progress:
+            result = minimax.solve(state, g.info, max_nodes, values=values, on_progress=on_progress)
     if json_output:
         data = result.to_dict()
         data["best_actions"] = list(result.best_actions)

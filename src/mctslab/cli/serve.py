@@ -6,6 +6,8 @@ imported only when the command runs, so that ``mctslab`` works without them.
 
 from __future__ import annotations
 
+import errno
+import socket
 import sys
 from typing import Annotated
 
@@ -13,7 +15,30 @@ import typer
 
 from mctslab.cli.app import EXIT_USER_ERROR, app
 
-__all__ = ["serve"]
+__all__ = ["port_in_use", "serve"]
+
+
+def port_in_use(host: str, port: int) -> bool:
+    """Whether ``host:port`` cannot be bound now (another server holds it).
+
+    Checked before printing the address and starting uvicorn, which would print the
+    address, then ``[Errno 98]`` and exit 3. ``SO_REUSEADDR`` as uvicorn sets it, so a
+    port left in TIME_WAIT by a server just stopped does not count as busy.
+    """
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror:
+        return False  # an unknown host: let uvicorn say so
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as err:
+            # Other failures (an address not on this machine, a privileged port) are
+            # uvicorn's to report.
+            return err.errno == errno.EADDRINUSE
+    return False
 
 
 @app.command()
@@ -39,6 +64,10 @@ def serve(
         raise typer.Exit(EXIT_USER_ERROR) from None
     if not 0 <= port <= 65535:
         print(f"error: --port must be in [0, 65535], got {port}", file=sys.stderr)
+        raise typer.Exit(EXIT_USER_ERROR)
+    if port != 0 and port_in_use(host, port):
+        hint = f"; try --port {port + 1}" if port < 65535 else ""
+        print(f"error: port {port} is in use{hint}", file=sys.stderr)
         raise typer.Exit(EXIT_USER_ERROR)
     shown = f"[{host}]" if ":" in host else host
     print(f"mctslab web lab: http://{shown}:{port}/  (Ctrl-C to stop)", flush=True)

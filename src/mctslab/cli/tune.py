@@ -50,6 +50,8 @@ from mctslab.cli.app import (
     TimeOpt,
     WorkersOpt,
     app,
+    check_output_dir,
+    check_output_file,
     parse_pairs,
     parse_value,
     user_errors,
@@ -78,14 +80,6 @@ def _progress(description: str, quiet: bool) -> Progress:
         console=Console(stderr=True),
         disable=quiet,
     )
-
-
-def _check_file_target(path: Path, what: str) -> None:
-    """A file we will write at the end: refuse now what would fail then."""
-    if path.is_dir():
-        raise CliError(f"{what} {str(path)!r} is a directory")
-    if not path.parent.exists():
-        raise CliError(f"{what}: no such directory {str(path.parent)!r}")
 
 
 # tune -----------------------------------------------------------------------------------------
@@ -164,7 +158,7 @@ def tune_command(
             raise CliError("tune needs a grid: --param NAME=START:STOP:STEP, e.g. c=0.25:3:0.25")
         name, values = parse_grid(param)
         if plot is not None:
-            _check_file_target(plot, "--plot")
+            check_output_file(plot, "--plot")
         config = TuneConfig(
             game=game,
             param=name,
@@ -173,7 +167,7 @@ def tune_command(
             opponent=opponent,
             games=games,
             seed=seed,
-            workers=workers or default_workers(),
+            workers=default_workers() if workers is None else workers,
             time_per_move=time_per_move,
             openings=openings,
             game_params=_game_params(game_param, "--game-param"),
@@ -299,14 +293,14 @@ def analyze_command(
     """Playtesting report from self-play: first-player advantage, game length, branching, openings."""
     console = Console(stderr=json_output)
     with user_errors():
-        if out is not None and out.exists() and not out.is_dir():
-            raise CliError(f"--out {str(out)!r} exists and is not a directory")
+        if out is not None:
+            check_output_dir(out, "--out")
         config = AnalyzeConfig(
             game=game,
             players=tuple(p.strip() for p in player) if player else DEFAULT_PLAYERS,
             games=games,
             seed=seed,
-            workers=workers or default_workers(),
+            workers=default_workers() if workers is None else workers,
             game_params=_game_params(param, "--param"),
             opening_plies=opening_plies,
             allow_cheating=allow_cheating,

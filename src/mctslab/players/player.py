@@ -312,7 +312,11 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     if kind not in KINDS:
         raise InvalidSpecError(f"unknown player {kind!r} in {spec!r}; valid: {', '.join(KINDS)}")
     options: dict[str, str] = {}
-    for item in filter(None, (p.strip() for p in rest.split(","))):
+    if not rest.strip():
+        return kind, options  # "mcts" or "mcts:": the defaults
+    for item in (p.strip() for p in rest.split(",")):
+        if not item:  # "iterations=5,,c=1": a typo, not an option to skip silently
+            raise InvalidSpecError(f"empty option in {spec!r}: write key=value,key=value")
         key, eq, value = item.partition("=")
         if not eq or not key.strip():
             raise InvalidSpecError(f"bad option {item!r} in {spec!r}: write key=value")

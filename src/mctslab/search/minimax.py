@@ -24,17 +24,21 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import CHANCE, GameInfo, State, heuristic_or_none, state_key
 
-__all__ = ["MinimaxResult", "SolveResult", "alphabeta", "solve"]
+__all__ = ["PROGRESS_EVERY", "MinimaxResult", "ProgressFn", "SolveResult", "alphabeta", "solve"]
 
 _EXACT, _LOWER, _UPPER = 0, 1, 2
 _INF_DEPTH = 1 << 30
+#: :func:`solve` calls its ``on_progress`` every this many nodes (a power of two: a mask test).
+PROGRESS_EVERY = 1 << 12
+#: ``on_progress(nodes)``: told the nodes searched so far.
+ProgressFn = Callable[[int], None]
 
 
 @dataclass(frozen=True)
@@ -72,11 +76,18 @@ class MinimaxResult:
 class _Negamax:
     """Negamax with alpha-beta and a transposition table ``key -> (depth, flag, value, move)``."""
 
-    def __init__(self, info: GameInfo, max_nodes: int | None = None) -> None:
+    def __init__(
+        self,
+        info: GameInfo,
+        max_nodes: int | None = None,
+        on_progress: ProgressFn | None = None,
+    ) -> None:
         self.lo, self.span = info.min_utility, info.max_utility - info.min_utility
         self.tt: dict[Hashable, tuple[int, int, float, int]] = {}
         self.nodes = 0
         self.max_nodes = max_nodes
+        self.on_progress = on_progress
+        self.progress_mask = PROGRESS_EVERY - 1
 
     def terminal_value(self, state: State, me: int) -> float:
         return 2.0 * (state.returns()[me] - self.lo) / self.span - 1.0
@@ -103,6 +114,8 @@ class _Negamax:
         self.nodes += 1
         if self.max_nodes is not None and self.nodes > self.max_nodes:
             raise InvalidConfigError(f"the search exceeded max_nodes={self.max_nodes}")
+        if self.on_progress is not None and not self.nodes & self.progress_mask:
+            self.on_progress(self.nodes)
         me = state.current_player()
         if me == CHANCE:
             raise InvalidConfigError("minimax does not take games with chance nodes")
@@ -158,6 +171,7 @@ def solve(
     game_info: GameInfo | None = None,
     max_nodes: int | None = None,
     values: bool = False,
+    on_progress: ProgressFn | None = None,
 ) -> SolveResult:
     """Solve ``state`` exactly: its value for the player to move and every optimal action.
 
@@ -165,6 +179,8 @@ def solve(
     root value?), far cheaper than an exact value per move; ``values=True`` asks
     for the exact value of every move as well (``action_values``). ``max_nodes``
     bounds the work: beyond it an ``InvalidConfigError`` is raised.
+    ``on_progress(nodes)`` is called every :data:`PROGRESS_EVERY` nodes (a solve of
+    a large game can run for hours: the caller can show that it is alive).
 
     >>> import mctslab
     >>> solve(mctslab.make("tic_tac_toe").new_initial_state()).outcome
@@ -173,7 +189,7 @@ def solve(
     info = _info(state, game_info)
     _check(state, info)
     start = time.perf_counter()
-    engine = _Negamax(info, max_nodes)
+    engine = _Negamax(info, max_nodes, on_progress)
     me = state.current_player()
     value = engine.search(state, _INF_DEPTH, -1.0, 1.0) + 0.0  # + 0.0: no -0.0
     best: list[int] = []
