@@ -29,6 +29,7 @@ DOCTESTED = [
     "mctslab.core.rng",
     "mctslab.games.knockout_whist",
     "mctslab.games.kuhn_poker",
+    "mctslab.games.pig",
     "mctslab.players.player",
     "mctslab.search.budget",
     "mctslab.search.ismcts",

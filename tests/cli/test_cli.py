@@ -338,12 +338,55 @@ def test_search_says_when_mcts_saw_hidden_cards() -> None:
 
 def test_a_human_at_a_card_game_sees_only_its_own_cards() -> None:
     """Kuhn poker, the human in seat 1: the deals are not named, and what it is shown
-    before its move is its observation (its card and the pot), not the whole table."""
+    before its move is its own card, the pot and the betting in words (the state's
+    human_view), not the whole table; the cards are shown at the end."""
     result = ok(
         "play", "kuhn_poker", "--player", "ismcts:iterations=50", "--player", "human",
         "--chance-seed", "1", input="Pass\nPass\nBet\n",
     )  # fmt: skip
     out = result.stdout
     assert "chance: (hidden)" in out and "Deal:" not in out
-    before_move = out.split("player 2 to move")[0].strip().splitlines()[-1]
-    assert before_move.isdigit()  # e.g. "211": its card, then each player's chips in the pot
+    before_move, after = out.split("player 2 to move")
+    assert "You are player 2; your card: K (low to high: J Q K)" in before_move
+    assert "Pot: 2 chips (player 1: 1, player 2: 1)" in before_move
+    assert "Betting: player 1 checks; player 2 to act" in before_move
+    assert "Cards:" not in before_move and "player 1 Q" not in before_move  # seat 1: the Q
+    assert "Cards: player 1 Q, player 2 K" in after
+
+
+def test_search_says_whose_value_and_which_one() -> None:
+    # The table's value and the chosen move's are one number (the move's, for the
+    # player to move); the position's mean is named as such.
+    out = ok("search", "connect_four", "--moves", "3,3,4", "--iterations", "2000").stdout
+    assert "value for o" in out  # the table's column
+    line = next(ln for ln in out.splitlines() if ln.startswith("chosen move:"))
+    chosen = line.split()[2]
+    row = next(ln for ln in out.splitlines() if ln.startswith(f"│ {chosen} "))
+    table_value = row.split("│")[3].strip()
+    assert f"value for o: move {table_value}, position " in line
+
+
+def test_a_proven_move_prints_its_proven_value() -> None:
+    out = ok(
+        "search", "tic_tac_toe", "--moves", "0,3,1,4", "--iterations", "2000", "solver=1"
+    ).stdout
+    line = next(ln for ln in out.splitlines() if ln.startswith("chosen move:"))
+    assert "move +1 (proven win), position proven: win" in line
+    played = ok(
+        "play", "tic_tac_toe", "--player1", "minimax", "--player2", "mcts:time=0.2,solver=1"
+    ).stdout
+    summaries = [ln for ln in played.splitlines() if ln.strip().startswith("mcts:")]
+    assert summaries and all("value 0 (proven draw) for o" in ln for ln in summaries[-2:])
+
+
+def test_play_counts_players_from_one_for_people() -> None:
+    # Pig's str(state) is OpenSpiel's ("Current player: 0"); people see its human_view.
+    out = ok("play", "pig", "-p", "target=10", "--player1", "random", "--player2", "random").stdout
+    assert "Current player:" not in out
+    assert "Scores: player 1 0, player 2 0; target 10" in out
+    assert "player 0" not in out
+    whist = ok(
+        "play", "knockout_whist", "-p", "players=3",
+        "--player", "random", "--player", "random", "--player", "random",
+    ).stdout  # fmt: skip
+    assert "player 0" not in whist and "player 3" in whist

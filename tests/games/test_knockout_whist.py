@@ -206,7 +206,7 @@ def test_knockout_and_next_round() -> None:
     play(state, "2H AH 8D")  # player 1 takes the last trick; player 2 took none
     assert state.round_number() == 2
     assert state.active_players() == [0, 1]
-    assert "player 2: out" in str(state)
+    assert "player 3: out" in str(state)  # people count from 1; the API's ids from 0
     assert state.observation_string(2).endswith("out 2")
     assert state.current_player() == CHANCE
     for i in range(12):  # six cards each to players 0 and 1 only
@@ -258,7 +258,7 @@ def test_rounds_deal_seven_down_to_one_card() -> None:
     assert state.active_players() == [0]  # round 7: a 1-1 tie in round 6, player 0 leads AS
     assert state.returns() == [1.0, -1.0]
     assert len(state.history()) == KnockoutWhist(2).info.max_game_length
-    assert "player 0 wins" in str(state)
+    assert "player 1 wins" in str(state)
     with pytest.raises(IllegalActionError, match="game is over"):
         state.apply_action(0)
 
@@ -304,7 +304,7 @@ def test_table_during_the_deal() -> None:
         state.apply_action(c)
     text = str(state)
     assert "round 1 of 7, 7 cards each" in text and "trump: not drawn yet" in text
-    assert "player 0: 2C AS  (tricks 0)" in text and "player 2: QS  (tricks 0)" in text
+    assert "player 1: 2C AS  (tricks 0)" in text and "player 3: QS  (tricks 0)" in text
     assert "chance: dealing card 5 of 21" in text
     assert state.observation_string(0) == (
         "player 0 | round 1 | trump - | hand 2C AS | trick - | tricks 0:0 1:0 2:0 | out -"
@@ -321,8 +321,8 @@ def test_strings_mid_round() -> None:
     play(state, "2C")
     text = str(state)
     assert "round 1 of 7, 7 cards each" in text and "trump: spades" in text
-    assert "player 0: 3C 4C 5C 6C 7C AH  (tricks 0)" in text
-    assert "trick: 0:2C" in text and "player 1 to play" in text
+    assert "player 1: 3C 4C 5C 6C 7C AH  (tricks 0)" in text
+    assert "trick: player 1 2C" in text and "player 2 to play" in text
     obs = state.observation_string(1)
     assert obs == (
         "player 1 | round 1 | trump S | hand 2D 3D 4D 5D 6D QH KH | trick 0:2C | "

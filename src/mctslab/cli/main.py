@@ -66,7 +66,7 @@ from mctslab.players.player import (
 )
 from mctslab.search import minimax
 from mctslab.search.engine import make_searcher
-from mctslab.search.mcts import SearchResult
+from mctslab.search.mcts import ChildStats, SearchResult
 
 # The shared pieces live in mctslab.cli.app; they are re-exported here for the code that
 # has always imported them from mctslab.cli.main (the web lab: app, EXIT_USER_ERROR, parse_value,
@@ -110,22 +110,46 @@ def proven_word(proven: int | None) -> str:
     return "" if proven is None else _OUTCOMES[proven]
 
 
-def mcts_summary(result: SearchResult, name: str = "mcts") -> str:
-    """One line: visits and value of the chosen move, iterations, speed."""
+def move_value(child: ChildStats, info: GameInfo) -> float:
+    """What the CLI calls a move's *value*: the return the player to move at the root
+    expects after it, on the game's scale: the proven return when MCTS-Solver proved
+    the move (a win is ``max_utility``, a draw 0, a loss ``min_utility``), else the mean
+    return of the simulations through it."""
+    if child.proven is None:
+        return child.value
+    return {1: info.max_utility, 0: 0.0, -1: info.min_utility}[child.proven]
+
+
+def value_text(child: ChildStats, info: GameInfo) -> str:
+    """``"+0.371"``, or ``"+1 (proven win)"``."""
+    value = move_value(child, info)
+    if child.proven is None:
+        return f"{value:+.3f}"
+    return f"{value:+g} (proven {_OUTCOMES[child.proven]})" if value else "0 (proven draw)"
+
+
+def mcts_summary(result: SearchResult, info: GameInfo, name: str = "mcts") -> str:
+    """One line: visits and value of the chosen move (for the player who played it),
+    iterations, speed."""
     chosen = next(c for c in result.children if c.action == result.action)
-    proof = f", proven {_OUTCOMES[chosen.proven]}" if chosen.proven is not None else ""
+    if result.iterations == 0 and result.stopped_by == "proven":
+        work = "no iterations: the kept tree had proved the position"
+    else:
+        work = f"{result.iterations} iterations, {result.sims_per_s:,.0f} sims/s"
     return (
-        f"  {name}: {chosen.visits} visits, value {chosen.value:+.3f}{proof}; "
-        f"{result.iterations} iterations, {result.sims_per_s:,.0f} sims/s"
+        f"  {name}: {chosen.visits} visits, value {value_text(chosen, info)} for "
+        f"{player_label(info, result.player)}; {work}"
     )
 
 
 def play_out(state: State, players: list[Player], info: GameInfo, chance_seed: int = 0) -> State:
     """Play to the end, drawing the board before each move and naming each move played.
 
-    Chance outcomes are drawn from ``Rng(chance_seed)`` and named. In a game with
-    hidden information a human is shown only its own observation before its move
-    (and the full board only once no human plays).
+    Chance outcomes are drawn from ``Rng(chance_seed)`` and named. The position is
+    shown as the game says it for people (``human_view``, players counted from 1)
+    where it can, else ``str(state)``. In a game with hidden information a human is
+    shown only its own cards before its move (the full table once no human plays,
+    and at the end).
     """
     chance = Rng(chance_seed)
     humans = any(player.name == "human" for player in players)
@@ -141,11 +165,12 @@ def play_out(state: State, players: list[Player], info: GameInfo, chance_seed: i
                 each.inform(action)
             continue
         player = players[p]
-        observe = getattr(state, "observation_string", None)
+        observe = getattr(state, "human_view", None) or getattr(state, "observation_string", None)
         if player.name == "human" and observe is not None:
             print(observe(p))
         elif not humans or observe is None:
-            print(state)
+            board = getattr(state, "human_view", None)
+            print(board() if board is not None else state)
         if player.name == "human":
             print(f"{player_label(info, p)} to move")
         action = player.choose(state.clone())
@@ -155,30 +180,36 @@ def play_out(state: State, players: list[Player], info: GameInfo, chance_seed: i
             each.inform(action)
         print(f"{player_label(info, p)} ({player.name}) plays {name}")
         if isinstance(player, MCTSPlayer | ISMCTSPlayer) and player.last_result is not None:
-            print(mcts_summary(player.last_result, player.name))
+            print(mcts_summary(player.last_result, info, player.name))
         print()
-    print(state)
+    everything = getattr(state, "human_view", None)
+    print(everything() if everything is not None else state)
     return state
 
 
 def show_search(state: State, info: GameInfo, result: SearchResult) -> None:
     """The root's children as a table, most visited first, and the chosen move."""
     print(state)
-    table = Table(title=f"{player_label(info, result.player)} to move")
-    for column in ("move", "visits", "value", "proven"):
+    mover = player_label(info, result.player)
+    table = Table(title=f"{mover} to move")
+    for column in ("move", "visits", f"value for {mover}", "proven"):
         table.add_column(column, justify="left" if column == "move" else "right")
     for child in sorted(result.children, key=lambda c: (-c.visits, c.action)):
         table.add_row(
             escape(state.action_to_string(child.action)),
             str(child.visits),
-            f"{child.value:+.3f}",
+            f"{move_value(child, info):+.3f}",
             proven_word(child.proven),
         )
     Console().print(table)
-    root = f"; position proven: {proven_word(result.proven)}" if result.proven is not None else ""
+    chosen = next(c for c in result.children if c.action == result.action)
+    if result.proven is not None:
+        position = f"position proven: {proven_word(result.proven)}"
+    else:
+        position = f"position {result.value:+.3f}, the mean of every simulation"
     print(
-        f"chosen move: {state.action_to_string(result.action)} "
-        f"(rule {result.final_rule}, value {result.value:+.3f}{root})"
+        f"chosen move: {state.action_to_string(result.action)} by rule {result.final_rule}; "
+        f"value for {mover}: move {value_text(chosen, info)}, {position}"
     )
     print(
         f"{result.iterations} iterations, {result.nodes} nodes, {result.seconds:.3f} s, "

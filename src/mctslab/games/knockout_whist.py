@@ -426,18 +426,21 @@ class KnockoutWhistState(PythonState[KnockoutWhist]):
         active = self._active
         for p in range(self._n):
             if p in active:
-                lines.append(f"player {p}: {_names(self._hands[p])}  (tricks {self._tricks[p]})")
+                lines.append(
+                    f"player {p + 1}: {_names(self._hands[p])}  (tricks {self._tricks[p]})"
+                )
             else:
-                lines.append(f"player {p}: out")
-        lines.append(f"trick: {self._trick_text()}")
+                lines.append(f"player {p + 1}: out")
+        played = ", ".join(f"player {p + 1} {_CARD_NAMES[c]}" for p, c in self.current_trick())
+        lines.append(f"trick: {played or '-'}")
         if self._phase == _DEAL:
             lines.append(f"chance: dealing card {self._ndealt + 1} of {self._deal_total}")
         elif self._phase == _TRUMP:
             lines.append("chance: drawing the trump suit")
         elif self._phase == _PLAY:
-            lines.append(f"player {self._to_move} to play")
+            lines.append(f"player {self._to_move + 1} to play")
         else:
-            lines.append(f"player {self._winner} wins")
+            lines.append(f"player {self._winner + 1} wins")
         return "\n".join(lines)
 
     def human_view(self, player: int | None = None) -> str:

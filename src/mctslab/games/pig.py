@@ -300,6 +300,35 @@ class PigState(PythonState[Pig]):
             f"Current player: {self._turn}{rolling}\n"
         )
 
+    def human_view(self, player: int | None = None) -> str:
+        """The position in words for a person (players counted from 1; ``str(state)`` is
+        OpenSpiel's string, 0-based). Pig hides nothing: ``player`` only says "you".
+
+        >>> from mctslab.games.pig import Pig
+        >>> state = Pig().state_from_actions([0, 3, 0, 5])  # roll, a 4, roll, a 6
+        >>> print(state.human_view(0))
+        Scores: player 1 (you) 0, player 2 0; target 100
+        Player 1 to move; turn total 10
+        """
+        if player is not None:
+            self.check_player(player)
+        scores = ", ".join(
+            f"player {p + 1}{' (you)' if p == player else ''} {score}"
+            for p, score in enumerate(self._scores)
+        )
+        lines = [f"Scores: {scores}; target {self._target}"]
+        if self._over:
+            won = [p for p, score in enumerate(self._scores) if score >= self._target]
+            if won:
+                lines.append(f"Player {won[0] + 1} wins")
+            else:
+                lines.append(f"Over: the game's horizon of {self._horizon} moves, no winner")
+        elif self._cur == CHANCE:
+            lines.append(f"Player {self._turn + 1} rolls; turn total {self._turn_total}")
+        else:
+            lines.append(f"Player {self._turn + 1} to move; turn total {self._turn_total}")
+        return "\n".join(lines)
+
     # -- what the players see --------------------------------------------------
 
     def information_state_string(self, player: int) -> str:
