@@ -390,3 +390,18 @@ def test_play_counts_players_from_one_for_people() -> None:
         "--player", "random", "--player", "random", "--player", "random",
     ).stdout  # fmt: skip
     assert "player 0" not in whist and "player 3" in whist
+
+
+def test_tables_written_to_a_pipe_are_not_cut_at_80_columns(tmp_path: Path) -> None:
+    # rich cuts a table to 80 columns off a terminal: the intervals ended in "…".
+    result = runner.invoke(
+        app,
+        [
+            "analyze", "connect_four", "--player", "mcts:iterations=20", "--games", "4",
+            "--workers", "1", "--no-progress", "--db", str(tmp_path / "a.db"),
+        ],
+        env={"COLUMNS": None},  # type: ignore[dict-item]
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "…" not in result.stdout
+    assert "(0.51-1.00)" in result.stdout or "(0.00-0.49)" in result.stdout

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.console import Console
 from typer.core import TyperGroup
 
 try:  # typer >= 0.2x parses with its own copy of click, typer._click; older typer with click
@@ -52,6 +53,7 @@ __all__ = [
     "check_output_dir",
     "check_output_file",
     "load_position",
+    "make_console",
     "parse_moves",
     "parse_pairs",
     "parse_value",
@@ -252,3 +254,16 @@ def check_output_file(path: Path, what: str) -> None:
 
 
 # Presentation --------------------------------------------------------------------------------
+
+#: The width of tables written to a file or a pipe (rich's default there is 80 columns,
+#: which cut values short); a terminal's own width is used as it is.
+PIPE_WIDTH = 200
+
+
+def make_console(stderr: bool = False) -> Console:
+    """A rich console for tables and progress: a terminal's width on a terminal, else
+    :data:`PIPE_WIDTH` (``COLUMNS`` still decides where it is set)."""
+    console = Console(stderr=stderr)
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console = Console(stderr=stderr, width=PIPE_WIDTH)
+    return console

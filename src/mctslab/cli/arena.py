@@ -59,6 +59,7 @@ from mctslab.cli.app import (
     TimeOpt,
     WorkersOpt,
     app,
+    make_console,
     parse_pairs,
     parse_value,
     user_errors,
@@ -227,7 +228,7 @@ def arena(
     json_output: JsonOpt = False,
 ) -> None:
     """Round-robin tournament between players; every game is stored as it finishes."""
-    console = Console(stderr=json_output)
+    console = make_console(stderr=json_output)
     with user_errors():
         players = parse_players(player)
         values = game_params(param)
@@ -249,7 +250,7 @@ def arena(
                 MofNCompleteColumn(),
                 TimeRemainingColumn(),
                 TextColumn("{task.fields[standing]}"),
-                console=Console(stderr=True),
+                console=make_console(stderr=True),
                 disable=not progress,
             ) as bar:
                 task_id = bar.add_task(game, total=None, standing="")
@@ -350,7 +351,7 @@ def ratings(
             data["shared_names"] = {n: list(labels) for n, labels in pool.shared_names.items()}
             print(json.dumps(data, indent=2))
         else:
-            console = Console()
+            console = make_console()
             for line in _pool_text(pool):
                 console.print(escape(line), soft_wrap=True)
             specs = {p.label: p.spec for p in pool.players}
@@ -400,7 +401,7 @@ def sprt(
             Progress(
                 TextColumn("[bold]SPRT"),
                 TextColumn("{task.fields[line]}"),
-                console=Console(stderr=True),
+                console=make_console(stderr=True),
                 disable=not progress,
             ) as bar,
         ):

@@ -28,7 +28,6 @@ from contextlib import contextmanager
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
@@ -45,6 +44,7 @@ from mctslab.cli.app import (
     app,
     check_engine,
     load_position,
+    make_console,
     parse_moves,
     parse_pairs,
     parse_value,
@@ -201,7 +201,7 @@ def show_search(state: State, info: GameInfo, result: SearchResult) -> None:
             f"{move_value(child, info):+.3f}",
             proven_word(child.proven),
         )
-    Console().print(table)
+    make_console().print(table)
     chosen = next(c for c in result.children if c.action == result.action)
     if result.proven is not None:
         position = f"position proven: {proven_word(result.proven)}"
@@ -222,7 +222,7 @@ def solve_progress() -> Iterator[minimax.ProgressFn]:
     """An ``on_progress`` for :func:`minimax.solve`: silent for a quick solve; after
     :data:`SLOW_SOLVE_SECONDS`, a note on stderr that it may take very long, then (on a
     terminal) a live line with the nodes searched and the seconds spent."""
-    console = Console(stderr=True)
+    console = make_console(stderr=True)
     status = console.status("", spinner="dots")
     start = time.perf_counter()
     shown = False
@@ -267,7 +267,7 @@ def games(json_output: JsonOpt = False) -> None:
     for name, p in params.items():
         shown = ", ".join(f"{k}={v!r}" for k, v in p.items()) or "none"
         table.add_row(escape(name), escape(shown))
-    Console().print(table)
+    make_console().print(table)
 
 
 # The seats of `mctslab play` when no --player is given.

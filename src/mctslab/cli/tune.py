@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
@@ -52,6 +51,7 @@ from mctslab.cli.app import (
     app,
     check_output_dir,
     check_output_file,
+    make_console,
     parse_pairs,
     parse_value,
     user_errors,
@@ -77,7 +77,7 @@ def _progress(description: str, quiet: bool) -> Progress:
         BarColumn(),
         MofNCompleteColumn(),
         TimeRemainingColumn(),
-        console=Console(stderr=True),
+        console=make_console(stderr=True),
         disable=quiet,
     )
 
@@ -152,7 +152,7 @@ def tune_command(
     json_output: JsonOpt = False,
 ) -> None:
     """Tune a numeric player option: a match per value against an opponent, or a round robin."""
-    console = Console(stderr=json_output)
+    console = make_console(stderr=json_output)
     with user_errors():
         if param is None:
             raise CliError("tune needs a grid: --param NAME=START:STOP:STEP, e.g. c=0.25:3:0.25")
@@ -291,7 +291,7 @@ def analyze_command(
     json_output: JsonOpt = False,
 ) -> None:
     """Playtesting report from self-play: first-player advantage, game length, branching, openings."""
-    console = Console(stderr=json_output)
+    console = make_console(stderr=json_output)
     with user_errors():
         if out is not None:
             check_output_dir(out, "--out")
