@@ -148,6 +148,46 @@ def test_depth_top_and_hidden_counts() -> None:
             assert node.children[-1].visits >= whole.children[2].visits
 
 
+@pytest.mark.parametrize("engine", ["reference", "compiled"])
+def test_keep_shows_a_path_outside_depth_and_top(engine: str) -> None:
+    state = position("tic_tac_toe", [])
+    searcher = MCTS(config()) if engine == "reference" else CompiledMCTS(config())
+    searcher.search(state)
+    full = treeview.from_searcher(searcher, state)
+    # A path through the least visited child of the root, three levels deep.
+    deep = full.children[-1]
+    while len(deep.id.split(".")) < 3 and deep.children:
+        deep = deep.children[-1]
+    view = treeview.from_searcher(searcher, state, depth=1, top=2, keep=deep.id)
+    ids = {n.id for n in treeview.walk(view)}
+    parts = deep.id.split(".")
+    path = {".".join(parts[:i]) for i in range(1, len(parts) + 1)}
+    assert path <= ids  # the whole path, below depth 1 and outside the top 2
+    assert len(view.children) == 3  # the top 2 and the kept child, most visited first
+    assert [ch.visits for ch in view.children] == sorted(
+        (ch.visits for ch in view.children), reverse=True
+    )
+    for node in treeview.walk(view):
+        whole = find(full, node.id)
+        assert node.num_children == whole.num_children  # hidden counts what is left out
+        shown = {ch.id for ch in node.children}
+        assert node.hidden_visits == sum(ch.visits for ch in whole.children if ch.id not in shown)
+        assert replace(node, children=()) == replace(
+            whole, children=(), hidden=node.hidden, hidden_visits=node.hidden_visits
+        )
+    # Beyond depth 1, only the kept path's nodes: no other grandchildren.
+    assert {n.id for n in treeview.walk(view) if len(n.id.split(".")) > 1} <= path
+    # A kept path elsewhere than the view's node changes nothing; a path not in the
+    # tree is shown as far as it goes.
+    sub = view.children[0].id  # the most visited child: not on the kept path
+    assert not deep.id.startswith(sub)
+    cut = treeview.from_searcher(searcher, state, node=sub, depth=1)
+    assert treeview.from_searcher(searcher, state, node=sub, depth=1, keep=deep.id) == cut
+    assert treeview.from_searcher(searcher, state, depth=1, keep="99.99") == (
+        treeview.from_searcher(searcher, state, depth=1)
+    )
+
+
 def test_node_option_starts_at_a_subtree() -> None:
     searcher, state = searched("connect_four", [3], iterations=400)
     full = treeview.from_searcher(searcher, state)

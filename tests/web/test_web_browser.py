@@ -413,3 +413,132 @@ def test_pig_move_list_shows_what_the_die_rolled(page: Page) -> None:
     assert re.search(r"→ 1(?! \(turn over\))", text) is None, text  # every 1 ends the turn
     assert re.search(r"→ [2-6] \(turn over\)", text) is None, text  # and only a 1
     assert re.search(r"roll(?! →)", text) is None, text  # every roll shows its face
+
+
+# The tree as a teacher shows it ------------------------------------------------------------
+
+
+def inside_panel(page: Page, testid: str) -> bool:
+    """Whether the element's box lies wholly inside the tree panel's visible box."""
+    result: bool = page.evaluate(
+        """(testid) => {
+            const el = document.querySelector(`[data-testid="${testid}"]`);
+            if (!el) return false;
+            const r = el.getBoundingClientRect();
+            const p = document.querySelector("[data-testid=tree]").getBoundingClientRect();
+            return r.width > 0 && r.left >= p.left - 0.5 && r.right <= p.right + 0.5
+                && r.top >= p.top - 0.5 && r.bottom <= p.bottom + 0.5;
+        }""",
+        testid,
+    )
+    return result
+
+
+def set_speed(page: Page, position: int) -> None:
+    """The speed slider at ``position`` (0: 0.5 steps/s, animated; 4: 30/s, at once)."""
+    page.get_by_test_id("speed").evaluate(
+        "(el, v) => { el.value = v; el.dispatchEvent(new Event('input')); }", str(position)
+    )
+
+
+def smallest_text_px(page: Page) -> float:
+    """The smallest font size of the tree's texts as drawn on screen (CSS px times the
+    SVG's scale)."""
+    px: float = page.evaluate(
+        """() => Math.min(...[...document.querySelectorAll("[data-testid=tree] text")].map(
+            (t) => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a))"""
+    )
+    return px
+
+
+@pytest.mark.parametrize(
+    ("game", "move"),
+    [("bohnenspiel", "[data-testid=pit-2]"), ("connect_four", "[data-testid=column-3]")],
+)
+def test_tree_view_keeps_the_root_in_view(page: Page, game: str, move: str) -> None:
+    """After the AI's answer, and while steps highlight paths deep in a wide tree."""
+    new_game(page, game)
+    page.locator(move).click()
+    expect(page.get_by_test_id("ai-report")).to_be_visible()
+    wait_idle(page)
+    expect(page.get_by_test_id("tree-node-root")).to_have_count(1)
+    assert inside_panel(page, "tree-node-root")
+    set_speed(page, 4)
+    for _ in range(3):
+        page.get_by_test_id("step").click()
+        wait_idle(page)
+        expect(page.get_by_test_id("phase-backpropagation")).to_have_class(re.compile(r"\bdone\b"))
+        assert inside_panel(page, "tree-node-root")
+    assert smallest_text_px(page) >= 11
+
+
+def all_nodes_inside_panel(page: Page) -> bool:
+    inside: bool = page.evaluate(
+        """() => {
+            const p = document.querySelector("[data-testid=tree]").getBoundingClientRect();
+            return [...document.querySelectorAll("[data-testid=tree] .node")].every((n) => {
+                const r = n.getBoundingClientRect();
+                return r.left >= p.left - 0.5 && r.right <= p.right + 0.5
+                    && r.top >= p.top - 0.5 && r.bottom <= p.bottom + 0.5;
+            });
+        }"""
+    )
+    return inside
+
+
+def test_fit_chooses_depth_and_top_k_and_keeps_the_text_readable(page: Page) -> None:
+    new_game(page, "bohnenspiel", human="none")
+    page.get_by_test_id("run-1000").click()
+    wait_idle(page)
+    # Depth 3, top 5: 156 nodes, far wider than the panel.
+    expect(page.locator("[data-testid=tree] .node")).to_have_count(156)
+    page.get_by_test_id("fit").click()
+    expect(page.locator("[data-testid=tree] .node")).not_to_have_count(156)
+    wait_idle(page)
+    page.wait_for_timeout(200)
+    assert smallest_text_px(page) >= 11
+    assert all_nodes_inside_panel(page)
+    assert page.locator("[data-testid=tree] .node").count() >= 7  # not just the root
+    depth = int(page.get_by_test_id("depth-select").input_value())
+    top = int(page.get_by_test_id("top-select").input_value())
+    assert (depth, top) != (3, 5)
+
+
+def test_the_step_path_is_drawn_even_outside_depth_and_top_k(page: Page) -> None:
+    new_game(page, "tic_tac_toe", human="none")
+    page.get_by_test_id("run-100").click()
+    wait_idle(page)
+    page.get_by_test_id("top-select").select_option("2")
+    page.get_by_test_id("depth-select").select_option("2")
+    set_speed(page, 4)
+    for _ in range(5):
+        page.get_by_test_id("step").click()
+        wait_idle(page)  # the step is back: its phases are being shown
+        expect(page.get_by_test_id("phase-backpropagation")).to_have_class(re.compile(r"\bdone\b"))
+        # The backpropagation table has a row per node of the path, the root included.
+        path = page.locator("[data-testid=backprop-table] tr").count() - 1
+        expect(page.locator("[data-testid=tree] .node.on-path")).to_have_count(path)
+        expect(page.locator("[data-testid=tree] .edge.on-path")).to_have_count(path - 1)
+        expect(page.locator("[data-testid=tree] .node.fresh")).to_have_count(1)
+        assert inside_panel(page, "tree-node-root")
+
+
+def test_more_children_mark_shows_them(page: Page) -> None:
+    new_game(page, "tic_tac_toe", human="none")
+    page.get_by_test_id("run-100").click()
+    wait_idle(page)
+    page.get_by_test_id("top-select").select_option("2")
+    page.get_by_test_id("depth-select").select_option("2")
+    nodes = page.locator("[data-testid=tree] .node")
+    expect(nodes).to_have_count(7)
+    more = page.get_by_test_id("more-root")
+    expect(more).to_contain_text("+7")
+    more.click()
+    # The root's nine children; the two shown before keep their two children each.
+    expect(page.locator("[data-testid=tree] .node:not([data-node*='.'])")).to_have_count(10)
+    expect(nodes).to_have_count(14)
+    expect(more).to_have_count(0)
+    # Kept when the tree is drawn again (a step).
+    page.get_by_test_id("step").click()
+    wait_idle(page)
+    expect(page.locator("[data-testid=tree] .node:not([data-node*='.'])")).to_have_count(10)

@@ -241,17 +241,22 @@ def from_reference(
     node: str = "",
     depth: int | None = None,
     top: int | None = None,
+    keep: str = "",
 ) -> TreeNode:
     """The view of a reference engine's tree (``searcher.root``), searched from ``state``.
 
     ``node`` starts the view at a subtree (an id such as ``"4.0"``), ``depth`` keeps
     that many levels below it (``0``: the node alone; ``None``: all), ``top`` keeps
-    each node's ``top`` most visited children (``None``: all).
+    each node's ``top`` most visited children (``None``: all). ``keep`` is a node id
+    (from the root) whose path is shown whatever ``depth`` and ``top`` say, as far as
+    it is in the tree: the web lab's step mode draws the iteration's path through
+    children that are not among the most visited.
     """
     if searcher.root is None:
         raise InvalidConfigError("the searcher has no tree yet: run a search first")
     _check_root(searcher, state)
-    return _build(_ReferenceReader(searcher.root), state, searcher.config.c, node, depth, top)
+    reader = _ReferenceReader(searcher.root)
+    return _build(reader, state, searcher.config.c, node, depth, top, keep)
 
 
 def from_compiled(
@@ -261,6 +266,7 @@ def from_compiled(
     node: str = "",
     depth: int | None = None,
     top: int | None = None,
+    keep: str = "",
 ) -> TreeNode:
     """The view of a compiled engine's tree (its arrays), searched from ``state``.
 
@@ -269,7 +275,8 @@ def from_compiled(
     if searcher.tree is None:
         raise InvalidConfigError("the searcher has no tree yet: run a search first")
     _check_root(searcher, state)
-    return _build(_CompiledReader(searcher.tree), state, searcher.config.c, node, depth, top)
+    reader = _CompiledReader(searcher.tree)
+    return _build(reader, state, searcher.config.c, node, depth, top, keep)
 
 
 def from_searcher(
@@ -279,12 +286,13 @@ def from_searcher(
     node: str = "",
     depth: int | None = None,
     top: int | None = None,
+    keep: str = "",
 ) -> TreeNode:
     """The view of either engine's tree (what :func:`mctslab.make_searcher` returned)."""
     if isinstance(searcher, MCTS):
-        return from_reference(searcher, state, node=node, depth=depth, top=top)
+        return from_reference(searcher, state, node=node, depth=depth, top=top, keep=keep)
     if isinstance(searcher, CompiledMCTS):
-        return from_compiled(searcher, state, node=node, depth=depth, top=top)
+        return from_compiled(searcher, state, node=node, depth=depth, top=top, keep=keep)
     raise InvalidConfigError(
         f"no tree to show in a {type(searcher).__name__}: root parallelism (workers > 1) "
         "keeps one tree per process; search with workers=1"
@@ -292,11 +300,20 @@ def from_searcher(
 
 
 def _build(
-    reader: _Reader[H], state: State, c: float, node: str, depth: int | None, top: int | None
+    reader: _Reader[H],
+    state: State,
+    c: float,
+    node: str,
+    depth: int | None,
+    top: int | None,
+    keep: str = "",
 ) -> TreeNode:
     """Descend to ``node`` along its actions, replaying them on ``state``, then walk below."""
     path = parse_node_id(node)
     _check_options(depth, top)
+    kept = parse_node_id(keep)
+    # The kept path below the view's top node (none if it goes elsewhere).
+    kept_below = kept[len(path) :] if kept[: len(path)] == path else None
     here = reader.root()
     parent_state: State | None = None
     parent_visits = 0
@@ -313,7 +330,7 @@ def _build(
         parent_visits = reader.stats(here).visits
         parent_state, state = state, state.child(action)  # tree actions are legal there
         here = match
-    return _view(reader, here, path, state, parent_state, parent_visits, c, depth, top)
+    return _view(reader, here, path, state, parent_state, parent_visits, c, depth, top, kept_below)
 
 
 def _view(
@@ -326,20 +343,29 @@ def _view(
     c: float,
     depth: int | None,
     top: int | None,
+    keep: tuple[int, ...] | None = None,
 ) -> TreeNode:
-    """The node ``handle`` at ``state`` and, down to ``depth``, its ``top`` children."""
+    """The node ``handle`` at ``state`` and, down to ``depth``, its ``top`` children;
+    and the child that ``keep`` (the kept path's actions below this node) goes through."""
     s = reader.stats(handle)
     kids = [(reader.stats(ch), ch) for ch in reader.children(handle)]
     # Most visited first, ties to the lowest action: the order a reader looks for.
     kids.sort(key=lambda k: (-k[0].visits, k[0].action))
     shown = [] if depth == 0 else kids[:top] if top is not None else kids
-    below = None if depth is None else depth - 1
-    children = tuple(
-        _view(
-            reader, ch, (*path, cs.action), state.child(cs.action), state, s.visits, c, below, top
+    if keep and all(cs.action != keep[0] for cs, _ in shown):
+        # The kept path's child, in its place among its siblings (most visited first).
+        actions = {cs.action for cs, _ in shown} | {keep[0]}
+        shown = [k for k in kids if k[0].action in actions]
+    below = None if depth is None else max(depth - 1, 0)  # a kept node below depth: alone
+
+    def child_view(cs: _Stats, ch: H) -> TreeNode:
+        on = keep[1:] if keep and cs.action == keep[0] else None
+        child_state = state.child(cs.action)
+        return _view(
+            reader, ch, (*path, cs.action), child_state, state, s.visits, c, below, top, on
         )
-        for cs, ch in shown
-    )
+
+    children = tuple(child_view(cs, ch) for cs, ch in shown)
     if parent_state is None:  # the searched position: nobody moved into it
         action = label = player = uct = value = None
     else:
@@ -366,7 +392,7 @@ def _view(
         untried=s.untried,
         children=children,
         hidden=len(kids) - len(shown),
-        hidden_visits=sum(cs.visits for cs, _ in kids[len(shown) :]),
+        hidden_visits=sum(cs.visits for cs, _ in kids) - sum(cs.visits for cs, _ in shown),
     )
 
 

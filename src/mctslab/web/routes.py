@@ -275,12 +275,17 @@ def add_routes(
         return count
 
     def build_view(
-        session: Session, node: str, depth: int | None, top: int | None, cap: int
+        session: Session,
+        node: str,
+        depth: int | None,
+        top: int | None,
+        cap: int,
+        keep: str = "",
     ) -> Callable[[], treeview.TreeNode]:
         """A function that builds the tree view in a worker, under the session's lock
         (what it reads is taken now, on the event loop, where moves are played)."""
         state, mcts, lock = session.state.clone(), session.mcts, session.lock
-        return lambda: _build_view(mcts, lock, state, node, depth, top, cap)
+        return lambda: _build_view(mcts, lock, state, node, depth, top, cap, keep)
 
     def _build_view(
         mcts: MCTS,
@@ -290,6 +295,7 @@ def add_routes(
         depth: int | None,
         top: int | None,
         cap: int,
+        keep: str = "",
     ) -> treeview.TreeNode:
         with lock:
             if mcts.root is None or state.is_terminal():
@@ -311,7 +317,7 @@ def add_routes(
                     hidden=0,
                     hidden_visits=0,
                 )
-            size = view_size(mcts, node, depth, top)
+            size = view_size(mcts, node, depth, top) + len(treeview.parse_node_id(keep))
             if size > cap:
                 raise HTTPException(
                     413,
@@ -319,7 +325,7 @@ def add_routes(
                     f"{'max_svg_nodes' if cap == settings.max_svg_nodes else 'max_view_nodes'}"
                     "): ask for a smaller depth or top",
                 )
-            return treeview.from_reference(mcts, state, node=node, depth=depth, top=top)
+            return treeview.from_reference(mcts, state, node=node, depth=depth, top=top, keep=keep)
 
     # Pages and service endpoints. -------------------------------------------------------
 
@@ -629,11 +635,17 @@ def add_routes(
         ),
         depth: int | None = Query(None, ge=0, description="Levels below the node (default: all)."),
         top: int | None = Query(None, ge=1, description="Most visited children kept per node."),
+        path: str = Query(
+            "",
+            pattern=NODE_ID,
+            description="A node id whose path from the root is shown whatever depth and top "
+            "say (e.g. the step mode's last iteration), as far as it is in the tree.",
+        ),
     ) -> dict[str, Any]:
         """The session's tree (or a subtree, to a depth, the top-k children of each node)."""
         session = get(sid)
-        view = await in_thread(build_view(session, node, depth, top, settings.max_view_nodes))
-        return treeview.to_json(view)
+        build = build_view(session, node, depth, top, settings.max_view_nodes, path)
+        return treeview.to_json(await in_thread(build))
 
     @app.get(
         "/api/sessions/{sid}/node",

@@ -34,9 +34,10 @@ export const api = {
   ai: (id, budget) => request("POST", `/api/sessions/${enc(id)}/ai`, budget),
   iterations: (id, k) => request("POST", `/api/sessions/${enc(id)}/iterations`, { k }),
   step: (id) => request("POST", `/api/sessions/${enc(id)}/step`),
-  tree: (id, { node, depth, top }) => {
+  tree: (id, { node, depth, top, path }) => {
     const q = new URLSearchParams();
     if (node !== undefined && node !== null) q.set("node", node);
+    if (path) q.set("path", path);
     if (depth !== undefined && depth !== null) q.set("depth", depth);
     if (top !== undefined && top !== null) q.set("top", top);
     return request("GET", `/api/sessions/${enc(id)}/tree?${q}`);

@@ -6,7 +6,7 @@ import { drawBoard } from "./board.js";
 import { explorationChart, rootStatsChart } from "./charts.js";
 import { fmtValue, html, sleep } from "./dom.js";
 import { ThinkPanel } from "./think.js";
-import { TreeView } from "./tree.js";
+import { TreeView, shownSize, sizeFits } from "./tree.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -33,6 +33,7 @@ const app = {
   playing: false,
   tree: null,
   think: null,
+  treePath: "", // the node id whose path the tree always shows: the last step's
 };
 
 // ---------------------------------------------------------------------------------------
@@ -41,6 +42,7 @@ const app = {
 async function main() {
   app.tree = new TreeView($("tree"), {
     loadSubtree: (id) => api.tree(app.view.id, { node: id, depth: 2, top: topK() }),
+    loadChildren: (id) => api.tree(app.view.id, { node: id, depth: 1 }),
     openNode: (node) => openNode(node).catch(showError),
   });
   app.think = new ThinkPanel(document.querySelector(".phases"), {
@@ -111,7 +113,7 @@ function wireControls() {
   }
   $("depth").addEventListener("change", () => refreshTree());
   $("top").addEventListener("change", () => refreshTree());
-  $("fit").addEventListener("click", () => app.tree.fit());
+  $("fit").addEventListener("click", () => fitTree().catch(showError));
   $("node-view-close").addEventListener("click", () => ($("node-view").hidden = true));
 }
 
@@ -220,7 +222,7 @@ async function newGame() {
   stopPlay();
   const humanValue = $("human").value;
   app.human = humanValue === "none" ? null : Number(humanValue);
-  app.think.clear();
+  clearThink();
   $("ai-report").hidden = true;
   $("node-view").hidden = true;
   app.tree.reset();
@@ -239,7 +241,7 @@ async function newGame() {
 async function restart() {
   if (!app.view) return;
   stopPlay();
-  app.think.clear();
+  clearThink();
   $("ai-report").hidden = true;
   await guarded(async () => showView(await api.reset(app.view.id)));
   if (aiToMove()) await aiMove();
@@ -260,7 +262,7 @@ async function playMove(action) {
   stopPlay();
   const ok = await guarded(async () => {
     const view = await api.play(app.view.id, action);
-    app.think.clear();
+    clearThink();
     showView(view);
   });
   if (ok && aiToMove()) await aiMove();
@@ -282,7 +284,7 @@ async function aiMove() {
       stopped = true;
       view = await api.session(app.view.id);
     }
-    app.think.clear();
+    clearThink();
     showView(view);
   });
   $("cancel").hidden = true;
@@ -471,13 +473,42 @@ async function refreshTree() {
   }
   const depth = Number($("depth").value);
   try {
-    const tree = await api.tree(app.view.id, { depth, top: topK() });
+    // The step's path is drawn whatever the depth and top-k (the server adds its nodes).
+    const tree = await api.tree(app.view.id, { depth, top: topK(), path: app.treePath });
     if (ticket !== treeRequest) return; // a newer request has been made
-    app.tree.setTree(tree.visits > 0 || (tree.children || []).length ? tree : null);
+    await app.tree.setTree(tree.visits > 0 || (tree.children || []).length ? tree : null);
   } catch {
     // No tree yet (a fresh session): nothing to draw.
     if (ticket === treeRequest) app.tree.setTree(null);
   }
+}
+
+/**
+ * Fit: the depth and top-k whose tree fits the panel with its text at full size (the
+ * most nodes; ties: the deeper), chosen from one request, then the tree redrawn.
+ */
+async function fitTree() {
+  if (!app.view || !app.tree.root) return app.tree.fit();
+  const room = app.tree.room();
+  const options = (id) => [...$(id).options].map((o) => o.value).filter((v) => v !== "").map(Number);
+  const depths = options("depth");
+  const tops = options("top");
+  const tall = depths.filter((d) => sizeFits({ cols: 1, levels: d + 1 }, room));
+  const wide = tops.filter((k) => sizeFits({ cols: k, levels: 1 }, room));
+  const depth = Math.max(depths[0], ...tall);
+  const top = Math.max(tops[0], ...wide);
+  const tree = await api.tree(app.view.id, { depth, top });
+  let best = { depth: depths[0], top: tops[0], nodes: 0 };
+  for (const d of depths.filter((d) => d <= depth)) {
+    for (const k of tops.filter((k) => k <= top)) {
+      const size = shownSize(tree, d, k);
+      if (sizeFits(size, room) && size.nodes >= best.nodes) best = { depth: d, top: k, nodes: size.nodes };
+    }
+  }
+  $("depth").value = String(best.depth);
+  $("top").value = String(best.top);
+  app.tree.fit();
+  await refreshTree();
 }
 
 function topK() {
@@ -511,6 +542,7 @@ function setCountsFrom(data) {
  */
 async function step(wait) {
   const trace = await api.step(app.view.id);
+  app.treePath = lastNode(trace);
   setCountsFrom(trace);
   await refreshTree();
   const rate = SPEEDS[$("speed").value];
@@ -518,10 +550,23 @@ async function step(wait) {
   if (wait) await shown;
 }
 
+/** No iteration shown: the phases emptied, the tree no longer held to a step's path. */
+function clearThink() {
+  app.think.clear();
+  app.treePath = "";
+}
+
+/** The deepest node of an iteration: the node added, or the leaf the descent stopped at. */
+function lastNode(trace) {
+  if (trace.expansion) return trace.expansion.node;
+  const path = trace.path || [...trace.backpropagation].reverse().map((u) => u.node);
+  return path[path.length - 1] || "";
+}
+
 async function runIterations(k) {
   const result = await api.iterations(app.view.id, k);
   setCountsFrom(result);
-  app.think.clear();
+  clearThink();
   await refreshTree();
 }
 

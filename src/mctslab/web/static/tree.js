@@ -1,28 +1,34 @@
 // The search tree as an interactive SVG: wheel to zoom, drag to pan, click a node to
-// collapse or expand it (fetching children the server left out), click its move label
-// to see its position. Each node shows N, Q/N (the mean reward in [0, 1] of the player
+// collapse or expand it (fetching children the server left out), click its "+N" to show
+// the children outside the top-k, click its move label to see its position. Each node shows N, Q/N (the mean reward in [0, 1] of the player
 // who moved into it) and its UCT score from its parent; it is filled on the exports'
 // red - yellow - green scale of Q/N; a thick border and a mark show a proven node.
 
 import { fmtMean, fmtUct, html, svg, meanColour } from "./dom.js";
 
-const BOX_W = 96;
-const BOX_H = 54;
-const GAP_X = 10;
-const GAP_Y = 40;
-const MIN_SCALE = 0.75; // the automatic view keeps labels readable; Fit shows everything
+export const BOX_W = 104;
+export const BOX_H = 56;
+export const GAP_X = 10;
+export const GAP_Y = 40;
+const MARGIN = 20;
+// The view never shrinks the boxes below their size: the smallest text (11 px in
+// style.css) stays 11 px on screen. What does not fit is panned to, or left out by Fit
+// choosing a smaller depth and top-k (treeFits), never drawn smaller.
+const MIN_SCALE = 1;
 const MAX_SCALE = 1.25;
 
 export class TreeView {
   /**
    * @param {HTMLElement} container
-   * @param {{loadSubtree: (id) => Promise<object>, openNode: (node) => void}} hooks
+   * @param {{loadSubtree: (id) => Promise<object>, loadChildren: (id) => Promise<object>,
+   *   openNode: (node) => void}} hooks
    */
   constructor(container, hooks) {
     this.container = container;
     this.hooks = hooks;
     this.root = null;
     this.collapsed = new Set();
+    this.widened = new Set(); // nodes whose children are all shown ("+N more" clicked)
     this.path = new Set();
     this.fresh = null;
     this.view = null; // {x, y, w, h}: the viewBox
@@ -42,6 +48,8 @@ export class TreeView {
     this.root = root;
     this.empty.textContent = emptyText;
     this.draw();
+    if (root && this.widened.size) return this.rewiden(root);
+    return Promise.resolve();
   }
 
   /** Mark the selection path (node ids, root first) and the node just added. */
@@ -60,7 +68,11 @@ export class TreeView {
     if (!this.userMoved && !this.fitted) this.showNodes([...this.path]);
   }
 
-  /** Pan the automatic view sideways so that these nodes are in sight (as far as they fit). */
+  /**
+   * Pan the automatic view sideways so that these nodes are in sight, as far as they fit
+   * with the root: the root never leaves the view (a path that is wider than the panel
+   * is shown from the root's end).
+   */
   showNodes(ids) {
     const xs = ids.filter((id) => this.pos && this.pos.has(id)).map((id) => this.pos.get(id).x);
     if (!xs.length || !this.view) return;
@@ -71,16 +83,35 @@ export class TreeView {
     const b = this.bounds;
     let x = (lo + hi) / 2 - v.w / 2;
     if (v.w < b.w) x = Math.max(b.x, Math.min(x, b.x + b.w - v.w));
-    this.view = { ...v, x };
+    this.view = { ...v, x: this.keepRoot(x, v.w) };
     this.applyView();
   }
 
-  /** Show the whole tree, however small its boxes get (the Fit button). */
+  /** The nearest left edge to `x` of a view `w` wide that shows the root's box whole. */
+  keepRoot(x, w) {
+    const left = this.rootX - BOX_W / 2;
+    const lo = left + BOX_W + 10 - w;
+    const hi = left - 10;
+    return lo > hi ? (lo + hi) / 2 : Math.max(lo, Math.min(x, hi));
+  }
+
+  /**
+   * The Fit button: the whole tree in view at a readable scale. The page chooses the
+   * depth and top-k that fit (treeFits) and redraws; this draws it centred.
+   */
   fit() {
     this.userMoved = false;
     this.fitted = true;
     this.view = null;
+    this.collapsed.clear();
+    this.widened.clear();
     this.draw();
+  }
+
+  /** The panel's size in tree units at the smallest readable scale. */
+  room() {
+    const rect = this.svg.getBoundingClientRect();
+    return { w: rect.width / MIN_SCALE, h: rect.height / MIN_SCALE };
   }
 
   /** Back to the automatic view (a new game). */
@@ -89,6 +120,7 @@ export class TreeView {
     this.fitted = false;
     this.view = null;
     this.collapsed.clear();
+    this.widened.clear();
   }
 
   /**
@@ -108,7 +140,7 @@ export class TreeView {
     if (w < b.w) x = Math.max(b.x, Math.min(x, b.x + b.w - w));
     else x = b.x + (b.w - w) / 2;
     const y = b.y; // the root at the top
-    return { x, y, w, h };
+    return { x: this.keepRoot(x, w), y, w, h };
   }
 
   draw() {
@@ -154,9 +186,9 @@ export class TreeView {
     for (const p of placed) this.layer.append(this.drawNode(p.node, pos.get(p.node), p.depth));
     const width = nextX * (BOX_W + GAP_X);
     const height = (maxDepth + 1) * (BOX_H + GAP_Y);
-    this.bounds = { x: -20, y: -20, w: width + 40, h: height + 20 };
+    this.bounds = { x: -MARGIN, y: -MARGIN, w: width - GAP_X + 2 * MARGIN, h: height - GAP_Y + 2 * MARGIN };
     this.rootX = pos.get(this.root).x + BOX_W / 2;
-    if (!this.userMoved || !this.view) this.view = this.fitted ? { ...this.bounds } : this.readable();
+    if (!this.userMoved || !this.view) this.view = this.readable();
     this.applyView();
     this.highlight([...this.path], this.fresh);
   }
@@ -183,7 +215,7 @@ export class TreeView {
       }),
     );
     const label = depth === 0 && (node.label === null || node.label === undefined) ? "root" : node.label ?? String(node.action);
-    const labelEl = svg("text", { class: "node-label", x: 6, y: 14, "data-testid": `node-label-${id === "" ? "root" : id}` }, [label]);
+    const labelEl = svg("text", { class: "node-label", x: 6, y: 15, "data-testid": `node-label-${id === "" ? "root" : id}` }, [label]);
     labelEl.append(svg("title", {}, ["show this position"]));
     labelEl.addEventListener("click", (event) => {
       event.stopPropagation();
@@ -192,23 +224,68 @@ export class TreeView {
     g.append(labelEl);
     // A chance outcome (player -1: the dice moved into it) is sampled, not chosen: no Q/N, no UCT.
     const chance = node.player === -1;
-    g.append(svg("text", { class: "node-stat", x: 6, y: 29 }, [depth === 0 || chance ? `N ${node.visits}` : `N ${node.visits}  Q/N ${fmtMean(node.value)}`]));
-    g.append(svg("text", { class: "node-stat", x: 6, y: 44, "data-testid": chance ? `chance-${id}` : null }, [depth === 0 ? (id === "" ? "" : `node ${id}`) : chance ? "chance outcome" : `UCT ${fmtUct(node.uct)}`]));
+    g.append(svg("text", { class: "node-stat", x: 6, y: 31 }, [depth === 0 || chance ? `N ${node.visits}` : `N ${node.visits}  Q/N ${fmtMean(node.value)}`]));
+    g.append(svg("text", { class: "node-stat", x: 6, y: 47, "data-testid": chance ? `chance-${id}` : null }, [depth === 0 ? (id === "" ? "" : `node ${id}`) : chance ? "chance outcome" : `UCT ${fmtUct(node.uct)}`]));
     if (proven) {
       const mark = proof === "win" ? "✓" : proof === "loss" ? "✗" : "=";
-      g.append(svg("text", { class: `proof ${proof}`, x: BOX_W - 6, y: 14 }, [mark, svg("title", {}, [`proven ${proof}`])]));
+      g.append(svg("text", { class: `proof ${proof}`, x: BOX_W - 6, y: 15 }, [mark, svg("title", {}, [`proven ${proof}`])]));
     }
     const hidden = node.hidden || 0;
     if (collapsed && kids.length) {
-      g.append(svg("text", { class: "more", x: BOX_W - 5, y: 44 }, [`▸${kids.length + hidden}`, svg("title", {}, ["folded: click to unfold"])]));
+      g.append(svg("text", { class: "more", x: BOX_W - 5, y: 47 }, [`▸${kids.length + hidden}`, svg("title", {}, ["folded: click to unfold"])]));
     } else if (hidden) {
-      g.append(svg("text", { class: "more", x: BOX_W - 5, y: 44 }, [`+${hidden}`, svg("title", {}, [`${hidden} more children: click to show`])]));
+      const more = svg("text", { class: "more", x: BOX_W - 5, y: 47, "data-testid": `more-${id === "" ? "root" : id}` }, [
+        `+${hidden}`,
+        svg("title", {}, [`${hidden} more children: click to show`]),
+      ]);
+      // Its own click: show the children left out (a click on the box folds the node).
+      more.addEventListener("click", (event) => {
+        event.stopPropagation();
+        if (!this.dragged) this.showAll(node).catch(() => {});
+      });
+      g.append(more);
     }
     g.addEventListener("click", () => {
       if (this.dragged) return;
       this.toggle(node);
     });
     return g;
+  }
+
+  /**
+   * Show all of a node's children ("+N more"): its children fetched again without the
+   * top-k, those already shown keeping their subtrees. Remembered across redraws (a step,
+   * a new top-k) until a new game.
+   */
+  async showAll(node) {
+    const id = String(node.id);
+    this.widened.add(id);
+    this.collapsed.delete(id);
+    if (await this.widen(node)) {
+      this.userMoved = true; // keep the view where the user is looking
+      this.draw();
+    }
+  }
+
+  async widen(node) {
+    if (!node.hidden) return false;
+    const sub = await this.hooks.loadChildren(node.id);
+    const had = new Map((node.children || []).map((ch) => [String(ch.id), ch]));
+    node.children = (sub.children || []).map((ch) => had.get(String(ch.id)) ?? ch);
+    node.hidden = sub.hidden || 0;
+    return true;
+  }
+
+  /** Widen again, in a tree just received, the nodes the user asked all children of. */
+  async rewiden(root) {
+    const found = [];
+    const walk = (n) => {
+      if (this.widened.has(String(n.id)) && n.hidden) found.push(n);
+      (n.children || []).forEach(walk);
+    };
+    walk(root);
+    const changed = await Promise.all(found.map((n) => this.widen(n).catch(() => false)));
+    if (changed.some(Boolean) && this.root === root) this.draw();
   }
 
   async toggle(node) {
@@ -291,6 +368,30 @@ export class TreeView {
     const oy = v.y - (rect.height * s - v.h) / 2;
     return { x: ox + px * s, y: oy + py * s };
   }
+}
+
+/**
+ * The layout of `node` cut to `depth` levels and each node's `top` children (the server
+ * sends them most visited first): its columns (leaves side by side), levels and nodes.
+ */
+export function shownSize(node, depth, top) {
+  const kids = depth > 0 ? (node.children || []).slice(0, top) : [];
+  if (!kids.length) return { cols: 1, levels: 1, nodes: 1 };
+  const size = { cols: 0, levels: 0, nodes: 1 };
+  for (const kid of kids) {
+    const s = shownSize(kid, depth - 1, top);
+    size.cols += s.cols;
+    size.levels = Math.max(size.levels, s.levels + 1);
+    size.nodes += s.nodes;
+  }
+  return size;
+}
+
+/** Whether a layout of this size fits `room` (TreeView.room()) at the readable scale. */
+export function sizeFits(size, room) {
+  const w = size.cols * (BOX_W + GAP_X) - GAP_X + 2 * MARGIN;
+  const h = size.levels * (BOX_H + GAP_Y) - GAP_Y + 2 * MARGIN;
+  return w <= room.w && h <= room.h;
 }
 
 /**
