@@ -5,7 +5,7 @@ Run ``python benchmarks/bohnenspiel_vs_minimax.py [--time S] [--games N] [--work
 The course's reference AI, ``minimax:depth=4`` (alpha-beta to depth 4 scoring
 the store difference), plays mctslab's best MCTS configuration for Bohnenspiel
 (:data:`SPEC`: random playouts to the end of the game, ``c=0.3``,
-MCTS-Solver, tree reuse; see the README's Bohnenspiel section for how it was
+MCTS-Solver, tree reuse; see docs/bohnenspiel.md for how it was
 chosen) at ``S`` seconds a move, through ``mctslab
 arena``: ``N`` games, colours swapped in pairs, so ``N / 2`` with MCTS moving
 first and ``N / 2`` second; 2 random opening plies per pair (the same for both

@@ -12,7 +12,7 @@ have the attributes and methods that the protocols of ``mctslab.core.game`` list
 (plus the optional ``heuristic()`` and ``key()``). That is all the engines need.
 The shorter way writes the rules alone in a subclass of ``mctslab.PythonState``,
 which brings ``history``, ``child``, ``clone``, the legal-action mask and the
-errors (README, "Adding your own game"); this file writes every method, to
+errors (docs/games.md, "Adding your own game"); this file writes every method, to
 show the whole protocol.
 
 Run it::

@@ -3,8 +3,8 @@
 Only the modules that have examples are doctested: doctesting one without any
 passes with nothing checked. ``DOCTESTED`` names them, and a test walks the whole
 package to keep the list exact: a module that gains examples must be added, and
-one that loses them fails instead of passing empty. The README's examples are run
-by tests/test_readme.py.
+one that loses them fails instead of passing empty. The examples of the README and
+the docs/ pages are run by tests/test_readme.py.
 """
 
 from __future__ import annotations

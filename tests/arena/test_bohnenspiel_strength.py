@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from mctslab.arena.tournament import ArenaConfig, Entrant, run_arena
 
-# The benchmark's configuration (see the README's Bohnenspiel section), on a budget.
+# The benchmark's configuration (see docs/bohnenspiel.md), on a budget.
 MCTS = "mcts:iterations=3000,c=0.3,solver=1,reuse_tree=1"
 REFERENCE = "minimax:depth=4"
 

@@ -94,12 +94,15 @@ def test_health_games_and_page(client: TestClient) -> None:
     assert client.get("/static/app.js").status_code == 200
 
 
-def test_the_readme_names_every_game_of_the_page(client: TestClient) -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    listed = re.search(r"Choose a game \(([^;]*);", readme)
+def test_the_docs_name_every_game_of_the_page(client: TestClient) -> None:
+    page = (Path(__file__).resolve().parents[2] / "docs" / "web.md").read_text()
+    listed = re.search(r"Choose a game \(([^;]*);", page)
     assert listed is not None
     names = {n.strip().lower().replace("-", "_").replace(" ", "_") for n in listed[1].split(",")}
-    assert names == {g["name"] for g in client.get("/api/games").json()}
+    served = {g["name"] for g in client.get("/api/games").json()}
+    # The built-in ones: a test may have registered a user's game (examples/) in this process.
+    built_in = {n for n in served if type(mctslab.make(n)).__module__.startswith("mctslab.")}
+    assert names == built_in
 
 
 def test_openapi_lists_every_endpoint(client: TestClient) -> None:
@@ -220,6 +223,66 @@ def test_play_to_the_end_then_errors(client: TestClient) -> None:
     assert client.get(f"/api/sessions/{sid}/tree").json()["visits"] == 0
     reset = client.post(f"/api/sessions/{sid}/reset").json()
     assert reset["state"]["actions"] == [] and reset["tree"]["nodes"] == 1
+
+
+def test_a_compiled_ai_move_keeps_its_tree_for_the_view(client: TestClient) -> None:
+    """The compiled engine's tree is not the reference one: after its move the tree
+    endpoint shows it (from the position it searched), until the reference tree at the
+    current position has a search of its own."""
+    sid = new(client, config={"engine": "compiled", "seed": 2})["id"]
+    view = client.post(f"/api/sessions/{sid}/ai", json={"iterations": 300}).json()
+    assert view["tree"]["root_visits"] == 0  # the reference tree: nothing searched there
+    kept = view["kept_tree"]
+    assert kept["engine"] == "compiled" and kept["actions"] == []
+    assert kept["root_visits"] == 300 and kept["nodes"] > 9
+    tree = client.get(f"/api/sessions/{sid}/tree", params={"depth": 1}).json()
+    assert tree["visits"] == 300 and len(tree["children"]) == 9
+    children = {c["action"]: c["visits"] for c in tree["children"]}
+    assert children == {c["action"]: c["visits"] for c in view["last_ai"]["children"]}
+    # A node's position counts from the searched position (the empty board).
+    first = tree["children"][0]["action"]
+    node = client.get(f"/api/sessions/{sid}/node", params={"node": str(first)}).json()
+    assert node["actions"] == [first]
+    # A step searches the reference tree at the current position: that one is shown.
+    client.post(f"/api/sessions/{sid}/step")
+    stepped = client.get(f"/api/sessions/{sid}").json()
+    assert stepped["kept_tree"] is None and stepped["tree"]["root_visits"] == 1
+    assert client.get(f"/api/sessions/{sid}/tree").json()["visits"] == 1
+
+
+@pytest.mark.parametrize("engine", ["reference", "compiled"])
+def test_the_last_search_before_the_end_is_kept(client: TestClient, engine: str) -> None:
+    # x (0, 1) to move and win at 2: the AI's move ends the game.
+    moves = [0, 3, 1, 4]
+    sid = new(client, actions=moves, config={"engine": engine, "iterations": 200})["id"]
+    end = client.post(f"/api/sessions/{sid}/ai").json()
+    assert end["state"]["terminal"] and end["last_ai"]["action"] == 2
+    assert end["tree"] == {"nodes": 0, "root_visits": 0}
+    kept = end["kept_tree"]
+    assert kept["engine"] == engine and kept["actions"] == moves and kept["root_visits"] == 200
+    tree = client.get(f"/api/sessions/{sid}/tree", params={"depth": 1}).json()
+    assert tree["visits"] == 200 and tree["to_play"] == 0
+    node = client.get(f"/api/sessions/{sid}/node", params={"node": "2"}).json()
+    assert node["actions"] == [*moves, 2] and node["terminal"]
+    reset = client.post(f"/api/sessions/{sid}/reset").json()
+    assert reset["kept_tree"] is None
+
+
+def test_a_search_before_the_human_ends_the_game_is_kept(client: TestClient) -> None:
+    moves = [0, 3, 1, 4]
+    sid = new(client, actions=moves)["id"]
+    client.post(f"/api/sessions/{sid}/iterations", json={"k": 50})
+    end = client.post(f"/api/sessions/{sid}/play", json={"action": 2}).json()
+    assert end["state"]["terminal"]
+    assert end["kept_tree"] == {
+        "engine": "reference",
+        "actions": moves,
+        "nodes": end["kept_tree"]["nodes"],
+        "root_visits": 50,
+    }
+    assert client.get(f"/api/sessions/{sid}/tree").json()["visits"] == 50
+    dot = client.get(f"/api/sessions/{sid}/export", params={"format": "dot"})
+    assert dot.status_code == 200 and "N=50" in dot.text
 
 
 def test_reset_replays_the_same_games(client: TestClient) -> None:
@@ -664,6 +727,22 @@ def test_pig_sessions_name_the_dice_in_the_move_list(client: TestClient) -> None
     assert moves[0] == {"action": 0, "label": "roll", "player": 0}
     assert moves[1]["player"] == mctslab.CHANCE
     assert moves[1]["label"] == f"Roll {moves[1]['action'] + 1}"
+
+
+def test_views_name_players_for_people_and_keep_ids_from_zero(client: TestClient) -> None:
+    """What people read counts players from 1 (Pig's human_view, not OpenSpiel's
+    "Current player: 0"); boards that draw their players give their names; the ids and
+    the value scale stay as the API has them."""
+    pig = new(client, "pig", config={"iterations": 20})
+    assert pig["state"]["current_player"] == 0
+    assert pig["state"]["player_names"] == ["player 1", "player 2"]
+    assert "Player 1 to move" in pig["state"]["text"]
+    assert "Current player" not in pig["state"]["text"]
+    node = client.get(f"/api/sessions/{pig['id']}/node", params={"node": ""}).json()
+    assert "Player 1 to move" in node["text"]
+    ttt = new(client, TTT)["state"]
+    assert ttt["player_names"] == ["X", "O"] and ttt["value_scale"] == [-1.0, 1.0]
+    assert new(client, "connect_four")["state"]["player_names"] == ["Red", "Yellow"]
 
 
 def test_hidden_information_games_are_refused_and_not_listed(client: TestClient) -> None:

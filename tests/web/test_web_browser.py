@@ -196,7 +196,7 @@ def test_step_mode_grows_the_tree_one_node_a_step(page: Page) -> None:
     for phase in ("selection", "expansion", "simulation", "backpropagation"):
         expect(page.get_by_test_id(f"phase-{phase}")).to_have_class(re.compile(r"\bdone\b"))
     expect(page.get_by_test_id("expanded-node")).to_contain_text("Added")
-    expect(page.get_by_test_id("playout-result")).to_contain_text("player 1")
+    expect(page.get_by_test_id("playout-result")).to_contain_text("X: ")
     # Root, expanded node and the leaf's update: at least the root and the new node.
     assert page.locator("[data-testid=backprop-table] tr").count() >= 3
     # The selection path and the new node are marked in the tree.
@@ -313,10 +313,10 @@ def test_pig_rolls_the_dice_and_shows_chance_nodes_in_the_tree(page: Page) -> No
     wait_idle(page)
     text = page.locator("[data-testid=board] .board-text")
     expect(text).to_contain_text("Scores:")
-    expect(text).not_to_contain_text("(rolling)")  # the die was thrown
+    expect(text).not_to_contain_text("rolls")  # the die was thrown
     # The AI plays its whole turn (roll after roll) until the human is to move again.
     expect(page.get_by_test_id("status")).to_contain_text("Your turn")
-    expect(text).to_contain_text("Current player: 0")
+    expect(text).to_contain_text("Player 1 to move")
     page.get_by_test_id("step").click()
     wait_idle(page)
     expect(page.locator("[data-testid=tree] svg")).to_have_count(1)
@@ -413,6 +413,97 @@ def test_pig_move_list_shows_what_the_die_rolled(page: Page) -> None:
     assert re.search(r"→ 1(?! \(turn over\))", text) is None, text  # every 1 ends the turn
     assert re.search(r"→ [2-6] \(turn over\)", text) is None, text  # and only a 1
     assert re.search(r"roll(?! →)", text) is None, text  # every roll shows its face
+
+
+# Players and values: one convention on the whole page ------------------------------------
+
+# The figure next to the played move's bar in the AI report's chart.
+PLAYED_BAR = "[data-testid=root-stats-chart] .bar.played .bar-value"
+
+
+def play_first_free_cell(page: Page, marks_after: int) -> None:
+    """The human clicks the first free cell; returns once the AI has answered (or the
+    game is over) and the page is idle."""
+    page.locator("[data-testid^=cell-].playable").first.click()
+    page.wait_for_function(
+        """(n) => document.querySelectorAll('[data-testid=board] .mark-x, [data-testid=board] .mark-o').length >= n
+            || document.querySelector('[data-testid=status]').textContent.startsWith('Game over')""",
+        arg=marks_after,
+    )
+    wait_idle(page)
+
+
+def test_pig_board_counts_players_from_one_as_the_status_does(page: Page) -> None:
+    """The status says "player 1": the board above it, and a node's position, say the
+    same (Pig's str(state), "Current player: 0", is OpenSpiel's, for the API)."""
+    new_game(page, "pig")
+    expect(page.get_by_test_id("status")).to_have_text("Your turn (player 1).")
+    text = page.locator("[data-testid=board] .board-text")
+    expect(text).to_contain_text("Player 1 to move")
+    expect(text).not_to_contain_text("Current player")
+    page.get_by_test_id("step").click()
+    wait_idle(page)
+    page.get_by_test_id("node-label-root").click()
+    expect(page.get_by_test_id("node-position-text")).to_contain_text("Player 1 to move")
+    expect(page.get_by_test_id("node-position-text")).not_to_contain_text("Current player")
+
+
+def test_step_panel_names_the_players_as_the_board_does(page: Page) -> None:
+    """Tic-tac-toe's players are X and O, Connect Four's Red and Yellow, in the status
+    and in the step panel alike (not "player 1")."""
+    for game, first, second in (("tic_tac_toe", "X", "O"), ("connect_four", "Red", "Yellow")):
+        new_game(page, game)
+        expect(page.get_by_test_id("status")).to_have_text(f"Your turn ({first}).")
+        page.get_by_test_id("step").click()
+        expect(page.get_by_test_id("phase-backpropagation")).to_have_class(re.compile(r"\bdone\b"))
+        result = page.get_by_test_id("playout-result")
+        expect(result).to_contain_text(f"{first}: ")
+        expect(result).to_contain_text(f"{second}: ")
+        expect(result).not_to_contain_text("player")
+        table = page.get_by_test_id("backprop-table")
+        expect(table).to_contain_text(first)  # the first move's node: moved in by the first player
+        expect(table).not_to_contain_text("player")
+
+
+def test_played_move_shows_its_own_value_and_each_scale_is_named(page: Page) -> None:
+    """The played line gives the move's value, the figure of its bar (not the position's
+    mean, which is named "position"); the chart and the tree say which scale they use."""
+    new_game(page, "tic_tac_toe")
+    play_first_free_cell(page, 2)
+    played = page.locator(PLAYED_BAR).text_content() or ""
+    match = re.match(r"\d+\s+([+-]\d\.\d\d)", played)
+    assert match, played
+    expect(page.get_by_test_id("ai-move-value")).to_have_text(match.group(1))
+    summary = page.get_by_test_id("ai-summary")
+    expect(summary).to_contain_text(f"value {match.group(1)} for O")
+    expect(summary).to_contain_text("position")
+    chart = page.get_by_test_id("root-stats-chart")
+    expect(chart).to_contain_text("value for O (-1 to 1)")
+    expect(chart).not_to_contain_text("Q/N")
+    legend = page.get_by_test_id("tree-legend")
+    expect(legend).to_contain_text("Q/N: mean reward in [0, 1] for the player who moved here")
+
+
+def test_a_proven_move_shows_its_proven_value(page: Page) -> None:
+    """With MCTS-Solver, a proven move's figure is its proven return on the game's scale
+    (-1 (proven loss)), not the mean of its simulations."""
+    new_game(page, "tic_tac_toe")
+    page.get_by_test_id("solver").check()
+    page.get_by_test_id("new-game").click()
+    wait_idle(page)
+    bars = page.locator("[data-testid=root-stats-chart] .bar-value")
+    proven: list[str] = []
+    for move in range(4):
+        play_first_free_cell(page, 2 * move + 2)
+        proven = [t for t in bars.all_text_contents() if "proven" in t]
+        if proven:
+            break
+    assert proven, bars.all_text_contents()
+    for text in proven:
+        assert re.match(r"\d+\s+(\+1 \(proven win\)|0 \(proven draw\)|-1 \(proven loss\))", text)
+    played = page.locator(PLAYED_BAR).text_content() or ""
+    value = re.sub(r"^\d+\s+|\s+◀ played$", "", played)
+    expect(page.get_by_test_id("ai-move-value")).to_have_text(value)
 
 
 # The tree as a teacher shows it ------------------------------------------------------------
@@ -542,3 +633,145 @@ def test_more_children_mark_shows_them(page: Page) -> None:
     page.get_by_test_id("step").click()
     wait_idle(page)
     expect(page.locator("[data-testid=tree] .node:not([data-node*='.'])")).to_have_count(10)
+
+
+def test_the_last_search_stays_in_view_after_a_compiled_move_and_at_the_end(page: Page) -> None:
+    """The compiled engine searches a tree of its own: after its move the panel shows
+    that tree, saying whose and from where; once the game is over, the last search."""
+    new_game(page, "tic_tac_toe")
+    page.get_by_test_id("engine-select").select_option("compiled")
+    page.get_by_test_id("new-game").click()
+    wait_idle(page)
+    status = page.get_by_test_id("status")
+    note = page.get_by_test_id("tree-note")
+    root = page.get_by_test_id("tree-node-root")
+    marks = "[data-testid=board] .mark-x, [data-testid=board] .mark-o"
+    for move in range(5):
+        if status.inner_text().startswith("Game over"):
+            break
+        page.locator("[data-testid^=cell-].playable").first.click()
+        page.wait_for_function(
+            """([marks, n]) => document.querySelectorAll(marks).length >= n
+                || document.querySelector('[data-testid=status]').textContent.startsWith('Game over')""",
+            arg=[marks, 2 * move + 2],
+        )
+        wait_idle(page)
+        if move == 0:
+            expect(root).to_have_count(1)
+            expect(root).to_contain_text(f"N {BUDGET}")
+            expect(note).to_be_visible()
+            expect(note).to_contain_text("the compiled engine's tree of the last search")
+            expect(note).to_contain_text("searched from the position after 1 move")
+    expect(status).to_contain_text("Game over")
+    expect(root).to_have_count(1)
+    expect(page.locator("[data-testid=tree] .tree-empty")).to_be_hidden()
+    expect(note).to_contain_text("The game is over: this is the")
+    expect(note).to_contain_text("last search before the end")
+    shot(page, "8-last-search-at-the-end")
+
+
+def phase_snapshot(page: Page, phase: str, node: str) -> dict[str, object]:
+    """The node counter, the root's N and whether ``node`` is drawn, read in one go in
+    the page as soon as the step panel lights up ``phase``."""
+    handle = page.wait_for_function(
+        """([phase, node]) => {
+            const li = document.querySelector(`[data-testid=phase-${phase}]`);
+            if (!li || !li.classList.contains("active")) return false;
+            const root = document.querySelector("[data-testid=tree-node-root]");
+            const added = document.querySelector(`[data-testid="tree-node-${node}"]`);
+            return {
+                count: Number(document.querySelector("[data-testid=node-count]").textContent),
+                root: root ? root.textContent : "",
+                drawn: Boolean(added),
+                text: added ? added.textContent : "",
+            };
+        }""",
+        arg=[phase, node],
+        polling=10,
+    )
+    snapshot: dict[str, object] = handle.json_value()
+    return snapshot
+
+
+def test_the_tree_changes_with_the_step_panel_phase_by_phase(page: Page) -> None:
+    """A step's tree does not give its ending away: during the selection the tree is
+    the one before the iteration, the new node appears at the expansion, and N and the
+    node counter change at the backpropagation."""
+    new_game(page, "tic_tac_toe", human="none")
+    page.get_by_test_id("run-10").click()
+    wait_idle(page)
+    before = count(page)
+    set_speed(page, 0)  # animated: each phase lasts half a second
+    with page.expect_response(re.compile(r"/step$")) as response:
+        page.get_by_test_id("step").click()
+    trace = response.value.json()
+    node = trace["expansion"]["node"]
+    selection = phase_snapshot(page, "selection", node)
+    assert not selection["drawn"] and selection["count"] == before, selection
+    assert re.search(r"N 10\b", str(selection["root"])), selection
+    expansion = phase_snapshot(page, "expansion", node)
+    assert expansion["drawn"] and expansion["count"] == before, expansion
+    assert re.search(r"N 10\b", str(expansion["root"])), expansion
+    assert re.search(r"N 0\b", str(expansion["text"])), expansion
+    back = phase_snapshot(page, "backpropagation", node)
+    assert back["drawn"] and back["count"] == before + 1, back
+    assert re.search(r"N 11\b", str(back["root"])), back
+    assert re.search(r"N 1\b", str(back["text"])), back
+
+
+def boxes_overlap(page: Page, a: str, b: str) -> bool:
+    """Whether the on-screen boxes of the elements with these test ids intersect."""
+    overlap: bool = page.evaluate(
+        """([a, b]) => {
+            const r = document.querySelector(`[data-testid="${a}"]`).getBoundingClientRect();
+            const s = document.querySelector(`[data-testid="${b}"]`).getBoundingClientRect();
+            return r.left < s.right && s.left < r.right && r.top < s.bottom && s.top < r.bottom;
+        }""",
+        [a, b],
+    )
+    return overlap
+
+
+def test_pig_step_mode_names_chance_nodes_and_shortens_playouts(page: Page) -> None:
+    """Pig's step mode: a die's outcome on the path is named in the backpropagation
+    table (only the root is "root"); a playout of hundreds of moves shows its ends and
+    counts the rest; a chance outcome's "+N" mark does not cover its label."""
+    new_game(page, "pig", human="none")
+    page.get_by_test_id("run-100").click()
+    wait_idle(page)
+    set_speed(page, 4)
+    chance: list[dict[str, object]] = []
+    for _ in range(20):
+        with page.expect_response(re.compile(r"/step$")) as response:
+            page.get_by_test_id("step").click()
+        trace = response.value.json()
+        wait_idle(page)
+        expect(page.get_by_test_id("phase-backpropagation")).to_have_class(re.compile(r"\bdone\b"))
+        chance = [u for u in trace["backpropagation"] if u["node"] and u["player"] < 0]
+        if chance:
+            break
+    assert chance, "no step passed a die's outcome"
+    names = page.locator("[data-testid=backprop-table] tr td:first-child").all_inner_texts()
+    assert len(names) == len(trace["backpropagation"])
+    assert names[-1] == "root" and names.count("root") == 1, names
+    for name, update in zip(names, trace["backpropagation"], strict=True):
+        if update in chance:
+            assert re.search(r"Roll \d", name), names
+
+    labels = trace["simulation"]["labels"]
+    assert len(labels) > 21  # a Pig playout plays to 100 points
+    chips = page.locator("[data-testid=playout-moves] span:not(.from):not(.skipped)")
+    assert chips.all_inner_texts() == [*labels[:10], *labels[-10:]]
+    expect(page.get_by_test_id("playout-skipped")).to_have_text(f"… {len(labels) - 20} more …")
+
+    page.get_by_test_id("depth-select").select_option("2")  # the outcomes' children hidden
+    marked = page.locator("[data-testid=tree] [data-testid^=chance-]")
+    expect(marked).not_to_have_count(0)
+    checked = 0
+    for testid in marked.evaluate_all("(els) => els.map((e) => e.dataset.testid)"):
+        node = testid.removeprefix("chance-")
+        if page.get_by_test_id(f"more-{node}").count():
+            assert not boxes_overlap(page, testid, f"more-{node}"), node
+            checked += 1
+    assert checked, "no chance outcome with hidden children"
+    shot(page, "9-pig-step")

@@ -13,26 +13,48 @@
   ``top`` the beans in pits 11..6 (player 1's row, left to right as drawn),
   ``bottom`` pits 0..5 (player 0's row), ``stores`` those of players 0 and 1;
   ``actions`` maps each legal pit index (as a string) to its action id.
-- Any other game: ``{"kind": "text"}``: the page shows ``str(state)`` and a
+- Any other game: ``{"kind": "text"}``: the page shows :func:`state_text` and a
   button per legal move.
 
 The grids read the kernel state array (layouts documented in each game's module).
+:func:`player_names` names the players as the drawing shows them.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from mctslab.core.game import State
+from mctslab.core.game import Game, State, player_label
 from mctslab.games.bohnenspiel import Bohnenspiel
 from mctslab.games.connect_four import ConnectFour
 from mctslab.games.kernels import KernelState
 from mctslab.games.nim import Nim
 from mctslab.games.tic_tac_toe import TicTacToe
 
-__all__ = ["render"]
+__all__ = ["player_names", "render", "state_text"]
 
 _MARKS = ("", "x", "o")
+
+
+def state_text(state: State) -> str:
+    """The position in words for a person: the game's ``human_view()`` where it has one
+    (Pig, Kuhn poker, Knockout Whist: players counted from 1, as everywhere on the page),
+    else ``str(state)`` (Pig's is OpenSpiel's, "Current player: 0", kept for the API)."""
+    view = getattr(state, "human_view", None)
+    return str(view()) if callable(view) else str(state)
+
+
+def player_names(game: Game) -> list[str]:
+    """Each player's name on the page, by id: the board's own names where it draws the
+    players (tic-tac-toe's X and O; Connect Four's red and yellow discs), else
+    :func:`~mctslab.core.game.player_label`'s ("player 1", ...: people count from 1)."""
+    if isinstance(game, ConnectFour):
+        return ["Red", "Yellow"]
+    # player_label's marks ("x", "o") are drawn as capitals on the page.
+    return [
+        name.upper() if len(name) == 1 else name
+        for name in (player_label(game.info, p) for p in range(game.info.num_players))
+    ]
 
 
 def render(state: State) -> dict[str, Any]:

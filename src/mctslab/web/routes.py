@@ -41,7 +41,7 @@ from mctslab.core.registry import available_games, game_parameters, make, parse_
 from mctslab.search.engine import Searcher, has_kernels, make_searcher
 from mctslab.search.mcts import MCTS, SearchConfig
 from mctslab.search.trace import traced_iteration, tree_at, tree_size
-from mctslab.web.render import render
+from mctslab.web.render import render, state_text
 from mctslab.web.runner import run_chunks
 from mctslab.web.schemas import (
     DEFAULT_ITERATIONS,
@@ -65,7 +65,7 @@ from mctslab.web.schemas import (
     TreeNodeOut,
     error_responses,
 )
-from mctslab.web.sessions import Session, SessionStore, release, release_later
+from mctslab.web.sessions import KeptSearch, Session, SessionStore, release, release_later
 from mctslab.web.settings import Settings
 from mctslab.web.views import legal_moves, move_fields
 
@@ -233,11 +233,19 @@ def add_routes(
             limiters.append(anyio.CapacityLimiter(settings.search_threads))
         return limiters[0]
 
-    async def reroot(session: Session) -> None:
+    async def reroot(session: Session, before: State) -> None:
         """Re-root the reference tree at the session's position (counting a large
-        subtree takes a while: in a worker). A chance node reached is rolled first."""
+        subtree takes a while: in a worker). A chance node reached is rolled first.
+
+        ``before`` is the position the move was played from, where the reference tree
+        is rooted: if the move ended the game, a search there is kept for the view (the
+        last search before the end) and a fresh searcher takes the tree's place."""
         session.settle()
         state = session.state.clone()
+        if state.is_terminal() and tree_size(session.mcts)[1] > 0:
+            session.keep(KeptSearch(session.mcts, before, "reference"))
+            session.mcts = MCTS(session.config)
+            return
         mcts, lock = session.mcts, session.lock
 
         def work() -> None:
@@ -283,9 +291,43 @@ def add_routes(
         keep: str = "",
     ) -> Callable[[], treeview.TreeNode]:
         """A function that builds the tree view in a worker, under the session's lock
-        (what it reads is taken now, on the event loop, where moves are played)."""
-        state, mcts, lock = session.state.clone(), session.mcts, session.lock
+        (what it reads is taken now, on the event loop, where moves are played): the
+        reference tree at the current position, or the kept search's tree
+        (:meth:`Session.shown_search`)."""
+        lock, kept = session.lock, session.shown_search()
+        if kept is not None:
+            searcher, root = kept.searcher, kept.state.clone()
+            return lambda: _build_kept(searcher, lock, root, node, depth, top, cap, keep)
+        state, mcts = session.state.clone(), session.mcts
         return lambda: _build_view(mcts, lock, state, node, depth, top, cap, keep)
+
+    def too_large(cap: int) -> HTTPException:
+        return HTTPException(
+            413,
+            f"the view would show more than {cap} nodes (the cap "
+            f"{'max_svg_nodes' if cap == settings.max_svg_nodes else 'max_view_nodes'}"
+            "): ask for a smaller depth or top",
+        )
+
+    def _build_kept(
+        searcher: Searcher,
+        lock: threading.Lock,
+        state: State,
+        node: str,
+        depth: int | None,
+        top: int | None,
+        cap: int,
+        keep: str,
+    ) -> treeview.TreeNode:
+        """The view of a kept search's tree (either engine's), counted once built: it is
+        at most the session's node cap, and no longer grows."""
+        with lock:
+            view = treeview.from_searcher(
+                searcher, state, node=node, depth=depth, top=top, keep=keep
+            )
+        if sum(1 for _ in treeview.walk(view)) > cap:
+            raise too_large(cap)
+        return view
 
     def _build_view(
         mcts: MCTS,
@@ -319,12 +361,7 @@ def add_routes(
                 )
             size = view_size(mcts, node, depth, top) + len(treeview.parse_node_id(keep))
             if size > cap:
-                raise HTTPException(
-                    413,
-                    f"the view would show more than {cap} nodes (the cap "
-                    f"{'max_svg_nodes' if cap == settings.max_svg_nodes else 'max_view_nodes'}"
-                    "): ask for a smaller depth or top",
-                )
+                raise too_large(cap)
             return treeview.from_reference(mcts, state, node=node, depth=depth, top=top, keep=keep)
 
     # Pages and service endpoints. -------------------------------------------------------
@@ -490,11 +527,12 @@ def add_routes(
         with exclusive(session):
             not_over(session)
             state = session.state
+            before = state.clone()
             action = body.action
             if isinstance(action, str):  # a move's name, as the board shows it
                 action = state.string_to_action(action)
             state.apply_action(action)  # IllegalActionError (400) names the legal moves
-            await reroot(session)
+            await reroot(session, before)
         return session.view()
 
     @app.post(
@@ -515,6 +553,8 @@ def add_routes(
             if budget.iterations is not None or budget.time is not None:
                 config = replace(config, iterations=budget.iterations, time=budget.time)
             searcher: Searcher = session.mcts if session.fast is None else session.fast
+            if session.fast is not None:
+                session.keep(None)  # its tree is about to move on to this position
             state = session.state.clone()
             run = await run_chunks(
                 searcher,
@@ -531,8 +571,10 @@ def add_routes(
                 )
             result = run.result
             session.last_ai = AiReport(**move_fields(result, state), engine=session.engine)
+            if session.fast is not None:  # its tree is not the reference one: kept for the view
+                session.keep(KeptSearch(session.fast, state.clone(), "compiled"))
             session.state.apply_action(result.action)
-            await reroot(session)
+            await reroot(session, state)
         return session.view()
 
     @app.post(
@@ -657,9 +699,11 @@ def add_routes(
         sid: str,
         node: str = Query("", pattern=NODE_ID, description="A node id: moves from the root, 4.0.8"),
     ) -> NodeOut:
-        """The position of a node of the tree (any legal path of moves from the root)."""
+        """The position of a node of the tree (any legal path of moves from the root),
+        the tree GET /tree shows: a kept search's starts at the position it searched."""
         session = get(sid)
-        state = session.state.clone()
+        kept = session.shown_search()
+        state = (session.state if kept is None else kept.state).clone()
         for i, action in enumerate(treeview.parse_node_id(node)):
             try:
                 state.apply_action(action)
@@ -668,7 +712,7 @@ def add_routes(
         return NodeOut(
             id=node.strip(),
             actions=state.history(),
-            text=str(state),
+            text=state_text(state),
             render=render(state),
             to_play=state.current_player(),
             terminal=state.is_terminal(),

@@ -33,6 +33,7 @@ __all__ = [
     "IterationsIn",
     "IterationsOut",
     "JsonInt",
+    "KeptTree",
     "LegalMove",
     "MoveIn",
     "MoveOut",
@@ -167,7 +168,10 @@ class PlayedMove(BaseModel):
 
 
 class StateView(BaseModel):
-    text: str = Field(description="str(state): the board as text.")
+    text: str = Field(
+        description="The board as text for a person: the game's human_view() where it has "
+        "one (players counted from 1), else str(state)."
+    )
     actions: list[int] = Field(description="The moves played from the start (action ids).")
     moves: list[PlayedMove] = Field(
         description="The same moves named, with who played them: the page's move list, "
@@ -178,10 +182,29 @@ class StateView(BaseModel):
     returns: list[float]
     legal: list[LegalMove]
     render: dict[str, Any] = Field(description="What the page draws (mctslab.web.render).")
+    player_names: list[str] = Field(
+        description="Each player's name for people, by player id: X/O, Red/Yellow where "
+        "the board draws them so, else 'player 1', 'player 2', ..."
+    )
+    value_scale: list[float] = Field(
+        description="[min, max]: the game's scale of returns, on which a move's value is given."
+    )
 
 
 class TreeCounts(BaseModel):
     nodes: int = Field(description="Nodes of the session's (reference) tree.")
+    root_visits: int
+
+
+class KeptTree(BaseModel):
+    """The tree of an earlier search that GET /tree shows while the reference tree has no
+    search at the current position: a compiled AI move's, or the last one before the end."""
+
+    engine: str = Field(description="The engine whose tree it is: reference or compiled.")
+    actions: list[int] = Field(
+        description="The moves from the start to the position it searched from (its root)."
+    )
+    nodes: int
     root_visits: int
 
 
@@ -216,6 +239,10 @@ class SessionView(BaseModel):
     busy: bool = Field(description="Whether a search is running on the session.")
     state: StateView
     tree: TreeCounts
+    kept_tree: KeptTree | None = Field(
+        description="The earlier search's tree that GET /tree shows, if it shows one: "
+        "null while it shows the reference tree at the current position."
+    )
     last_ai: AiReport | None
 
 
@@ -376,7 +403,7 @@ class TreeNodeOut(BaseModel):
 class NodeOut(BaseModel):
     id: str
     actions: list[int] = Field(description="The moves from the start of the game to the node.")
-    text: str
+    text: str = Field(description="The position as text for a person, as StateView.text.")
     render: dict[str, Any]
     to_play: int
     terminal: bool

@@ -2,8 +2,9 @@
 
 A :class:`Session` is a game in progress with a search configuration and the reference
 engine's tree (:class:`mctslab.search.mcts.MCTS`), plus a compiled searcher when its AI
-moves are searched by the compiled engine. The :class:`SessionStore` holds them by id
-and drops those idle for longer than ``Settings.session_ttl``.
+moves are searched by the compiled engine, and the tree of an earlier search kept for
+the tree view (:class:`KeptSearch`). The :class:`SessionStore` holds them by id and drops
+those idle for longer than ``Settings.session_ttl``.
 
 A dropped tree is freed at once by :func:`release` (a tree is a reference cycle that
 only a full garbage collection would free otherwise), and :func:`tune_process` sets the
@@ -15,18 +16,51 @@ from __future__ import annotations
 import gc
 import sys
 import threading
+from dataclasses import dataclass
 from typing import Any
 
-from mctslab.core.game import CHANCE, Game, sample_chance_outcome
+from mctslab.core.game import CHANCE, Game, State, sample_chance_outcome
 from mctslab.core.rng import Rng
+from mctslab.search.compiled import CompiledMCTS
 from mctslab.search.engine import Searcher, make_searcher
 from mctslab.search.mcts import MCTS, Node, SearchConfig
 from mctslab.search.trace import tree_at, tree_size
-from mctslab.web.schemas import AiReport, SessionIn, SessionView, TreeCounts
+from mctslab.web.schemas import AiReport, KeptTree, SessionIn, SessionView, TreeCounts
 from mctslab.web.settings import Settings
 from mctslab.web.views import state_view
 
-__all__ = ["Session", "SessionStore", "release", "release_later", "tune_process"]
+__all__ = [
+    "KeptSearch",
+    "Session",
+    "SessionStore",
+    "release",
+    "release_later",
+    "tune_process",
+]
+
+
+@dataclass(frozen=True)
+class KeptSearch:
+    """An earlier search's tree, kept for the tree view once the session has moved on:
+    the searcher that holds it, the position it searched from, and its engine.
+
+    The reference tree follows the game (it is re-rooted at each move, and emptied at
+    the end), so without this the view would lose the last search exactly when it is
+    most worth looking at: after a compiled AI move (the compiled engine's tree is not
+    the reference one) and once the game is over.
+    """
+
+    searcher: Searcher
+    state: State
+    engine: str
+
+    def counts(self) -> tuple[int, int]:
+        """``(nodes, root visits)`` of the kept tree."""
+        if isinstance(self.searcher, MCTS):
+            return tree_size(self.searcher)
+        if isinstance(self.searcher, CompiledMCTS) and self.searcher.tree is not None:
+            return self.searcher.nodes, int(self.searcher.tree.visits[0])
+        return 0, 0
 
 
 class Session:
@@ -53,6 +87,7 @@ class Session:
         self.cancel = threading.Event()
         self.lock = threading.Lock()
         self.last_used = settings.clock()
+        self.kept: KeptSearch | None = None
         self.restart()
 
     def restart(self) -> None:
@@ -60,6 +95,7 @@ class Session:
         old = getattr(self, "mcts", None)
         if old is not None:
             release_later(old.root, self.lock)
+        self.keep(None)
         self.state = self.game.state_from_actions(self.spec.actions)
         # The dice of a chance game are rolled by the server, from the session's seed.
         self.chance = Rng(self.config.seed ^ 0xD1CE)
@@ -74,6 +110,23 @@ class Session:
         if not self.state.is_terminal():
             tree_at(self.mcts, self.state.clone())  # checks the config against the game
 
+    def keep(self, search: KeptSearch | None) -> None:
+        """Keep ``search``'s tree for the view (``None``: none), freeing the one kept before."""
+        old = self.kept
+        self.kept = search
+        dropped = old is not None and (search is None or old.searcher is not search.searcher)
+        if dropped and old is not None and isinstance(old.searcher, MCTS):
+            release_later(old.searcher.root, self.lock)
+
+    def shown_search(self) -> KeptSearch | None:
+        """The kept search whose tree the view shows, or ``None`` for the reference tree at
+        the current position: that one wins as soon as it has a search (a step, a run of
+        iterations, the reference engine's move), since it is the more recent."""
+        if self.kept is None:
+            return None
+        _, visits = tree_size(self.mcts)
+        return self.kept if visits == 0 or self.state.is_terminal() else None
+
     def settle(self) -> None:
         """Draw chance outcomes (dice) until a player is to move or the game is over."""
         while self.state.current_player() == CHANCE:
@@ -86,9 +139,20 @@ class Session:
         """Stop its search and free its tree (the session is being dropped)."""
         self.cancel.set()
         release_later(self.mcts.root, self.lock)
+        self.keep(None)
 
     def view(self) -> SessionView:
         nodes, visits = tree_size(self.mcts)
+        shown = self.shown_search()
+        kept = None
+        if shown is not None:
+            kept_nodes, kept_visits = shown.counts()
+            kept = KeptTree(
+                engine=shown.engine,
+                actions=shown.state.history(),
+                nodes=kept_nodes,
+                root_visits=kept_visits,
+            )
         config = self.spec.config.model_copy(
             update={
                 "engine": self.engine,
@@ -106,6 +170,7 @@ class Session:
             busy=self.busy,
             state=state_view(self.state, self.game),
             tree=TreeCounts(nodes=nodes, root_visits=visits),
+            kept_tree=kept,
             last_ai=self.last_ai,
         )
 

@@ -9,16 +9,17 @@ from typing import Any
 
 from mctslab.core.game import Game, State
 from mctslab.search.mcts import SearchResult
-from mctslab.web.render import render
+from mctslab.web.render import player_names, render, state_text
 from mctslab.web.schemas import ChildView, LegalMove, PlayedMove, StateView
 
 __all__ = ["legal_moves", "move_fields", "played_moves", "state_view"]
 
 
 def state_view(state: State, game: Game) -> StateView:
-    """``state`` as the page shows it; ``game`` is the game it was played in."""
+    """``state`` as the page shows it; ``game`` is the game it was played in. What people
+    read counts players from 1 (``text``, ``player_names``); ids stay 0-based."""
     return StateView(
-        text=str(state),
+        text=state_text(state),
         actions=state.history(),
         moves=played_moves(game, state.history()),
         current_player=state.current_player(),
@@ -26,6 +27,8 @@ def state_view(state: State, game: Game) -> StateView:
         returns=state.returns(),
         legal=legal_moves(state),
         render=render(state),
+        player_names=player_names(game),
+        value_scale=[game.info.min_utility, game.info.max_utility],
     )
 
 

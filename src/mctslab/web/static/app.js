@@ -3,7 +3,7 @@
 
 import { api } from "./api.js";
 import { drawBoard } from "./board.js";
-import { explorationChart, rootStatsChart } from "./charts.js";
+import { explorationChart, rootStatsChart, scaleText, valueText } from "./charts.js";
 import { fmtValue, html, sleep } from "./dom.js";
 import { ThinkPanel } from "./think.js";
 import { TreeView, shownSize, sizeFits } from "./tree.js";
@@ -48,6 +48,8 @@ async function main() {
   app.think = new ThinkPanel(document.querySelector(".phases"), {
     nodePosition: (id) => api.node(app.view.id, id),
     highlight: (path, fresh) => app.tree.highlight(path, fresh),
+    phase: (phase, trace) => stepPhase(phase, trace),
+    playerName: (p) => playerName(p),
   });
   wireControls();
   drawExploration();
@@ -378,10 +380,10 @@ function lastPlayed() {
   return app.view.last_ai && app.view.last_ai.action === last ? last : null;
 }
 
+/** A player as people name it (the server's player_names: X/O, Red/Yellow, player 1...). */
 function playerName(p) {
-  const render = app.view && app.view.state.render;
-  if (render && render.kind === "grid") return render.click === "column" ? ["Red", "Yellow"][p] ?? `player ${p + 1}` : ["X", "O"][p] ?? `player ${p + 1}`;
-  return `player ${p + 1}`;
+  const names = (app.view && app.view.state.player_names) || [];
+  return names[p] ?? `player ${p + 1}`;
 }
 
 function statusText() {
@@ -412,14 +414,26 @@ function drawAiReport(last) {
   $("ai-report").hidden = false;
   const rule = FINAL_RULES[last.final_rule] ?? last.final_rule;
   const secs = last.seconds !== undefined ? `, ${last.seconds.toFixed(2)} s` : "";
+  // The move's value (its bar's figure: the mean return of its simulations, or its proven
+  // return), for the player who played it; the position's mean (AiReport.value) apart.
+  const scale = app.view.state.value_scale || [-1, 1];
+  const player = playerName(last.player);
+  const chosen = (last.children || []).find((c) => c.action === last.action);
+  const how = !chosen ? "" : typeof chosen.proven === "number" ? " (proven by MCTS-Solver)" : ` (the mean of its ${chosen.visits} simulations)`;
   $("ai-summary").replaceChildren(
     html("span", {}, [`Played `]),
     html("b", { "data-testid": "ai-move-label" }, [last.label ?? String(last.action)]),
-    html("span", {}, [` (value ${fmtValue(last.value)} for the AI) after ${last.iterations} iterations${secs}. Picked by the final-move rule: `]),
+    html("span", {}, [": value "]),
+    html("b", { "data-testid": "ai-move-value" }, [chosen ? valueText(chosen, scale) : "–"]),
+    html("span", {}, [` for ${player}${how}; position `]),
+    html("span", { "data-testid": "ai-position-value" }, [fmtValue(last.value)]),
+    html("span", {}, [
+      ` (the mean of every simulation from the root), both on the game's scale ${scaleText(scale)}. ${last.iterations} iterations${secs}. Picked by the final-move rule: `,
+    ]),
     html("b", { "data-testid": "final-rule" }, [rule]),
     html("span", {}, ["."]),
   );
-  $("root-stats").replaceChildren(rootStatsChart(last.children || [], last.action));
+  $("root-stats").replaceChildren(rootStatsChart(last.children || [], last.action, { player, scale }));
 }
 
 function setCounts(tree) {
@@ -458,15 +472,21 @@ function updateButtons() {
 
 let treeRequest = 0;
 
-async function refreshTree() {
+/** Draw the tree again; `searched`: whether the reference tree has a search (its root visits). */
+async function refreshTree(searched = Number($("root-visits").textContent) > 0) {
   if (!app.view) return;
   const ticket = ++treeRequest;
   // The exports give the tree as shown: the same depth and top-k.
   for (const format of ["dot", "svg", "json", "text"]) {
     $(`export-${format}`).href = api.exportUrl(app.view.id, format, { depth: $("depth").value, top: topK() });
   }
-  $("tree-note").hidden = app.view.engine !== "compiled";
-  if (!Number($("node-count").textContent)) {
+  // The reference tree at the current position once it has a search (a step, a run,
+  // the reference engine's move); else the earlier search the server kept: a compiled
+  // AI move's tree, or the last search before the end (the view's kept_tree).
+  const current = searched && !app.view.state.terminal;
+  const kept = current ? null : app.view.kept_tree;
+  setTreeNote(kept);
+  if (!current && !kept) {
     // No tree: the game is over, or nothing has been searched here yet.
     app.tree.setTree(null, app.view.state.terminal ? "The game is over: no tree." : undefined);
     return;
@@ -481,6 +501,28 @@ async function refreshTree() {
     // No tree yet (a fresh session): nothing to draw.
     if (ticket === treeRequest) app.tree.setTree(null);
   }
+}
+
+/**
+ * The line above the tree: which engine's tree it is and from which position when it is
+ * a kept search's (an earlier position: the moves since are not in it); for a compiled
+ * session showing the reference tree, that the AI's own tree is another.
+ */
+function setTreeNote(kept) {
+  const note = $("tree-note");
+  note.dataset.reference ??= note.textContent;
+  if (!kept) {
+    note.textContent = note.dataset.reference;
+    note.hidden = app.view.engine !== "compiled";
+    return;
+  }
+  const moves = app.view.state.moves || [];
+  const at = kept.actions.length;
+  const where = at === 0 ? "the start of the game" : `the position after ${at} move${at === 1 ? "" : "s"}`;
+  const next = moves[at] ? `, where ${moves[at].label} was played` : "";
+  const what = `the ${kept.engine} engine's tree of the last search${app.view.state.terminal ? " before the end" : ""}`;
+  note.textContent = `${app.view.state.terminal ? "The game is over: this is " : "This is "}${what}, searched from ${where}${next} (N=${kept.root_visits}).`;
+  note.hidden = false;
 }
 
 /**
@@ -543,16 +585,33 @@ function setCountsFrom(data) {
 async function step(wait) {
   const trace = await api.step(app.view.id);
   app.treePath = lastNode(trace);
-  setCountsFrom(trace);
-  await refreshTree();
+  // The tree and the counts change with the panel's phases (stepPhase): until then, they
+  // are those from before the iteration.
+  app.tree.stage(trace, "selection");
+  const added = trace.expansion ? trace.expansion.added : 0;
+  setCounts({ nodes: trace.nodes - added, root_visits: trace.root_visits - 1 });
+  await refreshTree(true);
   const rate = SPEEDS[$("speed").value];
   const shown = app.think.show(trace, { animate: rate <= 3, phaseMs: Math.min(900, 1000 / rate / 4) });
   if (wait) await shown;
 }
 
+/**
+ * The tree and the counts as the step panel reaches `phase` of `trace`: the new node
+ * appears at the expansion, N and Q/N and the counts change at the backpropagation.
+ */
+function stepPhase(phase, trace) {
+  if (phase === "expansion") app.tree.stage(trace, "expansion");
+  if (phase === "backpropagation") {
+    app.tree.stage(null);
+    setCountsFrom(trace);
+  }
+}
+
 /** No iteration shown: the phases emptied, the tree no longer held to a step's path. */
 function clearThink() {
   app.think.clear();
+  app.tree.stage(null);
   app.treePath = "";
 }
 

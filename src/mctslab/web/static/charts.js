@@ -4,9 +4,11 @@ import { fmtValue, svg, valueColour } from "./dom.js";
 
 /**
  * Root statistics as horizontal bars: one per move, length = visits, colour and
- * figure = mean value for the player to move; the move played is outlined.
+ * figure = the move's value for the player to move (`moveValue`: on the game's scale
+ * `scale` = [min, max], not the tree's Q/N in [0, 1]); the move played is outlined.
+ * `player` names the player to move.
  */
-export function rootStatsChart(children, chosen) {
+export function rootStatsChart(children, chosen, { player = "the player to move", scale = [-1, 1] } = {}) {
   const rows = [...children].sort((a, b) => b.visits - a.visits || a.action - b.action).slice(0, 24);
   const most = Math.max(1, ...rows.map((c) => c.visits));
   const labelW = 56;
@@ -15,21 +17,48 @@ export function rootStatsChart(children, chosen) {
   const width = labelW + barW + 150;
   const height = rows.length * rowH + 24;
   const root = svg("svg", { class: "bars", width, height, viewBox: `0 0 ${width} ${height}`, "data-testid": "root-stats-chart" });
-  root.append(svg("text", { class: "axis-label", x: labelW, y: 12 }, ["visits (bar) · mean value Q/N (colour, figure)"]));
+  root.append(svg("text", { class: "axis-label", x: labelW, y: 12 }, [`visits (bar) · value for ${player} (${scaleText(scale)}) (colour, figure)`]));
   rows.forEach((child, i) => {
     const y = 20 + i * rowH;
     const w = Math.max(1, (barW * child.visits) / most);
     const played = child.action === chosen;
     const g = svg("g", { class: `bar${played ? " played" : ""}`, "data-action": child.action });
     g.append(svg("text", { class: "bar-label", x: labelW - 6, y: y + 13 }, [child.label ?? String(child.action)]));
-    g.append(svg("rect", { x: labelW, y: y + 2, width: w, height: rowH - 5, rx: 2, fill: valueColour(child.value, child.visits) }));
-    let note = `${child.visits}  ${fmtValue(child.value)}`;
-    if (child.proven !== null && child.proven !== undefined && child.proven !== false) note += `  proven ${provenText(child.proven)}`;
+    g.append(svg("rect", { x: labelW, y: y + 2, width: w, height: rowH - 5, rx: 2, fill: valueColour(toUnit(moveValue(child, scale), scale)) }));
+    let note = `${child.visits}  ${valueText(child, scale)}`;
     if (played) note += "  ◀ played";
     g.append(svg("text", { class: "bar-value", x: labelW + w + 6, y: y + 13 }, [note]));
     root.append(g);
   });
   return root;
+}
+
+/**
+ * A move's value for the player to move, on the game's scale [min, max]: the proven
+ * return once MCTS-Solver proved it (a win is max, a draw 0, a loss min), else the mean
+ * return of its simulations (the CLI's `move_value`).
+ */
+export function moveValue(child, scale = [-1, 1]) {
+  const p = child.proven;
+  if (typeof p !== "number") return child.value;
+  return p > 0 ? scale[1] : p < 0 ? scale[0] : 0;
+}
+
+/** A move's value as the page writes it: "+0.41", or "+1 (proven win)", "0 (proven draw)". */
+export function valueText(child, scale = [-1, 1]) {
+  const v = moveValue(child, scale);
+  if (typeof child.proven !== "number") return fmtValue(v);
+  return `${v > 0 ? "+" : ""}${Number(v.toFixed(3))} (proven ${provenText(child.proven)})`;
+}
+
+/** The scale [min, max] in words: "-1 to 1". */
+export function scaleText(scale) {
+  return `${Number(scale[0].toFixed(3))} to ${Number(scale[1].toFixed(3))}`;
+}
+
+/** A value on [min, max] mapped to [-1, 1], the colour scale's range. */
+function toUnit(v, [lo, hi]) {
+  return hi > lo ? (2 * (v - lo)) / (hi - lo) - 1 : 0;
 }
 
 /** A proof as a word: the server sends +1 / 0 / -1 (or a word already). */

@@ -12,16 +12,30 @@ import { fmtMean, fmtUct, html, sleep } from "./dom.js";
 
 const PHASES = ["selection", "expansion", "simulation", "backpropagation"];
 const MAX_ROWS = 8; // children shown per level of the descent (the pick always among them)
+const PLAYOUT_ENDS = 10; // moves shown at each end of a long playout, the rest counted
+// What the tables' columns hold: Q/N is the engine's reward in [0, 1], not a move's value
+// on the game's scale (the AI report's chart).
+const HEAD_TITLES = {
+  N: "visits",
+  "Q/N": "Q/N: mean reward in [0, 1] for the player who moved here (win 1, draw 0.5, loss 0)",
+  reward: "the playout's reward in [0, 1] for the player who moved here",
+  UCT: "Q/N + c·√(ln N_parent / N)",
+};
 
 export class ThinkPanel {
   /**
    * @param {HTMLElement} list the <ol> whose <li data-phase=...> hold the phases
-   * @param {{nodePosition: (id) => Promise<{render, text}>, highlight: (path, fresh) => void}} hooks
+   * @param {{nodePosition: (id) => Promise<{render, text}>, highlight: (path, fresh) => void, playerName?: (p) => string}} hooks
    */
   constructor(list, hooks) {
     this.list = list;
     this.hooks = hooks;
     this.token = 0;
+  }
+
+  /** A player's name as the page says it (the board's X/O, Red/Yellow; else "player 1"). */
+  who() {
+    return this.hooks.playerName ?? ((p) => `player ${p + 1}`);
   }
 
   item(phase) {
@@ -47,6 +61,7 @@ export class ThinkPanel {
    */
   async show(trace, { animate = true, phaseMs = 500 } = {}) {
     this.clear();
+    this.trace = trace;
     const token = this.token;
     const alive = () => token === this.token;
     const pause = async (ms) => {
@@ -99,13 +114,18 @@ export class ThinkPanel {
     this.enter("simulation");
     const sim = trace.simulation;
     const simBody = this.body("simulation");
-    const result = html("div", { class: "result", "data-testid": "playout-result" }, [resultText(sim)]);
+    const result = html("div", { class: "result", "data-testid": "playout-result" }, [resultText(sim, this.who())]);
     if (sim.kind !== "playout") {
       simBody.append(html("div", {}, [sim.kind === "terminal" ? "The leaf ends the game: its exact result, no playout." : "MCTS-Solver knows the leaf's value: no playout."]), result);
     } else {
       const moves = html("div", { class: "playout-moves", "data-testid": "playout-moves" });
       const chips = sim.labels.map((label) => html("span", { class: animate ? "later" : "" }, [label]));
-      moves.append(html("span", { class: "from" }, [`playout ${sim.start === "" ? "from the root" : name(sim.start)}:`]), ...chips);
+      // A long playout (Pig's, to 100 points: hundreds of moves) shows its first and last
+      // moves and counts those between; the board still replays every one.
+      const long = chips.length > 2 * PLAYOUT_ENDS + 1;
+      const gap = long ? html("span", { class: "skipped", "data-testid": "playout-skipped" }, [`… ${chips.length - 2 * PLAYOUT_ENDS} more …`]) : null;
+      const shownChips = long ? [...chips.slice(0, PLAYOUT_ENDS), gap, ...chips.slice(-PLAYOUT_ENDS)] : chips;
+      moves.append(html("span", { class: "from" }, [`playout ${sim.start === "" ? "from the root" : name(sim.start)}:`]), ...shownChips);
       if (chips.length === 0) moves.append(html("span", {}, ["(no moves)"]));
       const boardBox = html("div", { class: "mini-board", "data-testid": "playout-board" });
       simBody.append(html("div", { class: "playout" }, [boardBox, moves]));
@@ -121,12 +141,14 @@ export class ThinkPanel {
         if (render) render = applyAction(render, sim.actions[i]);
         chips.forEach((chip, j) => chip.classList.toggle("now", animate && j === i));
         chips[i].classList.remove("later");
+        if (gap) gap.classList.toggle("now", animate && i >= PLAYOUT_ENDS && i < chips.length - PLAYOUT_ENDS);
         if (animate) {
           drawMini(sim.actions[i]);
           if (!(await pause(perMove))) return;
         }
       }
       chips.forEach((chip) => chip.classList.remove("now"));
+      if (gap) gap.classList.remove("now");
       drawMini(sim.actions.length ? sim.actions[sim.actions.length - 1] : null);
       simBody.append(result);
     }
@@ -135,9 +157,9 @@ export class ThinkPanel {
     // 4 Backpropagation: leaf to root.
     this.enter("backpropagation");
     const backBody = this.body("backpropagation");
-    const rows = trace.backpropagation.map((u) => updateRow(u, name));
+    const rows = trace.backpropagation.map((u) => updateRow(u, name, this.who()));
     const table = html("table", { "data-testid": "backprop-table" }, [
-      html("tr", {}, ["node", "moved in", "reward", "N", "Q/N"].map((h) => html("th", {}, [h]))),
+      html("tr", {}, ["node", "moved in", "reward", "N", "Q/N"].map((h) => html("th", { title: HEAD_TITLES[h] ?? "" }, [h]))),
     ]);
     backBody.append(table);
     const twoPlayers = (sim.rewards || []).length === 2;
@@ -157,7 +179,9 @@ export class ThinkPanel {
     this.finish();
   }
 
+  /** Light up `phase`; the page's `phase` hook changes the tree and the counts with it. */
   enter(phase) {
+    if (this.hooks.phase) this.hooks.phase(phase, this.trace);
     for (const p of PHASES) {
       const li = this.item(p);
       if (p === phase) {
@@ -228,7 +252,7 @@ function selectionLevel(level, name) {
   if (pick && !shown.includes(pick)) shown = [...shown.slice(0, MAX_ROWS - 1), pick];
   const where = name(level.node);
   const table = html("table", {}, [
-    html("tr", {}, ["move", "N", "Q/N", "UCT"].map((h) => html("th", {}, [h]))),
+    html("tr", {}, ["move", "N", "Q/N", "UCT"].map((h) => html("th", { title: HEAD_TITLES[h] ?? "" }, [h]))),
     ...shown.map((c) =>
       html("tr", { class: c.chosen ? "chosen" : "", title: c.eligible === false ? "proven: MCTS-Solver skips it" : "" }, [
         html("td", {}, [c.label + (c.eligible === false ? " ✓" : "")]),
@@ -270,20 +294,24 @@ function noExpansionReason(trace) {
   return "No new node: the leaf was just added (expansion \"all\"), so it is simulated as it is.";
 }
 
-function resultText(sim) {
+function resultText(sim, who) {
   const rewards = sim.rewards || [];
-  const parts = rewards.map((r, p) => `player ${p + 1}: ${r === 1 ? "win" : r === 0 ? "loss" : r === 0.5 ? "draw" : fmtMean(r)} (${fmtMean(r)})`);
+  const parts = rewards.map((r, p) => `${who(p)}: ${r === 1 ? "win" : r === 0 ? "loss" : r === 0.5 ? "draw" : fmtMean(r)} (${fmtMean(r)})`);
   return `${sim.cutoff ? "Cut off, scored by the heuristic" : "Result"}: ${parts.join(", ")}`;
 }
 
-function updateRow(u, nodeName) {
-  const root = u.player < 0;
+function updateRow(u, nodeName, who) {
+  // Nobody chose the root or a chance outcome (both player -1): they count the visit
+  // but add no reward of their own.
+  const root = u.node === "";
+  const chance = !root && u.player < 0;
   const name = root ? "root" : nodeName(u.node).replace(/^after /, "");
+  const valued = !root && !chance;
   return html("tr", {}, [
     html("td", {}, [name]),
-    html("td", {}, [root ? "–" : `player ${u.player + 1}`]),
-    html("td", {}, [root ? "–" : `+${fmtMean(u.reward)}`]),
+    html("td", {}, [root ? "–" : chance ? "chance" : who(u.player)]),
+    html("td", {}, [valued ? `+${fmtMean(u.reward)}` : "–"]),
     html("td", {}, [`${u.visits_before} → ${u.visits_after}`]),
-    html("td", {}, [root ? "–" : `${u.visits_before ? fmtMean(u.mean_before) : "–"} → ${fmtMean(u.mean_after)}`]),
+    html("td", {}, [valued ? `${u.visits_before ? fmtMean(u.mean_before) : "–"} → ${fmtMean(u.mean_after)}` : "–"]),
   ]);
 }

@@ -31,6 +31,7 @@ export class TreeView {
     this.widened = new Set(); // nodes whose children are all shown ("+N more" clicked)
     this.path = new Set();
     this.fresh = null;
+    this.staged = null; // a step's changes held back while its phases play (stage())
     this.view = null; // {x, y, w, h}: the viewBox
     this.userMoved = false;
     this.fitted = false;
@@ -50,6 +51,18 @@ export class TreeView {
     this.draw();
     if (root && this.widened.size) return this.rewiden(root);
     return Promise.resolve();
+  }
+
+  /**
+   * Hold back a step's changes while the panel plays its phases, so that the tree does
+   * not give the ending away: at "selection" the tree as it was before the iteration
+   * (the nodes it added hidden; N, Q/N and UCT as the selection saw them), at
+   * "expansion" the new node too (N 0), and with no trace the tree as it is now (the
+   * backpropagation's counts).
+   */
+  stage(trace, phase) {
+    this.staged = trace ? heldBack(trace, phase) : null;
+    if (this.root) this.draw();
   }
 
   /** Mark the selection path (node ids, root first) and the node just added. */
@@ -153,7 +166,8 @@ export class TreeView {
     const placed = [];
     const place = (node, depth) => {
       maxDepth = Math.max(maxDepth, depth);
-      const kids = this.collapsed.has(String(node.id)) ? [] : node.children || [];
+      const held = this.staged ? this.staged.hidden : null;
+      const kids = this.collapsed.has(String(node.id)) ? [] : (node.children || []).filter((k) => !held || !held(String(k.id)));
       let x;
       if (kids.length === 0) {
         x = nextX;
@@ -195,7 +209,9 @@ export class TreeView {
 
   drawNode(node, { x, y }, depth) {
     const id = String(node.id);
-    const proof = proofWord(node);
+    // What the node showed before the step being played, if it is held back.
+    const shown = this.staged ? { ...node, ...this.staged.stats.get(id) } : node;
+    const proof = proofWord(shown);
     const proven = proof !== null;
     const kids = node.children || [];
     const collapsed = this.collapsed.has(id);
@@ -211,7 +227,7 @@ export class TreeView {
         width: BOX_W,
         height: BOX_H,
         rx: 6,
-        fill: node.player === null || node.player === undefined ? "#e4e7ee" : meanColour(node.value),
+        fill: node.player === null || node.player === undefined ? "#e4e7ee" : meanColour(shown.value),
       }),
     );
     const label = depth === 0 && (node.label === null || node.label === undefined) ? "root" : node.label ?? String(node.action);
@@ -224,17 +240,20 @@ export class TreeView {
     g.append(labelEl);
     // A chance outcome (player -1: the dice moved into it) is sampled, not chosen: no Q/N, no UCT.
     const chance = node.player === -1;
-    g.append(svg("text", { class: "node-stat", x: 6, y: 31 }, [depth === 0 || chance ? `N ${node.visits}` : `N ${node.visits}  Q/N ${fmtMean(node.value)}`]));
-    g.append(svg("text", { class: "node-stat", x: 6, y: 47, "data-testid": chance ? `chance-${id}` : null }, [depth === 0 ? (id === "" ? "" : `node ${id}`) : chance ? "chance outcome" : `UCT ${fmtUct(node.uct)}`]));
+    g.append(svg("text", { class: "node-stat", x: 6, y: 31 }, [depth === 0 || chance ? `N ${shown.visits}` : `N ${shown.visits}  Q/N ${fmtMean(shown.value)}`]));
+    g.append(svg("text", { class: "node-stat", x: 6, y: 47, "data-testid": chance ? `chance-${id}` : null }, [depth === 0 ? (id === "" ? "" : `node ${id}`) : chance ? "chance outcome" : `UCT ${fmtUct(shown.uct)}`]));
     if (proven) {
       const mark = proof === "win" ? "✓" : proof === "loss" ? "✗" : "=";
       g.append(svg("text", { class: `proof ${proof}`, x: BOX_W - 6, y: 15 }, [mark, svg("title", {}, [`proven ${proof}`])]));
     }
     const hidden = node.hidden || 0;
+    // A chance outcome's last line ("chance outcome") fills the box: its mark goes on the
+    // line of N, which is short there (no Q/N).
+    const markY = chance ? 31 : 47;
     if (collapsed && kids.length) {
-      g.append(svg("text", { class: "more", x: BOX_W - 5, y: 47 }, [`▸${kids.length + hidden}`, svg("title", {}, ["folded: click to unfold"])]));
+      g.append(svg("text", { class: "more", x: BOX_W - 5, y: markY }, [`▸${kids.length + hidden}`, svg("title", {}, ["folded: click to unfold"])]));
     } else if (hidden) {
-      const more = svg("text", { class: "more", x: BOX_W - 5, y: 47, "data-testid": `more-${id === "" ? "root" : id}` }, [
+      const more = svg("text", { class: "more", x: BOX_W - 5, y: markY, "data-testid": `more-${id === "" ? "root" : id}` }, [
         `+${hidden}`,
         svg("title", {}, [`${hidden} more children: click to show`]),
       ]);
@@ -368,6 +387,31 @@ export class TreeView {
     const oy = v.y - (rect.height * s - v.h) / 2;
     return { x: ox + px * s, y: oy + py * s };
   }
+}
+
+/**
+ * What a step's trace (mctslab.search.trace) held back at `phase`: `stats`, the N, Q/N,
+ * UCT and proof of the nodes it changed as they were before it (node id -> fields of a
+ * tree node), and `hidden`, whether a node id was added by it and is not drawn yet.
+ */
+function heldBack(trace, phase) {
+  const stats = new Map();
+  const childId = (parent, action) => (parent === "" ? String(action) : `${parent}.${action}`);
+  for (const level of trace.selection) {
+    for (const c of level.children) {
+      stats.set(childId(level.node, c.action), { visits: c.visits, value: c.visits ? c.mean : null, uct: c.uct, proven: c.proven });
+    }
+  }
+  for (const u of trace.backpropagation) {
+    const before = { visits: u.visits_before, value: u.visits_before ? u.mean_before : null, proven: u.proven_before };
+    stats.set(u.node, { ...stats.get(u.node), ...before });
+    if (trace.expansion && u.node === trace.expansion.node) stats.get(u.node).uct = null; // unvisited
+  }
+  const exp = phase === "selection" ? trace.expansion : null;
+  // Expansion "all" adds every child of the leaf: all of them are new.
+  const parentOf = (id) => (id.includes(".") ? id.slice(0, id.lastIndexOf(".")) : "");
+  const hidden = (id) => Boolean(exp) && id !== "" && (id === exp.node || (exp.added > 1 && parentOf(id) === exp.parent));
+  return { stats, hidden };
 }
 
 /**
