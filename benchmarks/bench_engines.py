@@ -15,7 +15,9 @@ It measures:
    the per-repeat ratios;
 2. the raw random-playout rate of the same rule kernels with no tree: the ceiling of
    any random-playout MCTS on these kernels;
-3. the compiled engine's bytes per tree node, and its rate as the tree grows;
+3. equal work by tree size: the compiled engine and OpenSpiel's C++ bot at 10k, 100k,
+   300k and 1M simulations on Connect Four and 10k, 100k, 1M on tic-tac-toe, in turns,
+   with their paired ratios; and the compiled engine's bytes per tree node;
 4. the time to the first move in a fresh process, with numba's cache cold and warm.
 
 Ratios are printed against their targets with PASS/MISS, and the run always exits 0:
@@ -82,7 +84,12 @@ BUDGETS = {
         "raw_playouts": 200_000,
     },
 }
-SCALING_ITERATIONS = (10_000, 100_000, 1_000_000)  # compiled engine on connect_four
+# Equal work at several tree sizes: the compiled engine and OpenSpiel's C++ bot search the
+# same number of simulations from the empty board, taking turns within each repeat.
+SIZES = {
+    "connect_four": (10_000, 100_000, 300_000, 1_000_000),
+    "tic_tac_toe": (10_000, 100_000, 1_000_000),
+}
 ENGINE_LABELS = {
     "compiled": "mctslab compiled (numba)",
     "openspiel_cpp": "OpenSpiel C++ MCTSBot",
@@ -101,8 +108,8 @@ class Mode:
     divisor: int
     cold_games: tuple[str, ...]
     cached_repeats: int
-    scaling: tuple[int, ...]
-    scaling_runs: int
+    sizes: dict[str, tuple[int, ...]]
+    size_repeats: int
 
     def iterations(self, game: str, engine: str) -> int:
         return max(1, BUDGETS[game][engine] // self.divisor)
@@ -114,8 +121,8 @@ FULL = Mode(
     divisor=1,
     cold_games=GAMES,
     cached_repeats=3,
-    scaling=SCALING_ITERATIONS,
-    scaling_runs=3,
+    sizes=SIZES,
+    size_repeats=3,
 )
 QUICK = Mode(
     repeats=2,
@@ -123,8 +130,8 @@ QUICK = Mode(
     divisor=5,
     cold_games=("connect_four",),
     cached_repeats=1,
-    scaling=(10_000, 1_000_000),
-    scaling_runs=1,
+    sizes={"connect_four": (10_000, 100_000), "tic_tac_toe": (10_000, 100_000)},
+    size_repeats=1,
 )
 
 
@@ -318,24 +325,54 @@ def tree_memory(searcher: CompiledMCTS) -> dict[str, Any]:
     }
 
 
-def scaling(game_name: str, mode: Mode) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """The compiled engine's rate by iteration budget (tree size), each budget run for at
-    least 2 s and ``scaling_runs`` searches, and the memory of the largest tree."""
-    rows = []
+def size_row(game_name: str, n: int, repeats: int) -> tuple[dict[str, Any], CompiledMCTS]:
+    """The compiled engine and OpenSpiel's C++ bot at ``n`` simulations from the initial
+    position, in turns within each repeat (each measurement at least 0.5 s of search);
+    their rates, the paired ratio, and the last compiled searcher (for its tree)."""
+    compiled, cpp = Rates(n), Rates(n)
+    last: list[CompiledMCTS] = []
+
+    def run_compiled(iterations: int, seed: int) -> float:
+        seconds, searcher = compiled_search(game_name, iterations, seed)
+        last[:] = [searcher]
+        return seconds
+
+    def run_cpp(iterations: int, seed: int) -> float:
+        return openspiel_cpp_search(game_name, iterations, seed)
+
+    for r in range(repeats):
+        compiled.measure(run_compiled, 7000 + 100 * r, 0.5)
+        if pyspiel is not None:
+            cpp.measure(run_cpp, 7000 + 100 * r, 0.5)
+    pairs = list(zip(compiled.rates, cpp.rates, strict=False))
+    ratio = statistics.median(a / b for a, b in pairs) if pairs else float("nan")
+    row = {
+        "iterations": n,
+        "nodes": last[0].nodes,
+        "compiled": compiled.to_dict(),
+        "openspiel_cpp": cpp.to_dict(),
+        "ratio": ratio,
+    }
+    print(
+        f"  {game_name} {n:,} simulations: compiled {compiled.median:,.0f}/s, "
+        f"OpenSpiel C++ {cpp.median:,.0f}/s, ratio {ratio:.2f}x",
+        flush=True,
+    )
+    return row, last[0]
+
+
+def by_size(mode: Mode) -> tuple[dict[str, list[dict[str, Any]]], dict[str, Any]]:
+    """Equal work at each size of ``mode.sizes`` (:func:`size_row`), and the memory of
+    the largest Connect Four tree."""
+    rows: dict[str, list[dict[str, Any]]] = {}
     memory: dict[str, Any] = {}
-    for n in mode.scaling:
-        rates = Rates(n)
-        start = time.perf_counter()
-        seed = 1
-        while len(rates.rates) < mode.scaling_runs or time.perf_counter() - start < 2.0:
-            seconds, searcher = compiled_search(game_name, n, seed)
-            rates.rates.append(n / seconds)
-            seed += 1
-        row = rates.to_dict() | {"nodes": searcher.nodes}
-        rows.append(row)
-        print(f"  {game_name} compiled {n:,} iterations: {rates.median:,.0f}/s", flush=True)
-        if n == max(mode.scaling):
-            memory = tree_memory(searcher)
+    for game_name, sizes in mode.sizes.items():
+        rows[game_name] = []
+        for n in sizes:
+            row, searcher = size_row(game_name, n, mode.size_repeats)
+            rows[game_name].append(row)
+            if game_name == "connect_four" and n == max(sizes):
+                memory = tree_memory(searcher)
     return rows, memory
 
 
@@ -427,7 +464,9 @@ def paired_ratio(games: dict[str, Any], game_name: str, a: str, b: str) -> float
     return statistics.median(x / y for x, y in pairs)
 
 
-def targets(games: dict[str, Any], memory: dict[str, Any]) -> list[Target]:
+def targets(
+    games: dict[str, Any], memory: dict[str, Any], sizes: dict[str, list[dict[str, Any]]]
+) -> list[Target]:
     speedup = {"tic_tac_toe": 2.5, "connect_four": 10.0}
     out = [
         Target(
@@ -437,6 +476,11 @@ def targets(games: dict[str, Any], memory: dict[str, Any]) -> list[Target]:
             speedup[g],
         )
         for g in GAMES
+    ]
+    out += [
+        Target(f"compiled / OpenSpiel C++ at {row['iterations']:,}", g, row["ratio"], speedup[g])
+        for g in GAMES
+        for row in sizes.get(g, [])
     ]
     out += [
         Target(
@@ -478,6 +522,23 @@ def _rule(title: str) -> str:
     return f"\n{title}\n{'-' * len(title)}"
 
 
+def render_sizes(sizes: dict[str, list[dict[str, Any]]]) -> str:
+    """The equal-work table by tree size."""
+    lines = [
+        _rule("Equal work by tree size: compiled and OpenSpiel C++, same simulations"),
+        f"{'game':<14}{'simulations':>12}{'nodes':>11}{'compiled/s':>13}"
+        f"{'OpenSpiel/s':>13}{'ratio':>8}",
+    ]
+    for g, rows in sizes.items():
+        for row in rows:
+            lines.append(
+                f"{g:<14}{row['iterations']:>12,}{row['nodes']:>11,}"
+                f"{row['compiled']['median_per_s']:>13,.0f}"
+                f"{row['openspiel_cpp']['median_per_s']:>13,.0f}{row['ratio']:>7.2f}x"
+            )
+    return "\n".join(lines)
+
+
 def render(report: dict[str, Any]) -> str:
     lines = [
         "mctslab engine benchmark: single thread, initial position, random playouts, "
@@ -512,13 +573,7 @@ def render(report: dict[str, Any]) -> str:
             "from the initial position)"
         )
 
-    lines.append(_rule("Compiled engine on connect_four by tree size"))
-    lines.append(f"{'iterations':>11}{'nodes':>11}{'per second':>13}{'min':>12}{'max':>12}")
-    for row in report["scaling"]:
-        lines.append(
-            f"{row['iterations']:>11,}{row['nodes']:>11,}{row['median_per_s']:>13,.0f}"
-            f"{row['min_per_s']:>12,.0f}{row['max_per_s']:>12,.0f}"
-        )
+    lines.append(render_sizes(report["sizes"]))
 
     m = report["memory"]
     slots = f" and {m['capacity_slots']:,} slots" if m["slot_arrays"] else ""
@@ -596,16 +651,36 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer iterations and repeats")
     parser.add_argument("--output", type=Path, default=RESULTS, help="where to write the JSON")
+    parser.add_argument(
+        "--sizes-only",
+        action="store_true",
+        help="only the equal-work table by tree size (JSON beside --output, *_by_size.json)",
+    )
     args = parser.parse_args(argv)
     mode = QUICK if args.quick else FULL
     if pyspiel is None:
         print("open-spiel is not installed: its engines are skipped (pip install open-spiel)")
+    if args.sizes_only:
+        size_rows, _ = by_size(mode)
+        report = {
+            "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            "mode": "quick" if args.quick else "full",
+            "machine": machine(),
+            "versions": versions(),
+            "sizes": size_rows,
+        }
+        print(render_sizes(size_rows))
+        out = args.output.with_name(args.output.stem + "_by_size.json")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(report, indent=2) + "\n")
+        print(f"\nresults written to {out}")
+        return 0
 
     started = time.perf_counter()
     print("measuring simulations per second ...", flush=True)
     games = {g: measure_game(g, mode) for g in GAMES}
-    print("measuring the compiled engine as the tree grows ...", flush=True)
-    scaling_rows, memory = scaling("connect_four", mode)
+    print("measuring equal work by tree size ...", flush=True)
+    size_rows, memory = by_size(mode)
     print("measuring the time to the first move ...", flush=True)
     first = first_moves(mode)
 
@@ -624,11 +699,11 @@ def main(argv: list[str] | None = None) -> int:
             "openspiel_rollouts_per_simulation": 1,
         },
         "games": games,
-        "scaling": scaling_rows,
+        "sizes": size_rows,
         "memory": memory | {"openspiel_cpp_node_bytes": OPENSPIEL_NODE_BYTES},
         "first_move": first,
     }
-    report["targets"] = [t.to_dict() for t in targets(games, memory)]
+    report["targets"] = [t.to_dict() for t in targets(games, memory, size_rows)]
     report["benchmark_seconds"] = time.perf_counter() - started
 
     print()
