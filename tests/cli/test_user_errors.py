@@ -9,6 +9,7 @@ import socket
 from pathlib import Path
 
 import pytest
+from test_cli import assert_user_error
 from typer.testing import CliRunner, Result
 
 from conftest import require_extra
@@ -21,18 +22,6 @@ cli_main = importlib.import_module("mctslab.cli.main")
 
 def invoke(*args: str) -> Result:
     return runner.invoke(app, list(args))
-
-
-def assert_user_error(result: Result) -> str:
-    """Exit 2, one ``error:`` line on stderr, nothing on stdout, no traceback."""
-    assert result.exit_code == 2, (result.stdout, result.stderr, result.exception)
-    assert result.exception is None or isinstance(result.exception, SystemExit)
-    assert result.stdout == ""
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1, result.stderr
-    assert lines[0].startswith("error: ")
-    assert "Traceback" not in result.output
-    return lines[0]
 
 
 # Output paths are checked before the games: a bad one must not cost the run ----------------

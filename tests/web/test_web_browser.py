@@ -21,7 +21,7 @@ import shutil
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -159,10 +159,10 @@ def count(page: Page) -> int:
     return int(page.get_by_test_id("node-count").inner_text())
 
 
-def test_play_a_whole_tic_tac_toe_game(page: Page) -> None:
-    new_game(page, "tic_tac_toe")
+def play_tic_tac_toe_to_the_end(page: Page, after_first_answer: Callable[[], None]) -> None:
+    """Click the first free cell until the game is over, waiting each time for the human's
+    mark and the AI's answer; ``after_first_answer`` checks the page after the first."""
     status = page.get_by_test_id("status")
-    expect(status).to_contain_text("Your turn")
     marks = "[data-testid=board] .mark-x, [data-testid=board] .mark-o"
     for move in range(5):
         if status.inner_text().startswith("Game over"):
@@ -176,11 +176,22 @@ def test_play_a_whole_tic_tac_toe_game(page: Page) -> None:
         )
         wait_idle(page)
         if move == 0:
-            # After the AI's first move: its root statistics and the rule that picked it.
-            expect(page.get_by_test_id("ai-report")).to_be_visible()
-            expect(page.get_by_test_id("final-rule")).to_contain_text("robust")
-            assert page.locator("[data-testid=root-stats-chart] .bar").count() == 8
-            shot(page, "1-play-tic-tac-toe")
+            after_first_answer()
+
+
+def test_play_a_whole_tic_tac_toe_game(page: Page) -> None:
+    new_game(page, "tic_tac_toe")
+    status = page.get_by_test_id("status")
+    expect(status).to_contain_text("Your turn")
+
+    def first_answer() -> None:
+        # After the AI's first move: its root statistics and the rule that picked it.
+        expect(page.get_by_test_id("ai-report")).to_be_visible()
+        expect(page.get_by_test_id("final-rule")).to_contain_text("robust")
+        assert page.locator("[data-testid=root-stats-chart] .bar").count() == 8
+        shot(page, "1-play-tic-tac-toe")
+
+    play_tic_tac_toe_to_the_end(page, first_answer)
     expect(status).to_have_text(re.compile(r"^Game over: (you win|the AI wins|a draw)"))
     assert page.locator("[data-testid^=cell-].playable").count() == 0
     shot(page, "2-game-over")
@@ -645,23 +656,15 @@ def test_the_last_search_stays_in_view_after_a_compiled_move_and_at_the_end(page
     status = page.get_by_test_id("status")
     note = page.get_by_test_id("tree-note")
     root = page.get_by_test_id("tree-node-root")
-    marks = "[data-testid=board] .mark-x, [data-testid=board] .mark-o"
-    for move in range(5):
-        if status.inner_text().startswith("Game over"):
-            break
-        page.locator("[data-testid^=cell-].playable").first.click()
-        page.wait_for_function(
-            """([marks, n]) => document.querySelectorAll(marks).length >= n
-                || document.querySelector('[data-testid=status]').textContent.startsWith('Game over')""",
-            arg=[marks, 2 * move + 2],
-        )
-        wait_idle(page)
-        if move == 0:
-            expect(root).to_have_count(1)
-            expect(root).to_contain_text(f"N {BUDGET}")
-            expect(note).to_be_visible()
-            expect(note).to_contain_text("the compiled engine's tree of the last search")
-            expect(note).to_contain_text("searched from the position after 1 move")
+
+    def first_answer() -> None:
+        expect(root).to_have_count(1)
+        expect(root).to_contain_text(f"N {BUDGET}")
+        expect(note).to_be_visible()
+        expect(note).to_contain_text("the compiled engine's tree of the last search")
+        expect(note).to_contain_text("searched from the position after 1 move")
+
+    play_tic_tac_toe_to_the_end(page, first_answer)
     expect(status).to_contain_text("Game over")
     expect(root).to_have_count(1)
     expect(page.locator("[data-testid=tree] .tree-empty")).to_be_hidden()
