@@ -82,6 +82,7 @@ BUDGETS = {
         "reference": 3_000,
         "openspiel_python": 3_000,
         "raw_playouts": 200_000,
+        "game_playouts": 200_000,
     },
 }
 # Equal work at several tree sizes: the compiled engine and OpenSpiel's C++ bot search the
@@ -96,6 +97,7 @@ ENGINE_LABELS = {
     "reference": "mctslab reference (Python)",
     "openspiel_python": "OpenSpiel Python MCTSBot",
     "raw_playouts": "raw random playouts, no tree",
+    "game_playouts": "the game's playout kernel",
 }
 
 
@@ -209,6 +211,34 @@ def raw_playouts(game_name: str, n: int, seed: int) -> tuple[float, float]:
     return time.perf_counter() - start, plies / n
 
 
+@njit
+def game_playouts(playout_fn, root, params, n, rng, state, rets):
+    """As :func:`random_playouts`, the same draws, through the game's own ``playout``
+    kernel (``RuleKernels.playout``) instead of the generic loop."""
+    state = borrow(state)
+    rets = borrow(rets)
+    params = borrow(params)
+    rng = borrow(rng)
+    plies = 0
+    checksum = 0.0
+    for _ in range(n):
+        state[:] = root
+        plies += playout_fn(state, params, rng, rets)
+        checksum += rets[0]
+    return plies, checksum
+
+
+def raw_game_playouts(game_name: str, n: int, seed: int) -> tuple[float, float]:
+    """As :func:`raw_playouts`, through the game's playout kernel."""
+    game = mctslab.make(game_name)
+    root = game.new_initial_state().array
+    rng = np.array([seed], dtype=np.uint64)
+    start = time.perf_counter()
+    bufs = (root.copy(), np.zeros(2, dtype=np.float64))
+    plies, _ = game_playouts(game.kernels.playout, root, game.params, n, rng, *bufs)
+    return time.perf_counter() - start, plies / n
+
+
 # --- 1. Simulations per second of each engine (each runner returns search seconds) -------
 
 
@@ -276,6 +306,9 @@ def measure_game(game_name: str, mode: Mode) -> dict[str, Any]:
         "raw_playouts": lambda n, seed: raw_playouts(game_name, n, seed)[0],
         "compiled": lambda n, seed: compiled_search(game_name, n, seed)[0],
     }
+    if mctslab.make(game_name).kernels.playout is not None:
+        raw_game_playouts(game_name, 1, 0)
+        runners["game_playouts"] = lambda n, seed: raw_game_playouts(game_name, n, seed)[0]
     if pyspiel is not None:
         runners["openspiel_cpp"] = lambda n, seed: openspiel_cpp_search(game_name, n, seed)
     runners["reference"] = lambda n, seed: reference_search(game_name, n, seed)
@@ -554,6 +587,8 @@ def render(report: dict[str, Any]) -> str:
     for g in GAMES:
         entry = report["games"][g]
         for engine in ENGINE_LABELS:
+            if engine == "game_playouts" and engine not in entry["rates"]:
+                continue  # the game has no playout kernel
             if engine not in entry["rates"]:
                 lines.append(f"{g:<14}{ENGINE_LABELS[engine]:<30}{'not installed':>11}")
                 continue

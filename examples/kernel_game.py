@@ -222,7 +222,10 @@ def heuristic(s, params, out):  # type: ignore[no-untyped-def]
 
 @njit(cache=True)
 def search_chunk(tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, cap, n):  # type: ignore[no-untyped-def]
-    """The compiled engine on these kernels, cached on disk (see ``mctslab.search.compiled``)."""
+    """The compiled engine on these kernels, cached on disk (see ``mctslab.search.compiled``).
+
+    A game with its own random playout kernel (``RuleKernels.playout``, optional: see
+    :mod:`mctslab.games.kernels`) passes it last: ``..., cap, n, playout)``."""
     return run_chunk(
         legal_actions, apply_action, returns, heuristic,
         tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, cap, n,

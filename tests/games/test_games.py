@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
+
+import numpy as np
 import pytest
 
 import mctslab
+from mctslab.core.game import TERMINAL
 from mctslab.core.testing import ConformanceError, check_game, random_game
-from mctslab.games import KernelState, TicTacToe
+from mctslab.games import ConnectFour, KernelState, TicTacToe, connect_four
+from mctslab.games.kernels import rng_randint
 
 GAMES = mctslab.available_games()
 
@@ -136,3 +141,41 @@ class _BrokenGame(TicTacToe):
 def test_check_game_catches_a_shared_clone() -> None:
     with pytest.raises(ConformanceError, match="independent"):
         check_game(_BrokenGame(), n_games=2)
+
+
+def test_connect_four_playout_makes_the_generic_loops_draws() -> None:
+    """The playout kernel against the generic random loop, from many positions and
+    seeds: bitboards with the table of columns (up to 8) and without (10 columns), and
+    no bitboards (9 x 9)."""
+    boards = (
+        {},
+        {"rows": 4, "columns": 5, "x_in_row": 3},
+        {"rows": 5, "columns": 10},
+        {"rows": 9, "columns": 9},
+    )
+    for params in boards:
+        game = mctslab.make("connect_four", **params)
+        assert game.kernels.playout is not None
+        check_game(game, n_games=60, seed=3)
+
+
+def _leftmost_playout(s, params, rng, out):  # type: ignore[no-untyped-def]
+    """A playout that draws but always plays the leftmost legal move."""
+    buf = np.zeros(params[1], dtype=np.int64)
+    plies = 0
+    while s[0] != TERMINAL:
+        n = connect_four.legal_actions(s, params, buf)
+        rng_randint(rng, n)
+        connect_four.apply_action(s, params, buf[0])
+        plies += 1
+    connect_four.returns(s, params, out)
+    return plies
+
+
+class _WrongPlayoutGame(ConnectFour):
+    kernels = dataclasses.replace(ConnectFour.kernels, playout=_leftmost_playout)
+
+
+def test_check_game_catches_a_playout_with_other_draws() -> None:
+    with pytest.raises(ConformanceError, match="playout kernel"):
+        check_game(_WrongPlayoutGame(), n_games=2)

@@ -11,6 +11,9 @@ before you search it::
 from __future__ import annotations
 
 import math
+from typing import Any
+
+import numpy as np
 
 from mctslab.core.errors import IllegalActionError, MctslabError
 from mctslab.core.game import (
@@ -64,7 +67,9 @@ def check_game(game: Game, n_games: int = 100, seed: int = 0) -> int:
     gives one value per player in ``[-1, 1]``. At the end: ``returns()`` lie in
     ``[min_utility, max_utility]`` and sum to 0 for zero-sum games, the game is
     no longer than ``max_game_length``, replaying ``history()`` reaches an equal
-    state, and the same seed plays the same game.
+    state, and the same seed plays the same game. A game with rule kernels and its
+    own ``playout`` kernel: from every fourth state, the playout reaches the same final
+    state, plies, returns and generator state as the generic random loop.
 
     Returns the number of states checked; raises :class:`ConformanceError`.
     """
@@ -76,6 +81,8 @@ def check_game(game: Game, n_games: int = 100, seed: int = 0) -> int:
         while True:
             _check_state(game, state)
             checked += 1
+            if len(state.history()) % 4 == 0:
+                _check_playout(game, state, seed * 1_000_003 + g + 7919 * checked)
             if state.is_terminal():
                 break
             if len(state.history()) >= info.max_game_length:
@@ -100,6 +107,44 @@ def check_game(game: Game, n_games: int = 100, seed: int = 0) -> int:
         if again.history() != state.history():
             raise _fail(game, state, "the same seed played a different game")
     return checked
+
+
+def _check_playout(game: Game, state: State, seed: int) -> None:
+    """A game's own ``playout`` kernel makes the generic random loop's draws: the
+    ``k``-th legal action, ``k = randint(n)``, to the end (``mctslab.games.kernels``)."""
+    kernels: Any = getattr(game, "kernels", None)
+    playout = getattr(kernels, "playout", None)
+    array = getattr(state, "array", None)
+    if playout is None or array is None:
+        return
+    params: Any = getattr(game, "params", None)
+    rng = Rng(seed)
+    want = array.copy()
+    legal = np.zeros(max(1, game.info.num_actions), dtype=np.int64)
+    plies = 0
+    while want[0] != TERMINAL:
+        n = kernels.legal_actions(want, params, legal)
+        kernels.apply_action(want, params, int(legal[rng.randint(n)]))
+        plies += 1
+    want_returns = np.zeros(game.info.num_players, dtype=np.float64)
+    kernels.returns(want, params, want_returns)
+    got = array.copy()
+    word = np.array([seed & ((1 << 64) - 1)], dtype=np.uint64)
+    got_returns = np.zeros(game.info.num_players, dtype=np.float64)
+    got_plies = int(playout(got, params, word, got_returns))
+    for what, same in (
+        ("plies", got_plies == plies),
+        ("final state", np.array_equal(got, want)),
+        ("returns", np.array_equal(got_returns, want_returns)),
+        ("generator state", int(word[0]) == rng.state),
+    ):
+        if not same:
+            raise _fail(
+                game,
+                state,
+                f"the playout kernel's {what} differs from the generic random loop's "
+                f"(seed {seed}): it must play the k-th legal action, k = randint(n), each ply",
+            )
 
 
 def _check_state(game: Game, state: State) -> None:

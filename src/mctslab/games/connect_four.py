@@ -16,16 +16,30 @@ included), each side's stones are also kept as a bitboard, bit ``c * (R + 1) + r
 (a column of ``R + 1`` bits whose top bit stays empty, so that no line wraps
 from one column to the next: Pons's layout), and a win is found with a few
 shifts and ands; larger boards scan the cells around the new stone instead.
+
+Its own random ``playout`` (the kernel contract's optional sixth kernel) keeps the
+position in local words: the playable columns as a bit mask (the ``k``-th legal
+column is the mask's ``k``-th set bit), the two bitboards, and the generator's state.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import TERMINAL, GameInfo
-from mctslab.games.kernels import KernelGame, KernelState, RuleKernels, winner_returns
+from mctslab.games.kernels import (
+    GOLDEN,
+    MUL1,
+    MUL2,
+    KernelGame,
+    KernelState,
+    RuleKernels,
+    rng_randint,
+    winner_returns,
+)
 
 __all__ = ["ConnectFour"]
 
@@ -127,6 +141,110 @@ def apply_action(s, params, a):  # type: ignore[no-untyped-def]
 returns = winner_returns  # the winner is kept in s[1]
 
 
+def _kth_table() -> np.ndarray:
+    """``_KTH[mask << 3 | j]``: the ``j``-th set bit of an 8-bit ``mask`` (0 if none)."""
+    table = np.zeros(256 * 8, dtype=np.int8)
+    for mask in range(256):
+        for j, bit in enumerate(b for b in range(8) if mask >> b & 1):
+            table[mask << 3 | j] = bit
+    return table
+
+
+# The j-th playable column by one load where there are at most 8 columns: the loop
+# that finds it otherwise takes j turns and a mispredicted branch a ply.
+_KTH = _kth_table()
+
+
+@njit(cache=True)
+def _reciprocal(d):  # type: ignore[no-untyped-def]
+    """``(m, s)`` with ``x // d == (x * m) >> s`` for every ``x < 2**31`` (Granlund and
+    Montgomery 1994): ``s = 31 + ceil(log2 d)``, ``m = ceil(2**s / d) < 2**32``, so
+    ``x * m`` fits in 64 bits, and the error ``x * (m * d - 2**s) < 2**s`` never
+    reaches the next multiple."""
+    bits = 0
+    while (1 << bits) < d:
+        bits += 1
+    s = 31 + bits
+    return np.uint64(((1 << s) + d - 1) // d), np.uint64(s)
+
+
+@njit(cache=True)
+def playout(s, params, rng, out):  # type: ignore[no-untyped-def]
+    """Uniformly random moves to the end, in place, drawing as the generic loop: at
+    each ply the ``k``-th playable column from the left, ``k = rng_randint(rng, n)``.
+    Returns the plies played; writes the returns to ``out``."""
+    rows, cols, k = params[0], params[1], params[2]
+    plies = 0
+    if s[0] != TERMINAL and not params[3]:  # no bitboards: the generic rules, no buffer
+        while s[0] != TERMINAL:
+            n = 0
+            for c in range(cols):
+                n += s[3 + c] < rows
+            j = rng_randint(rng, n)
+            c = 0
+            while s[3 + c] >= rows or j > 0:
+                j -= s[3 + c] < rows
+                c += 1
+            apply_action(s, params, c)
+            plies += 1
+    elif s[0] != TERMINAL:
+        # Why locals: the state array and the generator are memory the compiler must
+        # assume may alias; words in registers cost nothing a ply.
+        free = np.int64(0)  # bit c: column c has room
+        n = 0
+        for c in range(cols):
+            if s[3 + c] < rows:
+                free |= np.int64(1) << c
+                n += 1
+        height = rows + 1
+        cells = 3 + cols
+        boards = cells + rows * cols
+        p = s[0]
+        mine, theirs = s[boards + p], s[boards + 1 - p]
+        moves, full = s[2], rows * cols
+        seed = rng[0]
+        winner = -1
+        magic, shift = _reciprocal(n)
+        while True:
+            # rng_randint written out on the local state, its remainder modulo n by a
+            # multiplication (a division costs about as much as the rest of the ply).
+            seed += GOLDEN
+            z = seed
+            z = (z ^ (z >> np.uint64(30))) * MUL1
+            z = (z ^ (z >> np.uint64(27))) * MUL2
+            x31 = (z ^ (z >> np.uint64(31))) >> np.uint64(33)
+            j = np.int64(x31 - ((x31 * magic) >> shift) * np.uint64(n))
+            if cols <= 8:
+                c = int(_KTH[free << 3 | j])
+            else:
+                x = free
+                for _ in range(j):  # clear the j lowest set bits: the j-th playable column
+                    x &= x - 1
+                c = trailing_zeros(x)  # type: ignore[call-arg]
+            r = s[3 + c]
+            s[3 + c] = r + 1
+            s[cells + r * cols + c] = p + 1
+            if r + 1 == rows:
+                free ^= np.int64(1) << c
+                n -= 1
+                if n:
+                    magic, shift = _reciprocal(n)
+            mine |= np.int64(1) << (c * height + r)
+            moves += 1
+            plies += 1
+            if _bits_win(mine, k, height):
+                winner = p
+                break
+            if moves == full:
+                break
+            mine, theirs, p = theirs, mine, 1 - p
+        s[boards + p], s[boards + 1 - p] = mine, theirs
+        s[0], s[1], s[2] = TERMINAL, winner, moves
+        rng[0] = seed
+    winner_returns(s, params, out)
+    return plies
+
+
 @njit(cache=True)
 def heuristic(s, params, out):  # type: ignore[no-untyped-def]
     """Open windows: every ``k``-cell line holding stones of one side only scores
@@ -163,7 +281,7 @@ def heuristic(s, params, out):  # type: ignore[no-untyped-def]
 class ConnectFour(KernelGame):
     """Connect Four on ``rows`` x ``columns`` with ``x_in_row`` to win (OpenSpiel ``connect_four``)."""
 
-    kernels = RuleKernels(init, legal_actions, apply_action, returns, heuristic)
+    kernels = RuleKernels(init, legal_actions, apply_action, returns, heuristic, playout=playout)
 
     def __init__(self, rows: int = 6, columns: int = 7, x_in_row: int = 4) -> None:
         for name, value, lo in (

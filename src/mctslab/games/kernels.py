@@ -12,6 +12,13 @@ public wrapper, ``pgx/_src/games/<game>.py``):
 ``heuristic(state, params, out)``           a value estimate per player in ``[-1, 1]``
 ==========================================  ====================================================
 
+and, optionally, a sixth for speed:
+
+==========================================  ====================================================
+``playout(state, params, rng, out) -> n``   a uniformly random playout to the end, in place:
+                                            returns the plies played, writes the returns to ``out``
+==========================================  ====================================================
+
 Layout rule shared by every kernel game: ``state[0]`` holds the current player
 (``>= 0``) or :data:`~mctslab.core.game.TERMINAL`, so ``current_player()`` and
 ``is_terminal()`` are array reads. Kernel games are deterministic: the compiled
@@ -21,6 +28,14 @@ that says ``chance_nodes = True``, searched by the reference engine. ``apply_act
 never checks legality: :class:`KernelState` does, and engines only play legal
 actions. Kernels are module-level functions compiled with ``cache=True`` so
 that the on-disk cache serves a fresh process.
+
+A game's own ``playout`` must make exactly the random choices of the generic
+loop (:func:`generic_playout`): at each ply, with ``n`` legal moves, it plays the
+``k``-th legal move in ascending order, ``k = rng_randint(rng, n)`` (``rng`` is
+the engine's one-word SplitMix64 state, :func:`rng_randint`), and it leaves the
+same final state and ``rng``; so both engines stay node-identical while the game
+plays its playouts its own way (bitboards, no action buffer, no call a ply).
+``check_game`` compares it with the generic loop from random positions and seeds.
 
 Each game module holds its kernels and a :class:`KernelGame` subclass that adds
 what is presentation, not rules: action names and the board drawing.
@@ -39,10 +54,53 @@ from numba import njit
 from mctslab.core.errors import IllegalActionError, illegal_action_message
 from mctslab.core.game import TERMINAL, GameInfo, State
 
-__all__ = ["KernelGame", "KernelState", "RuleKernels", "winner_returns"]
+__all__ = [
+    "KernelGame",
+    "KernelState",
+    "RuleKernels",
+    "generic_playout",
+    "rng_next",
+    "rng_randint",
+    "winner_returns",
+]
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
+UIntArray = npt.NDArray[np.uint64]
+
+GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+MUL1 = np.uint64(0xBF58476D1CE4E5B9)
+MUL2 = np.uint64(0x94D049BB133111EB)
+
+
+@njit(cache=True)
+def rng_next(rng):  # type: ignore[no-untyped-def]
+    """SplitMix64, exactly as :meth:`mctslab.core.rng.Rng.next_u64` (state in ``rng[0]``)."""
+    rng[0] += GOLDEN
+    z = rng[0]
+    z = (z ^ (z >> np.uint64(30))) * MUL1
+    z = (z ^ (z >> np.uint64(27))) * MUL2
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True)
+def rng_randint(rng, n):  # type: ignore[no-untyped-def]
+    """As :meth:`mctslab.core.rng.Rng.randint`: the top 31 bits modulo ``n``."""
+    return np.int64((rng_next(rng) >> np.uint64(33)) % np.uint64(n))
+
+
+@njit(inline="always")
+def generic_playout(legal_fn, apply_fn, returns_fn, state, params, rng, legal, out):  # type: ignore[no-untyped-def]
+    """The random playout every game's ``playout`` kernel must match draw for draw:
+    the ``k``-th legal action, ``k = rng_randint(rng, n)``, until the end; returns
+    the plies played and writes the returns to ``out`` (``legal``: a scratch buffer)."""
+    plies = 0
+    while state[0] != TERMINAL:
+        n = legal_fn(state, params, legal)
+        apply_fn(state, params, legal[rng_randint(rng, n)])
+        plies += 1
+    returns_fn(state, params, out)
+    return plies
 
 
 @njit(cache=True)
@@ -69,6 +127,10 @@ class RuleKernels:
     #: function compiled with ``cache=True`` (optional: without it the engine binds
     #: them itself, compiled on first use in each process).
     search_chunk: Callable[..., int] | None = None
+    #: The game's own random playout, ``playout(state, params, rng, out) -> plies``
+    #: (optional: the engine's generic loop makes the same draws, see the module
+    #: docstring). A ``search_chunk`` wrapper passes it to ``run_chunk`` last.
+    playout: Callable[[IntArray, IntArray, UIntArray, FloatArray], int] | None = None
 
 
 class KernelGame:

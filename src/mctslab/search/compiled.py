@@ -26,7 +26,9 @@ itself stops at the first iteration where the two rules agree, as the reference 
 rule kernels as arguments; each built-in game wraps it in a one-line function
 compiled with ``cache=True`` (``RuleKernels.search_chunk``), so that numba's
 on-disk cache serves a fresh process. A user's own kernel game works without
-such a wrapper, compiled on first use.
+such a wrapper, compiled on first use. A game may also give its own random
+playout (``RuleKernels.playout``, passed to :func:`run_chunk` last): the random
+simulation then calls it instead of the generic loop; it makes the same draws.
 """
 
 from __future__ import annotations
@@ -40,10 +42,11 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit, types
 from numba.core import cgutils
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
 
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import TERMINAL, GameInfo, State, has_chance_nodes, same_rules
+from mctslab.games.kernels import rng_next, rng_randint
 from mctslab.search.budget import Budget
 from mctslab.search.mcts import (
     NotWinLossDrawError,
@@ -56,7 +59,7 @@ from mctslab.search.mcts import (
     rules_agree,
 )
 
-__all__ = ["CompiledMCTS", "Tree", "register_cached_chunk", "run_chunk"]
+__all__ = ["CompiledMCTS", "Tree", "register_cached_chunk", "rng_next", "rng_randint", "run_chunk"]
 
 UNPROVEN = 2
 ROOT = 0  # the root's node id (mctx's ROOT_INDEX)
@@ -90,10 +93,6 @@ _SIMULATION_CODE = {
     "heavy": SIMULATION_HEAVY,
     "cutoff": SIMULATION_CUTOFF,
 }
-
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_MUL1 = np.uint64(0xBF58476D1CE4E5B9)
-_MUL2 = np.uint64(0x94D049BB133111EB)
 
 #: The tree's arrays, one entry per node, in this order (31 bytes a node).
 TREE_FIELDS = (
@@ -169,20 +168,23 @@ def _borrow_typer(typingctx, arr):  # type: ignore[no-untyped-def]
 borrow: Any = intrinsic(_borrow_typer)
 
 
-@njit(cache=True)
-def rng_next(rng):  # type: ignore[no-untyped-def]
-    """SplitMix64, exactly as :meth:`mctslab.core.rng.Rng.next_u64` (state in ``rng[0]``)."""
-    rng[0] += _GOLDEN
-    z = rng[0]
-    z = (z ^ (z >> np.uint64(30))) * _MUL1
-    z = (z ^ (z >> np.uint64(27))) * _MUL2
-    return z ^ (z >> np.uint64(31))
+# The generator (SplitMix64, as :mod:`mctslab.core.rng`) lives with the kernel contract
+# (:mod:`mctslab.games.kernels`): a game's own playout draws from it too.
 
 
-@njit(cache=True)
-def rng_randint(rng, n):  # type: ignore[no-untyped-def]
-    """As :meth:`mctslab.core.rng.Rng.randint`: the top 31 bits modulo ``n``."""
-    return np.int64((rng_next(rng) >> np.uint64(33)) % np.uint64(n))
+def game_playout(playout_fn, state, params, rng, rets):  # type: ignore[no-untyped-def]
+    """The game's own random playout (see :func:`simulate`); -1 when it has none. This
+    is the plain-Python meaning; compiled code gets the overload below."""
+    return -1 if playout_fn is None else playout_fn(state, params, rng, rets)
+
+
+@overload(game_playout)
+def _game_playout(playout_fn, state, params, rng, rets):  # type: ignore[no-untyped-def]
+    # Chosen by type when compiling: a game without a playout (``None``, or run_chunk's
+    # argument left out) costs nothing, not even a branch.
+    if isinstance(playout_fn, (types.NoneType, types.Omitted)):
+        return lambda playout_fn, state, params, rng, rets: -1
+    return lambda playout_fn, state, params, rng, rets: playout_fn(state, params, rng, rets)
 
 
 @njit(cache=True)
@@ -547,13 +549,19 @@ def simulate(
     rets,
     min_u,
     span,
+    playout_fn,
 ):  # type: ignore[no-untyped-def]
     """Phase 3, as the reference's ``simulate``: play out from ``state`` (consumed) and
     write each player's reward in ``[0, 1]`` to ``rewards``: uniformly random moves
-    (``SIMULATION_RANDOM``, the k-th legal action, ``k = rng_randint(n)``), the heavy
+    (``SIMULATION_RANDOM``, the k-th legal action, ``k = rng_randint(n)``: the game's
+    own ``playout_fn`` when it has one, which makes the same draws), the heavy
     playout (``SIMULATION_HEAVY``), or ``cutoff_depth`` random plies scored by the
     heuristic (``SIMULATION_CUTOFF``)."""
     num_players = rewards.shape[0]
+    if simulation == SIMULATION_RANDOM and game_playout(playout_fn, state, params, rng, rets) >= 0:
+        for p in range(num_players):
+            rewards[p] = (rets[p] - min_u) / span
+        return
     plies = 0
     while state[0] != TERMINAL:
         if simulation == SIMULATION_CUTOFF and plies >= cutoff_depth:
@@ -620,6 +628,7 @@ def run_chunk(  # type: ignore[no-untyped-def]
     path,
     capacity,
     max_chunk,
+    playout_fn=None,
 ):
     """Run up to ``max_chunk`` iterations; return why it stopped (a code above).
 
@@ -627,7 +636,8 @@ def run_chunk(  # type: ignore[no-untyped-def]
     working state, 1-2 scratch states, 3-5 legal-action buffers, 6 the safe-move
     buffer (all as long as the longer of state and action count); ``fbufs`` rows
     0-1 hold rewards and returns; ``path`` the node ids of the current descent.
-    ``capacity`` = (node capacity, number of actions).
+    ``capacity`` = (node capacity, number of actions). ``playout_fn``: the game's own
+    random playout (``RuleKernels.playout``), or left out for the generic loop.
     """
     tree = Tree(
         borrow(tree.first_child),
@@ -717,6 +727,7 @@ def run_chunk(  # type: ignore[no-untyped-def]
             simulate(
                 legal_fn, apply_fn, returns_fn, heuristic_fn, state, params, simulation,
                 cutoff_depth, rng, a_buf, b_buf, safe, tmp1, tmp2, rewards, rets, min_u, span,
+                playout_fn,
             )  # fmt: skip
         backpropagate(tree, path, depth, rewards, solver)
         ctl[ITERATIONS] += 1
@@ -839,12 +850,13 @@ class CompiledMCTS:
             return wrapper  # type: ignore[no-any-return]
 
         def generic(*args: Any) -> int:
-            return run_chunk(  # type: ignore[no-any-return]
+            return run_chunk(  # type: ignore[no-any-return,call-arg]
                 kernels.legal_actions,
                 kernels.apply_action,
                 kernels.returns,
                 kernels.heuristic,
                 *args,
+                getattr(kernels, "playout", None),
             )
 
         return generic

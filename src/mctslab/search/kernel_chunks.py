@@ -8,7 +8,8 @@ They live in the search layer (the games know nothing of the engines) and are fo
 by the compiled engine through :func:`~mctslab.search.compiled.register_cached_chunk`
 (this module is imported with :mod:`mctslab.search.engine`). A user's kernel game gives its own wrapper as
 ``RuleKernels.search_chunk`` (``examples/kernel_game.py``), or none: the engine then
-binds the kernels itself, compiled on first use in each process.
+binds the kernels itself, compiled on first use in each process. A game with its own
+random playout (``RuleKernels.playout``) passes it to ``run_chunk`` last.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ def tic_tac_toe_chunk(tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, c
 def connect_four_chunk(tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, cap, n):  # type: ignore[no-untyped-def]
     return run_chunk(
         connect_four.legal_actions, connect_four.apply_action, connect_four.returns, connect_four.heuristic,
-        tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, cap, n,
+        tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, cap, n, connect_four.playout,
     )  # fmt: skip
 
 
