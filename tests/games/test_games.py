@@ -159,6 +159,13 @@ def test_connect_four_playout_makes_the_generic_loops_draws() -> None:
         check_game(game, n_games=60, seed=3)
 
 
+def test_tic_tac_toe_playout_makes_the_generic_loops_draws() -> None:
+    """The playout kernel against the generic random loop, from many positions and seeds."""
+    game = mctslab.make("tic_tac_toe")
+    assert game.kernels.playout is not None
+    check_game(game, n_games=200, seed=5)
+
+
 def _leftmost_playout(s, params, rng, out):  # type: ignore[no-untyped-def]
     """A playout that draws but always plays the leftmost legal move."""
     buf = np.zeros(params[1], dtype=np.int64)

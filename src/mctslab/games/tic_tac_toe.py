@@ -7,6 +7,11 @@ the top.
 
 State layout (``int64``): ``[player, winner, moves, cell_0 .. cell_8]`` with
 ``winner`` -1 while undecided or drawn, cells 0 empty, 1 ``x``, 2 ``o``.
+
+Its own random ``playout`` (the kernel contract's optional sixth kernel) keeps the
+position in local words: each side's cells and the empty cells as 9-bit masks (bit
+``a`` for cell ``a``; the ``k``-th legal move is the empty mask's ``k``-th set bit,
+one table load), a win by one load of a 512-entry table, and the generator's state.
 """
 
 from __future__ import annotations
@@ -15,7 +20,15 @@ import numpy as np
 from numba import njit
 
 from mctslab.core.game import TERMINAL, GameInfo
-from mctslab.games.kernels import KernelGame, KernelState, RuleKernels, winner_returns
+from mctslab.games.kernels import (
+    GOLDEN,
+    MUL1,
+    MUL2,
+    KernelGame,
+    KernelState,
+    RuleKernels,
+    winner_returns,
+)
 
 __all__ = ["TicTacToe"]
 
@@ -65,6 +78,82 @@ def apply_action(s, params, a):  # type: ignore[no-untyped-def]
 returns = winner_returns  # the winner is kept in s[1]
 
 
+def _playout_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``kth[mask << 4 | j]``: the ``j``-th set bit of a 9-bit ``mask``; ``won[mask]``:
+    whether the cells of ``mask`` hold a line; ``magic[n], shift[n]``: ``x // n ==
+    (x * magic[n]) >> shift[n]`` for every ``x < 2**31`` (Granlund and Montgomery 1994:
+    ``shift = 31 + ceil(log2 n)``, ``magic = ceil(2**shift / n) < 2**32``)."""
+    kth = np.zeros(512 << 4, dtype=np.int8)
+    won = np.zeros(512, dtype=np.bool_)
+    lines = [sum(1 << int(c) for c in line) for line in _LINES]
+    for mask in range(512):
+        for j, bit in enumerate(b for b in range(9) if mask >> b & 1):
+            kth[mask << 4 | j] = bit
+        won[mask] = any(mask & line == line for line in lines)
+    magic = np.zeros(10, dtype=np.uint64)
+    shift = np.zeros(10, dtype=np.uint64)
+    for n in range(1, 10):
+        s = 31 + (n - 1).bit_length()
+        magic[n], shift[n] = ((1 << s) + n - 1) // n, s
+    return kth, won, magic, shift
+
+
+_KTH, _WON, _MAGIC, _SHIFT = _playout_tables()
+
+
+@njit(cache=True)
+def playout(s, params, rng, out):  # type: ignore[no-untyped-def]
+    """Uniformly random moves to the end, in place, drawing as the generic loop: at
+    each ply the ``k``-th empty cell in ascending order, ``k = rng_randint(rng, n)``.
+    Returns the plies played; writes the returns to ``out``."""
+    plies = 0
+    if s[0] != TERMINAL:
+        # Why locals: the state array and the generator are memory the compiler must
+        # assume may alias; words in registers cost nothing a ply.
+        mine = np.int64(0)  # the cells of the player to move
+        theirs = np.int64(0)
+        p = s[0]
+        for a in range(9):
+            v = s[3 + a]
+            if v == p + 1:
+                mine |= np.int64(1) << a
+            elif v != 0:
+                theirs |= np.int64(1) << a
+        empty = 511 ^ (mine | theirs)
+        n = 9 - s[2]
+        seed = rng[0]
+        winner = -1
+        while True:
+            # rng_randint written out on the local state, its remainder modulo n by a
+            # multiplication (a division costs about as much as the rest of the ply).
+            seed += GOLDEN
+            z = seed
+            z = (z ^ (z >> np.uint64(30))) * MUL1
+            z = (z ^ (z >> np.uint64(27))) * MUL2
+            x31 = (z ^ (z >> np.uint64(31))) >> np.uint64(33)
+            j = np.int64(x31 - ((x31 * _MAGIC[n]) >> _SHIFT[n]) * np.uint64(n))
+            bit = np.int64(1) << np.int64(_KTH[empty << 4 | j])
+            empty ^= bit
+            mine |= bit
+            n -= 1
+            plies += 1
+            if _WON[mine]:
+                winner = p
+                break
+            if n == 0:
+                break
+            mine, theirs, p = theirs, mine, 1 - p
+        for a in range(9):  # the cells played, with their marks
+            if mine >> a & 1:
+                s[3 + a] = p + 1
+            elif theirs >> a & 1:
+                s[3 + a] = 2 - p
+        s[0], s[1], s[2] = TERMINAL, winner, 9 - n
+        rng[0] = seed
+    winner_returns(s, params, out)
+    return plies
+
+
 @njit(cache=True)
 def heuristic(s, params, out):  # type: ignore[no-untyped-def]
     # Lines still open for one side only, counted by how full they are.
@@ -91,7 +180,7 @@ def heuristic(s, params, out):  # type: ignore[no-untyped-def]
 class TicTacToe(KernelGame):
     """Tic-tac-toe on a 3x3 board (OpenSpiel ``tic_tac_toe``)."""
 
-    kernels = RuleKernels(init, legal_actions, apply_action, returns, heuristic)
+    kernels = RuleKernels(init, legal_actions, apply_action, returns, heuristic, playout=playout)
 
     def __init__(self) -> None:
         info = GameInfo(

@@ -26,7 +26,7 @@ __all__ = ["bohnenspiel_chunk", "connect_four_chunk", "nim_chunk", "tic_tac_toe_
 def tic_tac_toe_chunk(tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, cap, n):  # type: ignore[no-untyped-def]
     return run_chunk(
         tic_tac_toe.legal_actions, tic_tac_toe.apply_action, tic_tac_toe.returns, tic_tac_toe.heuristic,
-        tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, cap, n,
+        tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, cap, n, tic_tac_toe.playout,
     )  # fmt: skip
 
 
