@@ -31,12 +31,10 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import TERMINAL, GameInfo
 from mctslab.games.kernels import (
-    GOLDEN,
-    MUL1,
-    MUL2,
     KernelGame,
     KernelState,
     RuleKernels,
+    draw_top31,
     rng_randint,
     winner_returns,
 )
@@ -206,13 +204,9 @@ def playout(s, params, rng, out):  # type: ignore[no-untyped-def]
         winner = -1
         magic, shift = _reciprocal(n)
         while True:
-            # rng_randint written out on the local state, its remainder modulo n by a
+            # rng_randint on the local state, its remainder modulo n by a
             # multiplication (a division costs about as much as the rest of the ply).
-            seed += GOLDEN
-            z = seed
-            z = (z ^ (z >> np.uint64(30))) * MUL1
-            z = (z ^ (z >> np.uint64(27))) * MUL2
-            x31 = (z ^ (z >> np.uint64(31))) >> np.uint64(33)
+            seed, x31 = draw_top31(seed)
             j = np.int64(x31 - ((x31 * magic) >> shift) * np.uint64(n))
             if cols <= 8:
                 c = int(_KTH[free << 3 | j])

@@ -90,6 +90,19 @@ def rng_randint(rng, n):  # type: ignore[no-untyped-def]
 
 
 @njit(inline="always")
+def draw_top31(seed):  # type: ignore[no-untyped-def]
+    """One SplitMix64 draw on a generator state held in a local word, for playout
+    kernels: ``(the new state, the draw's top 31 bits)``, the number ``rng_randint``
+    takes modulo ``n``. With ``seed = rng[0]`` before and ``rng[0] = seed`` after, the
+    same draws as :func:`rng_randint`."""
+    seed += GOLDEN
+    z = seed
+    z = (z ^ (z >> np.uint64(30))) * MUL1
+    z = (z ^ (z >> np.uint64(27))) * MUL2
+    return seed, (z ^ (z >> np.uint64(31))) >> np.uint64(33)
+
+
+@njit(inline="always")
 def generic_playout(legal_fn, apply_fn, returns_fn, state, params, rng, legal, out):  # type: ignore[no-untyped-def]
     """The random playout every game's ``playout`` kernel must match draw for draw:
     the ``k``-th legal action, ``k = rng_randint(rng, n)``, until the end; returns

@@ -21,12 +21,10 @@ from numba import njit
 
 from mctslab.core.game import TERMINAL, GameInfo
 from mctslab.games.kernels import (
-    GOLDEN,
-    MUL1,
-    MUL2,
     KernelGame,
     KernelState,
     RuleKernels,
+    draw_top31,
     winner_returns,
 )
 
@@ -124,13 +122,9 @@ def playout(s, params, rng, out):  # type: ignore[no-untyped-def]
         seed = rng[0]
         winner = -1
         while True:
-            # rng_randint written out on the local state, its remainder modulo n by a
+            # rng_randint on the local state, its remainder modulo n by a
             # multiplication (a division costs about as much as the rest of the ply).
-            seed += GOLDEN
-            z = seed
-            z = (z ^ (z >> np.uint64(30))) * MUL1
-            z = (z ^ (z >> np.uint64(27))) * MUL2
-            x31 = (z ^ (z >> np.uint64(31))) >> np.uint64(33)
+            seed, x31 = draw_top31(seed)
             j = np.int64(x31 - ((x31 * _MAGIC[n]) >> _SHIFT[n]) * np.uint64(n))
             bit = np.int64(1) << np.int64(_KTH[empty << 4 | j])
             empty ^= bit
