@@ -47,7 +47,8 @@ import numpy as np
 from numba import njit
 
 import mctslab
-from mctslab.search.compiled import CompiledMCTS, borrow, rng_randint
+from mctslab.games.kernels import generic_playout
+from mctslab.search.compiled import CompiledMCTS, borrow
 from mctslab.search.mcts import MCTS, SearchConfig
 
 try:
@@ -188,11 +189,7 @@ def random_playouts(legal_fn, apply_fn, returns_fn, root, params, n, rng, state,
     checksum = 0.0
     for _ in range(n):
         state[:] = root
-        while state[0] >= 0:
-            k = legal_fn(state, params, legal)
-            apply_fn(state, params, legal[rng_randint(rng, k)])
-            plies += 1
-        returns_fn(state, params, rets)
+        plies += generic_playout(legal_fn, apply_fn, returns_fn, state, params, rng, legal, rets)
         checksum += rets[0]
     return plies, checksum
 

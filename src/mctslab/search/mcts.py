@@ -860,6 +860,10 @@ def _run(tree: SearchTree) -> SearchResult:
     """The search loop: the four phases, repeated until the budget is spent."""
     config, root = tree.config, tree.root
     budget = Budget.of(config)
+
+    def agree() -> bool:
+        return rules_agree(root.children)
+
     start = time.perf_counter()
     iterations = 0
     while True:
@@ -870,7 +874,7 @@ def _run(tree: SearchTree) -> SearchResult:
             stopped_by = "nodes"
             break
         seconds = time.perf_counter() - start if budget.timed else 0.0
-        stop = budget.stop(iterations, seconds, agree=lambda: rules_agree(root.children))
+        stop = budget.stop(iterations, seconds, agree=agree)
         if stop is not None:
             stopped_by = stop
             break
