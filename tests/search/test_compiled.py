@@ -246,3 +246,85 @@ def test_compiled_engine_errors_match_the_reference() -> None:
         CompiledMCTS(SearchConfig()).search(game.state_from_actions([0, 3, 1, 4, 2]))
     with pytest.raises(mctslab.InvalidConfigError, match="too small"):
         CompiledMCTS(SearchConfig(max_nodes=5, expansion="all")).search(game.new_initial_state())
+
+
+def test_scores_above_the_reciprocal_tables_identical() -> None:
+    """Past ``UCT_TABLE_SIZE`` visits UCT's reciprocals are computed instead of read
+    from the tables: a child with thousands of visits (x wins at once with c1) keeps
+    the engines identical on both sides of the boundary."""
+    from mctslab.search.mcts import UCT_TABLE_SIZE
+
+    state = mctslab.make("tic_tac_toe").state_from_actions([0, 3, 1, 4])
+    config = SearchConfig(iterations=12_000, seed=4)
+    a, _, _, _ = _both(state, config)
+    assert max(ch.visits for ch in a.children) > UCT_TABLE_SIZE
+    assert_identical(state, config)
+
+
+def test_reciprocal_tables_hold_the_computed_doubles() -> None:
+    """The tables are a cache, not an approximation: every entry is the double that
+    ``uct_score`` and ``exploration`` compute above them."""
+    import math
+
+    from mctslab.search import compiled
+    from mctslab.search.mcts import UCT_INV, UCT_INV_SQRT, UCT_SQRT_LOG, exploration, uct_score
+
+    for n in (1, 2, 3, 7, 1000, 4095):
+        assert UCT_INV[n] == 1.0 / n and UCT_INV_SQRT[n] == 1.0 / math.sqrt(n)
+        assert UCT_SQRT_LOG[n] == math.sqrt(math.log(n))
+        assert compiled._INV[n] == UCT_INV[n] and compiled._SQRT_LOG[n] == UCT_SQRT_LOG[n]
+    explore = exploration(1.5, 100)
+    assert explore == 1.5 * math.sqrt(math.log(100))
+    assert uct_score(7.0, 10, explore) == pytest.approx(0.7 + 1.5 * math.sqrt(math.log(100) / 10))
+    assert uct_score(7e3, 10_000, explore) == 7e3 * (1 / 10_000) + explore * (1 / math.sqrt(1e4))
+
+
+def test_fully_expanded_nodes_have_their_children_side_by_side() -> None:
+    """A node that became fully expanded has its children in consecutive slots (moved
+    by ``_relocate``) but for the last few, the freed slots are reused, and no slot is lost: the nodes
+    reachable from the root are exactly the ``nodes`` reported, and the slots used
+    are those plus the free list."""
+    from mctslab.search.compiled import FREE, HIGH, NONE
+
+    game = mctslab.make("connect_four")
+    searcher = CompiledMCTS(SearchConfig(iterations=20_000, seed=2))
+    result = searcher.search(game.new_initial_state())
+    tree = searcher.tree
+    assert tree is not None
+    reachable, together, full = 0, 0, 0
+    stack = [0]
+    while stack:
+        i = stack.pop()
+        reachable += 1
+        children = []
+        ch = int(tree.first_child[i])
+        while ch >= 0:
+            children.append(ch)
+            ch = int(tree.next_sibling[ch])
+        stack.extend(children)
+        if children and tree.n_untried[i] == 0:
+            full += 1
+            together += children == list(range(children[0], children[0] + len(children)))
+    assert reachable == result.nodes
+    # (The last few to fill up may stay apart: a move needs room for one more iteration
+    # within the exact allocation of an iteration budget.)
+    assert full > 500 and together >= full - 3
+    high, free = searcher._slots
+    assert HIGH != FREE
+    free_slots = 0
+    while free != NONE:
+        free_slots += 1
+        free = int(tree.next_sibling[free])
+    assert high == result.nodes + free_slots
+
+
+def test_continued_search_with_freed_slots_identical() -> None:
+    """A kept tree searched again from the same position (no compaction: its free list
+    and used slots carry over) stays identical to the reference's."""
+    state = mctslab.make("connect_four").new_initial_state()
+    config = SearchConfig(iterations=2_000, seed=5)
+    ref, comp = MCTS(config), CompiledMCTS(config)
+    for _ in range(3):
+        a, b = ref.search(state), comp.search(state)
+        assert reference_tree(ref) == compiled_tree(comp)
+        assert a.children == b.children and a.nodes == b.nodes

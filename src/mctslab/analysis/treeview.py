@@ -32,7 +32,7 @@ from typing import Any, Generic, TypeVar
 from mctslab.core.errors import InvalidConfigError, MctslabError
 from mctslab.core.game import CHANCE, TERMINAL, State
 from mctslab.search.compiled import NONE, TREE_FIELDS, UNPROVEN, CompiledMCTS
-from mctslab.search.mcts import MCTS, Node, uct_score
+from mctslab.search.mcts import MCTS, Node, exploration, uct_score
 
 __all__ = [
     "FORMATS",
@@ -376,8 +376,7 @@ def _view(
             value = uct = None
         else:
             value = s.value_sum / s.visits if s.visits else None
-            log_n = math.log(parent_visits) if parent_visits else 0.0
-            uct = uct_score(s.value_sum, s.visits, log_n, c)
+            uct = uct_score(s.value_sum, s.visits, exploration(c, parent_visits))
     return TreeNode(
         id=".".join(map(str, path)),
         action=action,

@@ -35,6 +35,12 @@ _LINES = np.array(
     [[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8], [0, 4, 8], [2, 4, 6]],
     dtype=np.int64,
 )
+# _THROUGH[a]: the lines through cell a (two, three or four; -1 pads): only a line
+# through the new stone can be completed by it.
+_THROUGH = np.full((9, 4), -1, dtype=np.int64)
+for _i, _line in enumerate(_LINES):
+    for _a in _line:
+        _THROUGH[_a, np.argmax(_THROUGH[_a] < 0)] = _i
 
 
 @njit(cache=True)
@@ -61,8 +67,10 @@ def apply_action(s, params, a):  # type: ignore[no-untyped-def]
     p = s[0]
     s[3 + a] = p + 1
     s[2] += 1
-    for i in range(8):
-        line = _LINES[i]
+    for i in range(4):
+        if _THROUGH[a, i] < 0:
+            break
+        line = _LINES[_THROUGH[a, i]]
         if s[3 + line[0]] == p + 1 and s[3 + line[1]] == p + 1 and s[3 + line[2]] == p + 1:
             s[1] = p
             s[0] = TERMINAL

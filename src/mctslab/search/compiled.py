@@ -12,10 +12,12 @@ parent's ``to_play``), ``action[i]``, ``n_untried[i]`` (legal actions with no
 child yet), ``to_play[i]``, ``proven[i]`` (1/0/-1 for player 0, else
 ``UNPROVEN``), ``flags[i]`` (opened, terminal), and its children as a list
 sorted by action: ``first_child[i]``, then ``next_sibling`` of each. Node 0 is
-the root. Neither boards nor untried lists are stored: each iteration replays
-the path from the root, and expansion recomputes the legal actions there and
-takes the k-th one without a child, as the reference engine pops the k-th of
-its sorted list.
+the root. When a node becomes fully expanded its children move to consecutive slots
+(:func:`_relocate`): selection then reads neighbours in memory instead of nodes made
+thousands of iterations apart, and the freed slots take the next new nodes.
+Neither boards nor untried lists are stored: each iteration replays the path from
+the root, and expansion recomputes the legal actions there and takes the k-th one
+without a child, as the reference engine pops the k-th of its sorted list.
 
 Python calls :func:`run_chunk` once per chunk of iterations; between chunks it
 asks the search's :class:`~mctslab.search.budget.Budget` whether to stop (the
@@ -49,6 +51,10 @@ from mctslab.core.game import TERMINAL, GameInfo, State, has_chance_nodes, same_
 from mctslab.games.kernels import rng_next, rng_randint
 from mctslab.search.budget import Budget
 from mctslab.search.mcts import (
+    UCT_INV,
+    UCT_INV_SQRT,
+    UCT_SQRT_LOG,
+    UCT_TABLE_SIZE,
     NotWinLossDrawError,
     RootChild,
     SearchConfig,
@@ -81,7 +87,9 @@ EXPANSION, SIMULATION, CUTOFF_DEPTH, SOLVER, MAX_NODES = 0, 1, 2, 3, 4
 C, MIN_UTILITY, SPAN = 0, 1, 2
 # ctl: the search's counters, kept across chunks; IS_EXTENDED is set by the driver
 # (robust-max's extension is on: stop the chunk as soon as the two rules agree).
-ITERATIONS, IS_EXTENDED, NODES = 0, 1, 2
+# NODES counts the nodes created; HIGH is the first slot never used and FREE the
+# first of the slots freed by _relocate (linked by next_sibling), reused first.
+ITERATIONS, IS_EXTENDED, NODES, HIGH, FREE = 0, 1, 2, 3, 4
 
 # The values of cfg_i's options, named as SearchConfig names them.
 EXPANSION_ONE, EXPANSION_ALL = 0, 1
@@ -266,8 +274,14 @@ def _open(legal_fn, returns_fn, tree, node, state, params, solver, legal, rets, 
 
 @njit(cache=True)
 def _new_node(tree, a, ctl):  # type: ignore[no-untyped-def]
-    i = ctl[NODES]
-    ctl[NODES] = i + 1
+    """A new node for action ``a``: a freed slot if there is one, else the next unused."""
+    ctl[NODES] += 1
+    i = ctl[FREE]
+    if i >= 0:
+        ctl[FREE] = tree.next_sibling[i]
+    else:
+        i = ctl[HIGH]
+        ctl[HIGH] = i + 1
     tree.first_child[i] = NONE
     tree.next_sibling[i] = NONE
     tree.action[i] = a
@@ -278,6 +292,43 @@ def _new_node(tree, a, ctl):  # type: ignore[no-untyped-def]
     tree.proven[i] = UNPROVEN
     tree.flags[i] = 0
     return i
+
+
+@njit(cache=True)
+def _relocate(tree, parent, ctl):  # type: ignore[no-untyped-def]
+    """Move the children of ``parent``, which just became fully expanded, to consecutive
+    slots after the last used one, in action order, and free their old slots.
+
+    Under ``expansion="one"`` a node's children are made one visit at a time, so they
+    lie far apart; from now on selection reads all of them at every visit, and
+    consecutive nodes share cache lines (half of a 64-byte line holds one node's
+    statistics in each array) and arrive together from memory. Nothing but the
+    parent's ``first_child`` and the siblings' ``next_sibling`` points at a child, so
+    the move changes no other node; the freed slots are reused by the next new nodes.
+    Returns the first child's new id."""
+    first_child, next_sibling = tree.first_child, tree.next_sibling
+    ch = first_child[parent]
+    dst = ctl[HIGH]
+    first = dst
+    while ch >= 0:
+        nxt = next_sibling[ch]
+        first_child[dst] = first_child[ch]
+        next_sibling[dst] = dst + 1
+        tree.action[dst] = tree.action[ch]
+        tree.visits[dst] = tree.visits[ch]
+        tree.value_sum[dst] = tree.value_sum[ch]
+        tree.n_untried[dst] = tree.n_untried[ch]
+        tree.to_play[dst] = tree.to_play[ch]
+        tree.proven[dst] = tree.proven[ch]
+        tree.flags[dst] = tree.flags[ch]
+        next_sibling[ch] = ctl[FREE]
+        ctl[FREE] = ch
+        dst += 1
+        ch = nxt
+    next_sibling[dst - 1] = NONE
+    first_child[parent] = first
+    ctl[HIGH] = dst
+    return first
 
 
 @njit(cache=True)
@@ -366,10 +417,18 @@ def _prove(tree, node):  # type: ignore[no-untyped-def]
     return False
 
 
+# The reference's reciprocal tables as arrays (numba freezes a global array into the code).
+_INV = np.array(UCT_INV)
+_INV_SQRT = np.array(UCT_INV_SQRT)
+_SQRT_LOG = np.array(UCT_SQRT_LOG)
+
+
 @njit(inline="always")  # inlined: a call would pass the whole Tree struct each step
 def uct_child(tree, node, c, solver):  # type: ignore[no-untyped-def]
     """The child of ``node`` with the highest UCT score, as the reference's
-    ``_best_uct_child``: ``Q/N + c * sqrt(ln N_parent / N)``, unvisited children first,
+    ``_best_uct_child``: ``Q/N + c * sqrt(ln N_parent / N)`` computed as the reference's
+    :func:`~mctslab.search.mcts.uct_score` does (``c * sqrt(ln N_parent)`` once per node,
+    the reciprocals of small counts from the same tables), unvisited children first,
     ties to the lowest action (children are sorted by action and only a strictly
     greater score replaces the best); MCTS-Solver skips proven children."""
     visits, value_sum, proven, next_sibling = (
@@ -378,7 +437,11 @@ def uct_child(tree, node, c, solver):  # type: ignore[no-untyped-def]
         tree.proven,
         tree.next_sibling,
     )
-    log_n = math.log(visits[node]) if visits[node] else 0.0
+    parent_visits = visits[node]
+    if parent_visits < UCT_TABLE_SIZE:
+        explore = c * _SQRT_LOG[parent_visits]
+    else:
+        explore = c * math.sqrt(math.log(parent_visits))
     best = NONE
     best_value = -math.inf
     ch = tree.first_child[node]
@@ -387,7 +450,10 @@ def uct_child(tree, node, c, solver):  # type: ignore[no-untyped-def]
             n = visits[ch]
             if n == 0:
                 return ch
-            value = value_sum[ch] / n + c * math.sqrt(log_n / n)
+            if n < UCT_TABLE_SIZE:
+                value = value_sum[ch] * _INV[n] + explore * _INV_SQRT[n]
+            else:
+                value = value_sum[ch] * (1.0 / n) + explore * (1.0 / math.sqrt(n))
             if value > best_value:
                 best = ch
                 best_value = value
@@ -451,6 +517,7 @@ def expand(
     depth,
     expansion,
     max_nodes,
+    num_actions,
     ctl,
     rng,
     solver,
@@ -463,7 +530,9 @@ def expand(
     children and open the one to simulate from, which ``state`` then holds.
 
     ``EXPANSION_ONE`` adds the k-th legal action without a child, in ascending order,
-    ``k = rng_randint(untried)`` (the reference pops the k-th of its sorted list);
+    ``k = rng_randint(untried)`` (the reference pops the k-th of its sorted list), and
+    when that was the last untried action moves the children together
+    (:func:`_relocate`; ``num_actions`` sizes the room kept for the next iteration);
     ``EXPANSION_ALL`` adds every legal action and opens the first. Returns
     ``(CHUNK_DONE, depth + 1)``, or ``(NODE_BUDGET, depth)`` when the new nodes would
     pass ``max_nodes`` (nothing changed), or ``(NOT_WIN_LOSS, depth)``.
@@ -477,6 +546,7 @@ def expand(
         k = rng_randint(rng, tree.n_untried[leaf])
         ch = first_child[leaf]
         chosen = -1
+        index = -1
         for j in range(n):
             while ch >= 0 and action[ch] < legal[j]:
                 ch = next_sibling[ch]
@@ -484,11 +554,17 @@ def expand(
                 continue
             if k == 0:
                 chosen = legal[j]
+                index = j
                 break
             k -= 1
         first = _new_node(tree, chosen, ctl)
         _link(tree, leaf, first)
         tree.n_untried[leaf] -= 1
+        # Fully expanded: from now on selection reads all n children at each visit.
+        # Moved next to each other while there is room for them and for one more
+        # iteration (so that relocating never makes the tree grow).
+        if tree.n_untried[leaf] == 0 and ctl[HIGH] + n + num_actions <= first_child.shape[0]:
+            first = _relocate(tree, leaf, ctl) + index  # the chosen one is the index-th
     else:
         if max_nodes >= 0 and ctl[NODES] + tree.n_untried[leaf] > max_nodes:
             return NODE_BUDGET, depth
@@ -692,7 +768,7 @@ def run_chunk(  # type: ignore[no-untyped-def]
             return CHUNK_DONE
         if ctl[IS_EXTENDED] and _agree(tree):
             return STOP_AGREEMENT
-        if max_nodes < 0 and ctl[NODES] + num_actions > capacity[0]:
+        if max_nodes < 0 and ctl[HIGH] + num_actions > capacity[0]:
             return NEED_SPACE
 
         # One iteration: the four phases, in the reference's ``iterate``.
@@ -717,7 +793,7 @@ def run_chunk(  # type: ignore[no-untyped-def]
         if should_expand(tree, path[depth]):
             code, depth = expand(
                 legal_fn, apply_fn, returns_fn, tree, state, params, path, depth, expansion,
-                max_nodes, ctl, rng, solver, legal, rets, min_u, max_u,
+                max_nodes, num_actions, ctl, rng, solver, legal, rets, min_u, max_u,
             )  # fmt: skip
             if code != CHUNK_DONE:
                 return code
@@ -835,6 +911,7 @@ class CompiledMCTS:
         self.rng = np.array([self.config.seed & ((1 << 64) - 1)], dtype=np.uint64)
         self.tree: Tree | None = None
         self.nodes = 0
+        self._slots = (0, NONE)  # ctl's HIGH and FREE after the last search
         self._history: list[int] = []
         self._game: Any = None
         self._compiled: set[Any] = set()
@@ -884,6 +961,7 @@ class CompiledMCTS:
         if node != 0:
             new = _allocate(len(tree.first_child))
             self.nodes = int(compact(tree, node, new))
+            self._slots = (self.nodes, NONE)
             self.tree = new
         self._history = history
         return True
@@ -922,6 +1000,7 @@ class CompiledMCTS:
                 cap = (config.iterations or 0) + num_actions + 1 if one else 1 << 16
             self.tree = _allocate(cap)
             self.nodes = 1
+            self._slots = (1, NONE)
             tree = self.tree
             tree.first_child[ROOT], tree.next_sibling[ROOT] = NONE, NONE
             tree.proven[ROOT], tree.flags[ROOT] = UNPROVEN, 0
@@ -940,7 +1019,7 @@ class CompiledMCTS:
         )
         span = info.max_utility - info.min_utility
         cfg_f = np.array([config.c, info.min_utility, span])
-        ctl = np.array([0, 0, self.nodes], dtype=np.int64)
+        ctl = np.array([0, 0, self.nodes, *self._slots], dtype=np.int64)
         width = max(len(root_state), num_actions)
         bufs = np.zeros((7, width), dtype=np.int64)
         fbufs = np.zeros((2, info.num_players), dtype=np.float64)
@@ -1017,6 +1096,7 @@ class CompiledMCTS:
             break
         seconds = time.perf_counter() - start
         self.nodes = int(ctl[NODES])
+        self._slots = (int(ctl[HIGH]), int(ctl[FREE]))
         tree = self.tree
         to_play = int(tree.to_play[ROOT])
         root_proven = int(tree.proven[ROOT])

@@ -72,6 +72,7 @@ from mctslab.search.mcts import (
     ChildStats,
     SearchConfig,
     SearchResult,
+    exploration,
     game_info_of,
     uct_score,
 )
@@ -221,7 +222,7 @@ def _ucb_choice(node: InfoNode, legal: list[int], c: float) -> int:
     """UCB1 with availability counts over the legal actions (all have edges); ties: lowest."""
     best, best_value = legal[0], -math.inf
     for a in legal:
-        value = uct_score(node.value_sum[a], node.visits[a], math.log(node.avail[a]), c)
+        value = uct_score(node.value_sum[a], node.visits[a], exploration(c, node.avail[a]))
         if value > best_value:
             best, best_value = a, value
     return best

@@ -94,6 +94,7 @@ __all__ = [
     "SearchTree",
     "backpropagate",
     "expand",
+    "exploration",
     "game_info_of",
     "iterate",
     "leaf_rewards",
@@ -387,25 +388,50 @@ def _value_for(proven: int, player: int) -> int:
     return proven if player == 0 else -proven
 
 
-def uct_score(value_sum: float, visits: int, log_parent: float, c: float) -> float:
+#: Visit counts below this read the UCT score's reciprocals from tables (below).
+UCT_TABLE_SIZE = 4096
+#: ``1 / n``, ``1 / sqrt(n)`` and ``sqrt(ln n)`` for ``n < UCT_TABLE_SIZE`` (0 at 0): the
+#: same doubles that :func:`uct_score` and :func:`exploration` compute above the table
+#: (IEEE division and square root are correctly rounded, and ``ln`` is the C library's
+#: in both engines), so a table changes the speed, never a score. The compiled engine
+#: reads the same numbers as numpy arrays.
+UCT_INV: list[float] = [0.0] + [1.0 / n for n in range(1, UCT_TABLE_SIZE)]
+UCT_INV_SQRT: list[float] = [0.0] + [1.0 / math.sqrt(n) for n in range(1, UCT_TABLE_SIZE)]
+UCT_SQRT_LOG: list[float] = [0.0] + [math.sqrt(math.log(n)) for n in range(1, UCT_TABLE_SIZE)]
+
+
+def exploration(c: float, parent_visits: int) -> float:
+    """The parent's half of UCT's exploration term, ``c * sqrt(ln N_parent)`` (0 for an
+    unvisited parent), computed once per node and shared by its children."""
+    if parent_visits < UCT_TABLE_SIZE:
+        return c * UCT_SQRT_LOG[parent_visits]
+    return c * math.sqrt(math.log(parent_visits))
+
+
+def uct_score(value_sum: float, visits: int, explore: float) -> float:
     """UCB1 applied to trees (Kocsis and Szepesvári 2006), the one formula of the Python
     searches::
 
-        Q / N + c * sqrt(log_parent / N)
+        Q / N + c * sqrt(ln N_parent / N)
 
-    with ``log_parent = ln N_parent`` (UCT) or ``ln A`` (ISMCTS's availability count);
-    ``+inf`` for an unvisited child (``N = 0``), which therefore comes first. The compiled
-    twin is :func:`mctslab.search.compiled.uct_child`: the same expression, float for float.
+    computed as ``Q * (1 / N) + explore * (1 / sqrt(N))`` with ``explore =``
+    :func:`exploration` ``(c, N_parent)`` (``N_parent``: the parent's visits in UCT, the
+    action's availability count in ISMCTS): per child two multiplications and table
+    loads instead of two divisions and a square root, the reciprocals of small counts
+    read from :data:`UCT_INV` and :data:`UCT_INV_SQRT`. ``+inf`` for an unvisited child
+    (``N = 0``), which therefore comes first. The compiled twin is
+    :func:`mctslab.search.compiled.uct_child`: the same expression, float for float.
     """
     if visits == 0:
         return math.inf
-    return value_sum / visits + c * math.sqrt(log_parent / visits)
+    if visits < UCT_TABLE_SIZE:
+        return value_sum * UCT_INV[visits] + explore * UCT_INV_SQRT[visits]
+    return value_sum * (1.0 / visits) + explore * (1.0 / math.sqrt(visits))
 
 
 def uct_value(parent: Node, child: Node, c: float) -> float:
     """:func:`uct_score` of ``child`` under ``parent``."""
-    log_n = math.log(parent.visits) if parent.visits else 0.0
-    return uct_score(child.value_sum, child.visits, log_n, c)
+    return uct_score(child.value_sum, child.visits, exploration(c, parent.visits))
 
 
 def _best_uct_child(node: Node, config: SearchConfig) -> Node:
@@ -414,8 +440,7 @@ def _best_uct_child(node: Node, config: SearchConfig) -> Node:
     Children are sorted by action, and only a strictly greater value replaces the
     best so far, so ties go to the lowest action; unvisited children come first.
     """
-    c = config.c
-    log_n = math.log(node.visits) if node.visits else 0.0
+    explore = exploration(config.c, node.visits)
     best: Node | None = None
     best_value = -math.inf
     children = node.children
@@ -426,7 +451,7 @@ def _best_uct_child(node: Node, config: SearchConfig) -> Node:
         # up the visits that the unproven siblings need to be proven in turn.
         children = [ch for ch in children if ch.proven is None]
     for ch in children:
-        value = uct_score(ch.value_sum, ch.visits, log_n, c)
+        value = uct_score(ch.value_sum, ch.visits, explore)
         if value == math.inf:
             return ch
         if value > best_value:
