@@ -43,6 +43,13 @@ the margin and MCTS-Solver is refused (its proofs are wins, draws and losses).
 
 State layout (``int64``): ``[player, winner, plies, store_0, store_1, pit_0 .. pit_11]``;
 ``winner`` -1 while undecided or drawn. ``params``: ``[utility]`` (0 win/loss, 1 score).
+
+Its own random ``playout`` (the kernel contract's optional sixth kernel) keeps the
+position in local words: each side's six pits as the bytes of one word, seen from
+the mover (so one move is the same bit operations for either player), the non-empty
+pits gathered into a 6-bit mask whose ``k``-th set bit is one table load, the sowing
+as two table-given additions, the stores and the generator's state in locals. A
+set-up position with more than 255 beans on the board plays the generic rules.
 """
 
 from __future__ import annotations
@@ -54,7 +61,14 @@ from numba import njit
 
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import TERMINAL, GameInfo
-from mctslab.games.kernels import KernelGame, KernelState, RuleKernels, winner_returns
+from mctslab.games.kernels import (
+    KernelGame,
+    KernelState,
+    RuleKernels,
+    draw_top31,
+    rng_randint,
+    winner_returns,
+)
 
 __all__ = ["MAX_PLIES", "Bohnenspiel"]
 
@@ -158,6 +172,142 @@ def returns(s, params, out):  # type: ignore[no-untyped-def]
         winner_returns(s, params, out)
 
 
+# The playout's board: each side's six pits as the low six bytes of a word, from
+# the mover's point of view (``mine``: the pits of the player to move, ``theirs``:
+# the other's), so that one move is the same bit operations for either player.
+_ONES = 0x010101010101  # one bean in each of the six pits of a side
+_LOW7 = 0x7F7F7F7F7F7F
+_HIGH = 0x808080808080
+# x * _GATHER moves bit 8i of x to bit 35 + i, for i < 6 (and no two products collide).
+_GATHER = (1 << 35) | (1 << 28) | (1 << 21) | (1 << 14) | (1 << 7) | 1
+
+
+def _playout_tables() -> tuple[np.ndarray, ...]:
+    """``kth[mask << 3 | j]``: the ``j``-th set bit of a 6-bit ``mask``;
+    ``popcount[mask]``: its set bits; ``magic[n], shift[n]``: ``x // n == (x * magic[n])
+    >> shift[n]`` for every ``x < 2**31`` (Granlund and Montgomery 1994: ``shift = 31 +
+    ceil(log2 n)``, ``magic = ceil(2**shift / n) < 2**32``); ``sow_mine[a * 12 + r]``,
+    ``sow_theirs[..]``: the beans that sowing ``r < 12`` beans from the mover's pit ``a``
+    adds to each side's word, and ``last[..]``: the pit it ends on (0-5 the mover's)."""
+    kth = np.zeros(64 << 3, dtype=np.int64)
+    popcount = np.zeros(64, dtype=np.int64)
+    for mask in range(64):
+        for j, bit in enumerate(b for b in range(6) if mask >> b & 1):
+            kth[mask << 3 | j] = bit
+        popcount[mask] = bin(mask).count("1")
+    magic = np.zeros(7, dtype=np.uint64)
+    shift = np.zeros(7, dtype=np.uint64)
+    for n in range(1, 7):
+        s = 31 + (n - 1).bit_length()
+        magic[n], shift[n] = ((1 << s) + n - 1) // n, s
+    sow = np.zeros((2, 6 * PITS), dtype=np.int64)
+    last = np.zeros(6 * PITS, dtype=np.int64)
+    for a in range(6):
+        for r in range(PITS):
+            for i in range(1, r + 1):
+                pit = (a + i) % PITS
+                sow[pit // 6, a * PITS + r] += 1 << (8 * (pit % 6))
+            last[a * PITS + r] = (a + r) % PITS
+    return kth, popcount, magic, shift, sow[0].copy(), sow[1].copy(), last
+
+
+_KTH, _POPCOUNT, _MAGIC, _SHIFT, _SOW_MINE, _SOW_THEIRS, _LAST = _playout_tables()
+
+
+@njit(cache=True)
+def _pack(s, first):  # type: ignore[no-untyped-def]
+    """The six pits from ``first`` as the low six bytes of a word."""
+    w = np.int64(0)
+    for i in range(6):
+        w |= s[_PIT + first + i] << (8 * i)
+    return w
+
+
+@njit(cache=True)
+def playout(s, params, rng, out):  # type: ignore[no-untyped-def]
+    """Uniformly random moves to the end, in place, drawing as the generic loop: at
+    each ply the ``k``-th non-empty pit of the mover's side, ``k = rng_randint(rng, n)``.
+    Returns the plies played; writes the returns to ``out``."""
+    plies = 0
+    board = 0
+    for i in range(PITS):
+        board += s[_PIT + i]
+    if s[0] != TERMINAL and board > 255:  # a set-up position too full for bytes
+        legal = np.empty(6, dtype=np.int64)
+        while s[0] != TERMINAL:
+            apply_action(s, params, legal[rng_randint(rng, legal_actions(s, params, legal))])
+            plies += 1
+    elif s[0] != TERMINAL:
+        # Why locals: the state array and the generator are memory the compiler must
+        # assume may alias; words in registers cost nothing a ply. No pit ever holds
+        # more than the board's beans, at most 255: a byte never carries into the next.
+        p = s[0]
+        mine, theirs = _pack(s, 6 * p), _pack(s, 6 - 6 * p)
+        store_mine, store_theirs = s[_STORE + p], s[_STORE + 1 - p]
+        done = s[_PLIES]
+        seed = rng[0]
+        while True:
+            # The mover's non-empty pits: each byte's top bit set iff the byte is not 0,
+            # then the six top bits gathered into a 6-bit mask by one multiplication.
+            full = (((mine & _LOW7) + _LOW7) | mine) & _HIGH
+            mask = ((full >> 7) * _GATHER >> 35) & 63
+            n = _POPCOUNT[mask]
+            # rng_randint on the local state, its remainder modulo n by a multiplication.
+            seed, x31 = draw_top31(seed)
+            j = np.int64(x31 - ((x31 * _MAGIC[n]) >> _SHIFT[n]) * np.uint64(n))
+            a = _KTH[mask << 3 | j]
+            beans = (mine >> (8 * a)) & 255
+            mine ^= beans << (8 * a)
+            rest = beans
+            if beans >= PITS:  # a bean to every pit per whole round, the chosen one too
+                rounds = beans // PITS
+                rest = beans - rounds * PITS
+                mine += rounds * _ONES
+                theirs += rounds * _ONES
+            at = a * PITS + rest
+            mine += _SOW_MINE[at]
+            theirs += _SOW_THEIRS[at]
+            # Capture backwards from the last pit sown while it holds 2, 4 or 6 beans,
+            # over the pits sown in this move only.
+            pit = _LAST[at]
+            for _ in range(min(beans, PITS)):
+                if pit < 6:
+                    v = (mine >> (8 * pit)) & 255
+                    if v != 2 and v != 4 and v != 6:
+                        break
+                    mine ^= v << (8 * pit)
+                else:
+                    v = (theirs >> (8 * (pit - 6))) & 255
+                    if v != 2 and v != 4 and v != 6:
+                        break
+                    theirs ^= v << (8 * (pit - 6))
+                store_mine += v
+                pit = pit - 1 if pit > 0 else PITS - 1
+            done += 1
+            plies += 1
+            if theirs == 0 or done >= MAX_PLIES:
+                # The end: the mover stores their side (and at the ply limit the other too;
+                # when the other side is empty, storing it adds nothing).
+                store_mine += (mine * _ONES >> 40) & 255
+                store_theirs += (theirs * _ONES >> 40) & 255
+                mine = theirs = 0
+                break
+            mine, theirs, p = theirs, mine, 1 - p
+            store_mine, store_theirs = store_theirs, store_mine
+        for i in range(6):
+            s[_PIT + 6 * p + i] = (mine >> (8 * i)) & 255
+            s[_PIT + 6 - 6 * p + i] = (theirs >> (8 * i)) & 255
+        s[_STORE + p], s[_STORE + 1 - p] = store_mine, store_theirs
+        s[0], s[_PLIES] = TERMINAL, done
+        rng[0] = seed
+        if s[_STORE] > s[_STORE + 1]:  # a draw leaves s[1] as it was, as apply_action does
+            s[1] = 0
+        elif s[_STORE] < s[_STORE + 1]:
+            s[1] = 1
+    returns(s, params, out)
+    return plies
+
+
 @njit(cache=True)
 def heuristic(s, params, out):  # type: ignore[no-untyped-def]
     """The store difference over the 72 beans (the course's reference evaluation)."""
@@ -170,7 +320,7 @@ def heuristic(s, params, out):  # type: ignore[no-untyped-def]
 class Bohnenspiel(KernelGame):
     """Bohnenspiel as the course's game server plays it (see the module docstring)."""
 
-    kernels = RuleKernels(init, legal_actions, apply_action, returns, heuristic)
+    kernels = RuleKernels(init, legal_actions, apply_action, returns, heuristic, playout=playout)
 
     def __init__(self, utility: str = "win_loss") -> None:
         if utility not in _UTILITIES:

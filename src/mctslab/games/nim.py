@@ -18,6 +18,12 @@ is 0. The heuristic uses exactly that (±0.5, not ±1: it is an estimate slot).
 
 State layout: ``[player, winner, moves, pile_0 ..]``;
 ``params = [num_piles, T, misere, initial pile_0 ..]``.
+
+Its own random ``playout`` (the kernel contract's optional sixth kernel), for every
+variant (any piles, take limit, normal or misère play, Bachet's game), lists no
+moves: it keeps their number up to date (each pile gives ``min(pile, T)``), finds
+the ``k``-th by counting the piles that allow each take in turn, and keeps the
+generator's state in a local word.
 """
 
 from __future__ import annotations
@@ -29,7 +35,13 @@ from numba import njit
 
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import TERMINAL, GameInfo
-from mctslab.games.kernels import KernelGame, KernelState, RuleKernels, winner_returns
+from mctslab.games.kernels import (
+    KernelGame,
+    KernelState,
+    RuleKernels,
+    draw_top31,
+    winner_returns,
+)
 
 __all__ = ["Nim", "bachet"]
 
@@ -86,6 +98,85 @@ def apply_action(s, params, a):  # type: ignore[no-untyped-def]
 returns = winner_returns  # the winner is kept in s[1]
 
 
+def _reciprocals(size: int) -> tuple[np.ndarray, np.ndarray]:
+    """``magic[n], shift[n]``: ``x // n == (x * magic[n]) >> shift[n]`` for every ``x <
+    2**31`` and ``n < size`` (Granlund and Montgomery 1994: ``shift = 31 + ceil(log2 n)``,
+    ``magic = ceil(2**shift / n) < 2**32``)."""
+    magic = np.zeros(size, dtype=np.uint64)
+    shift = np.zeros(size, dtype=np.uint64)
+    for n in range(1, size):
+        s = 31 + (n - 1).bit_length()
+        magic[n], shift[n] = ((1 << s) + n - 1) // n, s
+    return magic, shift
+
+
+_RECIPROCALS = 1024  # more legal moves than this: the remainder by a division
+_MAGIC, _SHIFT = _reciprocals(_RECIPROCALS)
+
+
+@njit(cache=True)
+def playout(s, params, rng, out):  # type: ignore[no-untyped-def]
+    """Uniformly random moves to the end, in place, drawing as the generic loop: at
+    each ply the ``k``-th legal action in ascending order (take-major, pile-minor),
+    ``k = rng_randint(rng, n)``. Returns the plies played; writes the returns to ``out``."""
+    plies = 0
+    if s[0] != TERMINAL:
+        k, limit = params[0], params[1]
+        piles = s[3 : 3 + k]  # a view: the piles shrink in place
+        # Why locals: the state array and the generator are memory the compiler must
+        # assume may alias; words in registers cost nothing a ply. ``n``, the number of
+        # legal moves, is kept up to date instead of listing them: each pile gives
+        # ``min(pile, limit)`` of them.
+        n = np.int64(0)
+        left = np.int64(0)
+        for i in range(k):
+            n += min(piles[i], limit)
+            left += piles[i]
+        p = s[0]
+        seed = rng[0]
+        while True:
+            # rng_randint on the local state, its remainder modulo n by a
+            # multiplication where the table reaches (a division costs about as much
+            # as the rest of the ply).
+            seed, x31 = draw_top31(seed)
+            if n < _RECIPROCALS:
+                j = np.int64(x31 - ((x31 * _MAGIC[n]) >> _SHIFT[n]) * np.uint64(n))
+            else:
+                j = np.int64(x31 % np.uint64(n))
+            # The j-th legal action: the ids of take t come before those of take t + 1,
+            # one for each pile holding t or more, in pile order.
+            take = np.int64(1)
+            pile = 0
+            if k == 1:  # one pile (Bachet's game): take j + 1
+                take = j + 1
+            else:
+                while True:
+                    pile = 0
+                    while pile < k:
+                        if piles[pile] >= take:
+                            if j == 0:
+                                break
+                            j -= 1
+                        pile += 1
+                    if pile < k:
+                        break
+                    take += 1
+            before = piles[pile]
+            piles[pile] = before - take
+            n -= min(before, limit) - min(before - take, limit)
+            left -= take
+            plies += 1
+            if left == 0:
+                break
+            p = 1 - p
+        s[2] += plies
+        s[1] = (1 - p) if params[2] == 1 else p
+        s[0] = TERMINAL
+        rng[0] = seed
+    winner_returns(s, params, out)
+    return plies
+
+
 @njit(cache=True)
 def heuristic(s, params, out):  # type: ignore[no-untyped-def]
     k, limit, misere = params[0], params[1], params[2]
@@ -124,7 +215,7 @@ def _max_pile(params):  # type: ignore[no-untyped-def]
 class Nim(KernelGame):
     """Nim with any piles, an optional take limit, normal or misère play."""
 
-    kernels = RuleKernels(init, legal_actions, apply_action, returns, heuristic)
+    kernels = RuleKernels(init, legal_actions, apply_action, returns, heuristic, playout=playout)
 
     def __init__(
         self,

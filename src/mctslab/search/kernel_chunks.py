@@ -42,7 +42,7 @@ def connect_four_chunk(tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, 
 def nim_chunk(tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, cap, n):  # type: ignore[no-untyped-def]
     return run_chunk(
         nim.legal_actions, nim.apply_action, nim.returns, nim.heuristic,
-        tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, cap, n,
+        tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, cap, n, nim.playout,
     )  # fmt: skip
 
 
@@ -50,7 +50,7 @@ def nim_chunk(tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, cap, n): 
 def bohnenspiel_chunk(tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, cap, n):  # type: ignore[no-untyped-def]
     return run_chunk(
         bohnenspiel.legal_actions, bohnenspiel.apply_action, bohnenspiel.returns, bohnenspiel.heuristic,
-        tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, cap, n,
+        tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, cap, n, bohnenspiel.playout,
     )  # fmt: skip
 
 
