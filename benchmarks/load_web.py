@@ -13,6 +13,14 @@ engines (the reference engine, and the compiled one for the AI's moves). Meanwhi
 separate task sends ``GET /api/health`` every 50 ms: its latency shows whether the event
 loop stays free while the searches run in worker threads. Latencies are wall-clock times
 seen by the client, p50 / p99 / max per kind of request.
+
+``--compiled`` measures the compiled engine's concurrency instead: every session asks
+only for AI moves of 0.2 s searched by the compiled engine (which releases the GIL, so
+the server runs up to one compiled search per core at once), first with one session,
+then with ``--sessions``; it reports the simulations per second the server made in
+each run and their ratio (about the number of cores when the searches run in
+parallel, 1 if they took turns), with the health latencies, and writes
+``benchmarks/results/load_web_compiled.json``.
 """
 
 from __future__ import annotations
@@ -67,6 +75,7 @@ class Recorder:
         self.latencies: dict[str, list[float]] = {}
         self.errors: dict[str, int] = {}
         self.searched = 0.0  # seconds of search the server reported
+        self.simulations = 0  # iterations the server reported
 
     async def call(self, client: httpx.AsyncClient, kind: str, method: str, url: str,
                    body: Any = None) -> httpx.Response:  # fmt: skip
@@ -80,15 +89,17 @@ class Recorder:
         return r
 
 
-async def session_loop(client: httpx.AsyncClient, rec: Recorder, i: int, stop: float) -> None:
+async def session_loop(
+    client: httpx.AsyncClient, rec: Recorder, i: int, stop: float, compiled: bool
+) -> None:
     game = GAMES[i % len(GAMES)]
-    engine = "auto" if i % 2 else "reference"
+    engine = "compiled" if compiled else "auto" if i % 2 else "reference"
     body = {"game": game, "config": {"engine": engine, "seed": i, "time": 0.2, "iterations": None}}
     r = await rec.call(client, "create", "POST", "/api/sessions", body)
     sid = r.json()["id"]
     turn = 0
     while time.perf_counter() < stop:
-        if turn % 2 == 0:
+        if compiled or turn % 2 == 0:
             r = await rec.call(client, "ai", "POST", f"/api/sessions/{sid}/ai", {"time": 0.2})
         else:
             k = ITERATIONS[game]
@@ -97,7 +108,9 @@ async def session_loop(client: httpx.AsyncClient, rec: Recorder, i: int, stop: f
         turn += 1
         if r.status_code == 200:
             data = r.json()
-            rec.searched += data["last_ai"]["seconds"] if "last_ai" in data else data["seconds"]
+            report = data.get("last_ai") or data
+            rec.searched += report["seconds"]
+            rec.simulations += report["iterations"]
         if r.status_code == 200 and r.json().get("state", {}).get("terminal"):
             await rec.call(client, "reset", "POST", f"/api/sessions/{sid}/reset")
     await rec.call(client, "delete", "DELETE", f"/api/sessions/{sid}")
@@ -109,7 +122,7 @@ async def health_loop(client: httpx.AsyncClient, rec: Recorder, stop: float) -> 
         await asyncio.sleep(0.05)
 
 
-async def run(base: str, sessions: int, duration: float) -> tuple[Recorder, float]:
+async def run(base: str, sessions: int, duration: float, compiled: bool) -> tuple[Recorder, float]:
     rec = Recorder()
     limits = httpx.Limits(max_connections=sessions + 4)
     async with (
@@ -123,15 +136,49 @@ async def run(base: str, sessions: int, duration: float) -> tuple[Recorder, floa
         stop = start + duration
         await asyncio.gather(
             health_loop(probe, rec, stop),
-            *(session_loop(client, rec, i, stop) for i in range(sessions)),
+            *(session_loop(client, rec, i, stop, compiled) for i in range(sessions)),
         )
         return rec, time.perf_counter() - start
+
+
+def report_of(rec: Recorder, sessions: int, elapsed: float) -> dict[str, Any]:
+    rows = {kind: stats(values) for kind, values in sorted(rec.latencies.items())}
+    searches = len(rec.latencies.get("ai", [])) + len(rec.latencies.get("iterations", []))
+    return {
+        "sessions": sessions,
+        "duration_s": round(elapsed, 1),
+        "search_requests": searches,
+        "search_requests_per_s": round(searches / elapsed, 2),
+        # Seconds of search the server reported per second of the run: how busy its
+        # search threads were (1.0: one searching all the time).
+        "search_seconds_per_s": round(rec.searched / elapsed, 2),
+        "simulations_per_s": round(rec.simulations / elapsed),
+        "requests": rows,
+        "errors": rec.errors,
+    }
+
+
+def print_report(report: dict[str, Any]) -> None:
+    print(f"\n{'request':<12}{'count':>8}{'p50 ms':>10}{'p99 ms':>10}{'max ms':>10}")
+    for kind, row in report["requests"].items():
+        print(
+            f"{kind:<12}{row['count']:>8}{row['p50_ms']:>10.1f}{row['p99_ms']:>10.1f}"
+            f"{row['max_ms']:>10.1f}"
+        )
+    print(
+        f"\n{report['search_requests']} search requests in {report['duration_s']:.1f} s, "
+        f"{report['search_seconds_per_s']:.2f} s of search a second, "
+        f"{report['simulations_per_s']:,} simulations/s; errors: {report['errors'] or 'none'}"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--duration", type=float, default=60.0, help="seconds of load")
     parser.add_argument("--sessions", type=int, default=20)
+    parser.add_argument(
+        "--compiled", action="store_true", help="compiled AI moves only: 1 session, then N"
+    )
     args = parser.parse_args(argv)
     port = free_port()
     base = f"http://127.0.0.1:{port}"
@@ -141,6 +188,8 @@ def main(argv: list[str] | None = None) -> int:
         stderr=subprocess.STDOUT,
         text=True,
     )
+    runs = [1, args.sessions] if args.compiled else [args.sessions]
+    reports = []
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -152,41 +201,38 @@ def main(argv: list[str] | None = None) -> int:
                 print("error: the server did not start", file=sys.stderr)
                 return 1
             time.sleep(0.2)
-        print(f"server at {base}; {args.sessions} sessions for {args.duration:g} s", flush=True)
-        rec, elapsed = asyncio.run(run(base, args.sessions, args.duration))
+        for sessions in runs:
+            print(f"server at {base}; {sessions} sessions for {args.duration:g} s", flush=True)
+            rec, elapsed = asyncio.run(run(base, sessions, args.duration, args.compiled))
+            reports.append(report_of(rec, sessions, elapsed))
+            print_report(reports[-1])
     finally:
         server.terminate()
         with contextlib.suppress(subprocess.TimeoutExpired):
             server.wait(timeout=10)
         if server.poll() is None:
             server.kill()
-    rows = {kind: stats(values) for kind, values in sorted(rec.latencies.items())}
-    searches = len(rec.latencies.get("ai", [])) + len(rec.latencies.get("iterations", []))
-    report = {
+    report: dict[str, Any] = {
         "date": time.strftime("%Y-%m-%d"),
         "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
         f"Python {platform.python_version()}",
-        "sessions": args.sessions,
-        "duration_s": round(elapsed, 1),
-        "search_requests_per_s": round(searches / elapsed, 2),
-        # Seconds of search the server reported per second of the run: how busy its search
-        # thread was (1.0: searching all the time).
-        "search_seconds_per_s": round(rec.searched / elapsed, 2),
-        "requests": rows,
-        "errors": rec.errors,
+        "mode": "compiled" if args.compiled else "mixed",
     }
-    print(f"\n{'request':<12}{'count':>8}{'p50 ms':>10}{'p99 ms':>10}{'max ms':>10}")
-    for kind, row in rows.items():
-        print(
-            f"{kind:<12}{row['count']:>8}{row['p50_ms']:>10.1f}{row['p99_ms']:>10.1f}"
-            f"{row['max_ms']:>10.1f}"
+    if args.compiled:
+        one, many = reports
+        report["runs"] = reports
+        report["throughput_ratio"] = round(
+            many["simulations_per_s"] / max(1, one["simulations_per_s"]), 2
         )
-    print(
-        f"\n{searches} search requests in {elapsed:.1f} s, {rec.searched:.1f} s of search; "
-        f"errors: {rec.errors or 'none'}"
-    )
+        print(
+            f"\nsimulations/s with {many['sessions']} sessions / with 1: "
+            f"{report['throughput_ratio']:.2f}"
+        )
+    else:
+        report.update(reports[0])
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "load_web.json").write_text(json.dumps(report, indent=2) + "\n")
+    name = "load_web_compiled.json" if args.compiled else "load_web.json"
+    (RESULTS / name).write_text(json.dumps(report, indent=2) + "\n")
     return 0
 
 

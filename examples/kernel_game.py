@@ -220,9 +220,10 @@ def heuristic(s, params, out):  # type: ignore[no-untyped-def]
     out[1] = -v
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def search_chunk(tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, cap, n):  # type: ignore[no-untyped-def]
-    """The compiled engine on these kernels, cached on disk (see ``mctslab.search.compiled``).
+    """The compiled engine on these kernels, cached on disk (see ``mctslab.search.compiled``);
+    ``nogil=True`` lets searches in several threads (root parallelism, the web lab) run at once.
 
     A game with its own random playout kernel (``RuleKernels.playout``, optional: see
     :mod:`mctslab.games.kernels`) passes it last: ``..., cap, n, playout)``."""

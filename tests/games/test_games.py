@@ -186,3 +186,21 @@ class _WrongPlayoutGame(ConnectFour):
 def test_check_game_catches_a_playout_with_other_draws() -> None:
     with pytest.raises(ConformanceError, match="playout kernel"):
         check_game(_WrongPlayoutGame(), n_games=2)
+
+
+def test_kernel_games_give_each_thread_its_own_legal_action_buffer() -> None:
+    """States of one game listed their legal actions through the game's one scratch
+    buffer; searches in two threads (root parallelism, the web lab) then read each
+    other's moves. Each thread now has its own, and the game still pickles (process
+    workers) with a fresh one."""
+    import pickle
+    import threading
+
+    game = mctslab.make("connect_four")
+    seen: list[object] = []
+    thread = threading.Thread(target=lambda: seen.append(game._scratch()))
+    thread.start()
+    thread.join()
+    assert seen[0] is not game._scratch() and game._scratch() is game._scratch()
+    state = pickle.loads(pickle.dumps(game.state_from_actions([0] * 6)))
+    assert state.legal_actions() == [1, 2, 3, 4, 5, 6]

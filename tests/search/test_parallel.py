@@ -10,10 +10,20 @@ from mctslab.search.mcts import SearchConfig
 from mctslab.search.parallel import RootParallelSearcher
 
 
-@pytest.mark.parametrize("engine", ["compiled", "reference"])
-def test_two_workers_merge_the_searches_of_seeds_s_and_s_plus_1(engine: str) -> None:
+@pytest.mark.parametrize(
+    "engine,parallel",
+    [
+        ("compiled", "threads"),
+        ("compiled", "processes"),
+        ("reference", "processes"),
+        ("reference", "threads"),
+    ],
+)
+def test_two_workers_merge_the_searches_of_seeds_s_and_s_plus_1(engine: str, parallel: str) -> None:
+    """In threads or in processes, the merged root is the sum of the two seeded searches."""
     state = mctslab.make("connect_four").state_from_actions([3])
-    merged = search(state, SearchConfig(iterations=1500, seed=7, workers=2), engine=engine)
+    config = SearchConfig(iterations=1500, seed=7, workers=2, parallel=parallel)  # type: ignore[arg-type]
+    merged = search(state, config, engine=engine)
     one = search(state, SearchConfig(iterations=1500, seed=7), engine=engine)
     two = search(state, SearchConfig(iterations=1500, seed=8), engine=engine)
     assert merged.iterations == 3000 and merged.nodes == one.nodes + two.nodes
@@ -44,6 +54,52 @@ def test_workers_keep_their_trees_and_pass_on_proofs() -> None:
         searcher.close()
 
 
+def test_auto_runs_compiled_workers_in_threads_and_reference_ones_in_processes() -> None:
+    """``parallel="auto"``: threads where the compiled engine searches (it releases the
+    GIL), processes for the reference engine; switching games switches the workers."""
+    config = SearchConfig(iterations=200, workers=2)
+    ttt = mctslab.make("tic_tac_toe").new_initial_state()
+    kuhn = mctslab.make("kuhn_poker").state_from_actions([2, 0])  # chance nodes: reference
+    searcher = RootParallelSearcher(config)
+    try:
+        searcher.search(ttt)
+        assert searcher.mode == "threads" and searcher._procs == []
+        searcher.search(kuhn)
+        assert searcher.mode == "processes" and len(searcher._procs) == 2
+        searcher.search(ttt)
+        assert searcher.mode == "threads" and searcher._procs == []
+    finally:
+        searcher.close()
+    reference = RootParallelSearcher(config, "reference")
+    try:
+        reference.search(ttt)
+        assert reference.mode == "processes"
+    finally:
+        reference.close()
+
+
+def test_compiled_search_releases_the_gil() -> None:
+    """Every built-in game's cached search chunk, the generic one and tree compaction are
+    compiled with ``nogil``: threads of one process search in parallel."""
+    from mctslab.search import compiled, kernel_chunks
+
+    chunks = [getattr(kernel_chunks, name) for name in kernel_chunks.__all__]
+    assert len(chunks) == 4
+    for fn in (*chunks, compiled.run_chunk, compiled.compact):
+        assert fn.targetoptions.get("nogil") is True, fn
+
+
+def test_a_worker_thread_crash_is_reported_as_a_crash(caplog: pytest.LogCaptureFixture) -> None:
+    from mctslab.search.parallel import SearchWorkerError
+
+    state = _BuggyGame(crash_at=2).new_initial_state()
+    config = SearchConfig(iterations=50, workers=2, parallel="threads")
+    searcher = RootParallelSearcher(config, "reference")
+    with pytest.raises(SearchWorkerError, match="ZeroDivisionError: a bug in the rules"):
+        searcher.search(state)  # type: ignore[arg-type]
+    assert "Traceback" in caplog.text and searcher.mode is None  # the workers were stopped
+
+
 def test_workers_from_a_player_spec_and_bad_values() -> None:
     info = mctslab.make("tic_tac_toe").info
     player = mctslab.make_player("mcts:iterations=200,workers=2", info)
@@ -51,6 +107,10 @@ def test_workers_from_a_player_spec_and_bad_values() -> None:
     assert player.choose(state) in state.legal_actions()
     with pytest.raises(mctslab.InvalidConfigError, match="workers"):
         SearchConfig(workers=0)
+    with pytest.raises(mctslab.InvalidConfigError, match="parallel must be one of auto"):
+        SearchConfig(workers=2, parallel="fibers")  # type: ignore[arg-type]
+    threads = mctslab.make_player("mcts:iterations=200,workers=2,parallel=threads", info)
+    assert threads.choose(state) in state.legal_actions()
     with pytest.raises(mctslab.InvalidConfigError, match="make_searcher"):
         mctslab.MCTS(SearchConfig(workers=2)).search(state)
 

@@ -43,6 +43,7 @@ what is presentation, not rules: action names and the board drawing.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, Self
@@ -154,8 +155,25 @@ class KernelGame:
     def __init__(self, info: GameInfo, params: IntArray) -> None:
         self._info = info
         self.params = params
-        # Scratch buffer for legal_actions; reused by every state of this game.
-        self._buf = np.zeros(max(1, info.num_actions), dtype=np.int64)
+        # Scratch buffers for legal_actions, one per thread (searches of one game may run
+        # in several threads at once: root parallelism's, the web lab's sessions).
+        self._local = threading.local()
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        del state["_local"]  # buffers are per thread: not pickled (root-parallel processes)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._local = threading.local()
+
+    def _scratch(self) -> IntArray:
+        """This thread's buffer for ``legal_actions``."""
+        buf: IntArray | None = getattr(self._local, "buf", None)
+        if buf is None:
+            buf = self._local.buf = np.zeros(max(1, self._info.num_actions), dtype=np.int64)
+        return buf
 
     @property
     def info(self) -> GameInfo:
@@ -215,8 +233,9 @@ class KernelState:
     def legal_actions(self) -> list[int]:
         if self._legal is None:
             g = self._game
-            n = g.kernels.legal_actions(self.array, g.params, g._buf)
-            self._legal = g._buf[:n].tolist()
+            buf = g._scratch()
+            n = g.kernels.legal_actions(self.array, g.params, buf)
+            self._legal = buf[:n].tolist()
         return list(self._legal)
 
     def ordered_actions(self) -> list[int]:

@@ -31,6 +31,10 @@ on-disk cache serves a fresh process. A user's own kernel game works without
 such a wrapper, compiled on first use. A game may also give its own random
 playout (``RuleKernels.playout``, passed to :func:`run_chunk` last): the random
 simulation then calls it instead of the generic loop; it makes the same draws.
+
+The wrappers and :func:`run_chunk` are compiled with ``nogil=True``: a chunk runs
+without Python's GIL, so searches in several threads of one process (root
+parallelism's threads, the web lab's concurrent sessions) use every core.
 """
 
 from __future__ import annotations
@@ -686,7 +690,9 @@ def backpropagate(tree, path, depth, rewards, solver):  # type: ignore[no-untype
             proving = _prove(tree, nd)
 
 
-@njit(inline="always")  # inlined into each game's cached wrapper (see the module docstring)
+# Inlined into each game's cached wrapper (see the module docstring); nogil: called
+# from Python (a game without a wrapper), it lets other threads run meanwhile.
+@njit(inline="always", nogil=True)
 def run_chunk(  # type: ignore[no-untyped-def]
     legal_fn,
     apply_fn,
@@ -810,7 +816,7 @@ def run_chunk(  # type: ignore[no-untyped-def]
         done += 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def compact(old, root, new):  # type: ignore[no-untyped-def]
     """Copy the subtree under ``root`` of :class:`Tree` ``old`` into the empty tree
     ``new`` (root at 0), breadth first, children in the same order; returns the number

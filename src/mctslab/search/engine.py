@@ -13,10 +13,11 @@ from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import GameInfo, State
 from mctslab.search import kernel_chunks  # noqa: F401  (the built-in games' cached engine)
 from mctslab.search.choice import ENGINES, Searcher, compiled_refusal, has_kernels, single_searcher
+from mctslab.search.compiled import CompiledMCTS
 from mctslab.search.mcts import SearchConfig, SearchResult
 from mctslab.search.parallel import RootParallelSearcher
 
-__all__ = ["ENGINES", "Searcher", "has_kernels", "make_searcher", "search"]
+__all__ = ["ENGINES", "Searcher", "has_kernels", "make_searcher", "releases_gil", "search"]
 
 
 def make_searcher(config: SearchConfig, state: State, engine: str = "auto") -> Searcher:
@@ -31,6 +32,19 @@ def make_searcher(config: SearchConfig, state: State, engine: str = "auto") -> S
             raise InvalidConfigError(refusal)
         return RootParallelSearcher(config, engine)
     return single_searcher(config, state, engine)
+
+
+def releases_gil(searcher: object) -> bool:
+    """Whether a search by ``searcher`` leaves Python's GIL free nearly all the time, so
+    that searches in several threads run in parallel: the compiled engine's (its
+    compiled code releases it) and root parallelism's (the calling thread waits on its
+    workers), except root parallelism with ``parallel="threads"`` on an engine that
+    may be the reference one (which holds the GIL)."""
+    if isinstance(searcher, CompiledMCTS):
+        return True
+    if isinstance(searcher, RootParallelSearcher):
+        return searcher.config.parallel != "threads" or searcher.engine == "compiled"
+    return False
 
 
 def search(

@@ -22,7 +22,7 @@ from mctslab.search.compiled import register_cached_chunk, run_chunk
 __all__ = ["bohnenspiel_chunk", "connect_four_chunk", "nim_chunk", "tic_tac_toe_chunk"]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def tic_tac_toe_chunk(tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, cap, n):  # type: ignore[no-untyped-def]
     return run_chunk(
         tic_tac_toe.legal_actions, tic_tac_toe.apply_action, tic_tac_toe.returns, tic_tac_toe.heuristic,
@@ -30,7 +30,7 @@ def tic_tac_toe_chunk(tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, c
     )  # fmt: skip
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def connect_four_chunk(tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, cap, n):  # type: ignore[no-untyped-def]
     return run_chunk(
         connect_four.legal_actions, connect_four.apply_action, connect_four.returns, connect_four.heuristic,
@@ -38,7 +38,7 @@ def connect_four_chunk(tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, 
     )  # fmt: skip
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def nim_chunk(tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, cap, n):  # type: ignore[no-untyped-def]
     return run_chunk(
         nim.legal_actions, nim.apply_action, nim.returns, nim.heuristic,
@@ -46,7 +46,7 @@ def nim_chunk(tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, cap, n): 
     )  # fmt: skip
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def bohnenspiel_chunk(tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, cap, n):  # type: ignore[no-untyped-def]
     return run_chunk(
         bohnenspiel.legal_actions, bohnenspiel.apply_action, bohnenspiel.returns, bohnenspiel.heuristic,

@@ -117,6 +117,7 @@ C = TypeVar("C", bound="ChildLike")
 
 _EXPANSIONS = ("one", "all")
 _SIMULATIONS = ("random", "heavy", "cutoff")
+_PARALLEL = ("auto", "threads", "processes")
 _FINAL_RULES = ("robust", "max", "robust-max")
 
 
@@ -139,9 +140,13 @@ class SearchConfig:
         max_nodes: tree-size budget (``None``: no limit); the tree never grows past it.
         seed: seed of the :class:`~mctslab.core.rng.Rng` behind every random choice.
         reuse_tree: keep the subtree of the played moves between searches (:class:`MCTS`).
-        workers: root parallelism: this many independent searches in processes
-            (seeds ``seed``, ``seed + 1``, ...), root statistics merged
-            (:func:`mctslab.make_searcher` sets it up).
+        workers: root parallelism: this many independent searches (seeds ``seed``,
+            ``seed + 1``, ...), root statistics merged (:func:`mctslab.make_searcher`
+            sets it up).
+        parallel: where the workers run: ``"threads"`` of this process (the compiled
+            engine releases the GIL: no start-up, one compiled cache), ``"processes"``,
+            or ``"auto"``: threads for the compiled engine, processes for the
+            reference engine (which holds the GIL).
     """
 
     c: float = math.sqrt(2.0)
@@ -157,6 +162,7 @@ class SearchConfig:
     seed: int = 0
     reuse_tree: bool = True
     workers: int = 1
+    parallel: Literal["auto", "threads", "processes"] = "auto"
 
     def __post_init__(self) -> None:
         where = "search config"
@@ -164,6 +170,7 @@ class SearchConfig:
         check_choice(where, "expansion", self.expansion, _EXPANSIONS)
         check_choice(where, "simulation", self.simulation, _SIMULATIONS)
         check_choice(where, "final", self.final, _FINAL_RULES)
+        check_choice(where, "parallel", self.parallel, _PARALLEL)
         if not is_int(self.cutoff_depth) or self.cutoff_depth < 0:
             raise InvalidConfigError(
                 f"{where}: cutoff_depth must be an integer >= 0, got {self.cutoff_depth!r}"

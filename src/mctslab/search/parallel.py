@@ -1,8 +1,11 @@
 """Root parallelism: ``workers=N`` independent seeded searches, root statistics merged.
 
-Each worker is a process holding its own searcher (so each keeps its own tree
-between moves, as one searcher does), and each gets the whole budget (iterations,
-time or nodes). Worker ``i`` searches with seed
+Each worker holds its own searcher (so each keeps its own tree between moves, as
+one searcher does), and each gets the whole budget (iterations, time or nodes).
+Workers are threads of this process where the compiled engine searches (its
+compiled code releases the GIL, so the threads use every core with no process to
+start and one compiled cache) and processes where the reference engine does (it
+holds the GIL); ``SearchConfig.parallel`` overrides the choice. Worker ``i`` searches with seed
 ``seed + i``: worker 0 alone would give exactly the single-process result. The
 merged root sums every child's visits and value sums over the workers and takes
 any proof a worker found (proofs are exact); the final-move rule then reads the
@@ -17,13 +20,14 @@ import logging
 import multiprocessing as mp
 import time
 import traceback
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from multiprocessing.connection import Connection
 from typing import Any
 
 from mctslab.core.errors import InvalidConfigError, MctslabError
 from mctslab.core.game import GameInfo, State, same_rules
-from mctslab.search.choice import single_searcher
+from mctslab.search.choice import compiled_refusal, single_searcher
 from mctslab.search.mcts import RootChild, SearchConfig, SearchResult, make_result
 
 __all__ = ["RootParallelSearcher", "SearchWorkerError"]
@@ -34,6 +38,29 @@ _log = logging.getLogger(__name__)
 class SearchWorkerError(RuntimeError):
     """A root-parallel worker crashed (a bug, not bad input): the message names the
     error, and the worker's traceback is logged on the ``mctslab.search.parallel`` logger."""
+
+
+class _ThreadWorker:
+    """A worker thread's searcher, made anew when the game changes (as ``_worker``'s)."""
+
+    def __init__(self, config: SearchConfig, engine: str) -> None:
+        self.config, self.engine = config, engine
+        self.searcher: Any = None
+        self.game: object = None
+
+    def search(self, state: State, info: GameInfo) -> tuple[str, Any, Any]:
+        """One search: the reply a worker process would send."""
+        try:
+            this_game = getattr(state, "game", None)
+            if self.searcher is None or not same_rules(this_game, self.game):
+                self.searcher = single_searcher(self.config, state, self.engine)
+                self.game = this_game
+            result = self.searcher.search(state, info)
+            return ("ok", result, self.searcher.root_children())
+        except MctslabError as err:
+            return ("error", err, None)
+        except Exception:
+            return ("crash", traceback.format_exc(), None)
 
 
 def _worker(conn: Connection, config: SearchConfig, engine: str) -> None:
@@ -68,7 +95,8 @@ def _worker(conn: Connection, config: SearchConfig, engine: str) -> None:
 
 
 class RootParallelSearcher:
-    """``config.workers`` searchers in processes, behind the one-searcher interface."""
+    """``config.workers`` searchers in threads or processes, behind the one-searcher
+    interface (see the module docstring)."""
 
     def __init__(self, config: SearchConfig, engine: str = "auto") -> None:
         if config.workers < 2:
@@ -77,6 +105,24 @@ class RootParallelSearcher:
         self.engine = engine
         self._conns: list[Connection] = []
         self._procs: list[Any] = []
+        self._threads: list[_ThreadWorker] = []
+        self._pool: ThreadPoolExecutor | None = None
+        #: ``"threads"`` or ``"processes"`` once the first search has started them.
+        self.mode: str | None = None
+
+    def uses_threads(self, state: State) -> bool:
+        """Whether the workers for ``state``'s game run in threads: ``parallel="threads"``,
+        or ``"auto"`` and the compiled engine searches the game."""
+        if self.config.parallel != "auto":
+            return self.config.parallel == "threads"
+        return self.engine != "reference" and compiled_refusal(state) is None
+
+    def _start_threads(self) -> None:
+        for i in range(self.config.workers):
+            cfg = replace(self.config, workers=1, seed=self.config.seed + i)
+            self._threads.append(_ThreadWorker(cfg, self.engine))
+        self._pool = ThreadPoolExecutor(self.config.workers, thread_name_prefix="mctslab-root")
+        self.mode = "threads"
 
     def _start(self) -> None:
         # fork: the workers inherit the loaded game and compiled code, and no script has
@@ -93,15 +139,21 @@ class RootParallelSearcher:
             child.close()  # the worker's end: a worker that dies then reads as EOF here
             self._conns.append(parent)
             self._procs.append(proc)
+        self.mode = "processes"
 
     def search(self, state: State, game_info: GameInfo | None = None) -> SearchResult:
         info = game_info or getattr(getattr(state, "game", None), "info", None)
         if not isinstance(info, GameInfo):
             raise InvalidConfigError("pass game_info=game.info: the state has no .game")
-        if not self._procs:
+        threads = self.uses_threads(state)
+        if self.mode is not None and self.mode != ("threads" if threads else "processes"):
+            self.close()  # another game, searched by the other engine
+        if self.mode is None and threads:
+            self._start_threads()
+        elif self.mode is None:
             self._start()
         start = time.perf_counter()
-        replies = self._ask(state, info)
+        replies = self._ask_threads(state, info) if self._pool else self._ask(state, info)
         seconds = time.perf_counter() - start
         results: list[SearchResult] = [r[1] for r in replies]
         merged: dict[int, RootChild] = {}
@@ -134,6 +186,12 @@ class RootParallelSearcher:
         )
         return result
 
+    def _ask_threads(self, state: State, info: GameInfo) -> list[tuple[str, Any, Any]]:
+        """As :meth:`_ask`, the workers being threads, each with its own copy of ``state``."""
+        assert self._pool is not None
+        futures = [self._pool.submit(w.search, state.clone(), info) for w in self._threads]
+        return self._check([f.result() for f in futures])
+
     def _ask(self, state: State, info: GameInfo) -> list[tuple[str, Any, Any]]:
         """Send ``state`` to every worker and collect their replies; raise the first user
         error as it was raised, and a crash as :class:`SearchWorkerError` (its traceback
@@ -153,6 +211,10 @@ class RootParallelSearcher:
                 replies.append(conn.recv())
             except (EOFError, OSError):
                 replies.append(("crash", f"worker {i} died ({self._exit(i)})", None))
+        return self._check(replies)
+
+    def _check(self, replies: list[tuple[str, Any, Any]]) -> list[tuple[str, Any, Any]]:
+        """The replies if all are answers; else stop the workers and raise."""
         crashes = [(i, r[1]) for i, r in enumerate(replies) if r[0] == "crash"]
         errors = [r[1] for r in replies if r[0] == "error"]
         if crashes or errors:
@@ -179,7 +241,10 @@ class RootParallelSearcher:
         self.close()
 
     def close(self) -> None:
-        """Stop the worker processes (a later search starts new ones)."""
+        """Stop the workers (a later search starts new ones)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+        self._pool, self._threads, self.mode = None, [], None
         for conn in self._conns:
             with contextlib.suppress(BrokenPipeError, OSError):
                 conn.send(None)

@@ -38,7 +38,7 @@ from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import Game, State, player_label
 from mctslab.core.infoset import is_perfect_information
 from mctslab.core.registry import available_games, game_parameters, make, parse_value
-from mctslab.search.engine import Searcher, has_kernels, make_searcher
+from mctslab.search.engine import Searcher, has_kernels, make_searcher, releases_gil
 from mctslab.search.mcts import MCTS, SearchConfig
 from mctslab.search.trace import traced_iteration, tree_at, tree_size
 from mctslab.web.render import render, state_text
@@ -225,13 +225,17 @@ def add_routes(
     async def in_thread(fn: Callable[[], T]) -> T:
         return await anyio.to_thread.run_sync(fn)
 
-    limiters: list[anyio.CapacityLimiter] = []
+    limiters: dict[bool, anyio.CapacityLimiter] = {}
 
-    def search_limiter() -> anyio.CapacityLimiter:
-        """The tokens searches take, chunk by chunk (made in the event loop, on first use)."""
-        if not limiters:
-            limiters.append(anyio.CapacityLimiter(settings.search_threads))
-        return limiters[0]
+    def search_limiter(searcher: object) -> anyio.CapacityLimiter:
+        """The tokens searches take, chunk by chunk (made in the event loop, on first use):
+        compiled searches release the GIL and share ``compiled_search_threads`` tokens,
+        the others ``search_threads``."""
+        compiled = releases_gil(searcher)
+        if compiled not in limiters:
+            n = settings.compiled_search_threads if compiled else settings.search_threads
+            limiters[compiled] = anyio.CapacityLimiter(n)
+        return limiters[compiled]
 
     async def reroot(session: Session, before: State) -> None:
         """Re-root the reference tree at the session's position (counting a large
@@ -438,7 +442,7 @@ def add_routes(
             cancel=threading.Event(),  # nobody can cancel a stateless search
             lock=threading.Lock(),
             chunk_seconds=settings.chunk_seconds,
-            limiter=search_limiter(),
+            limiter=search_limiter(searcher),
         )
         assert run.result is not None
         result = run.result
@@ -563,7 +567,7 @@ def add_routes(
                 cancel=session.cancel,
                 lock=session.lock,
                 chunk_seconds=settings.chunk_seconds,
-                limiter=search_limiter(),
+                limiter=search_limiter(searcher),
             )
             if run.stopped_by == "cancelled" or run.result is None:
                 raise HTTPException(
@@ -606,7 +610,7 @@ def add_routes(
                 cancel=session.cancel,
                 lock=session.lock,
                 chunk_seconds=settings.chunk_seconds,
-                limiter=search_limiter(),
+                limiter=search_limiter(session.mcts),
             )
         nodes, visits = tree_size(session.mcts)
         return IterationsOut(

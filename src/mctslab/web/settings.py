@@ -6,9 +6,10 @@ and the application all read it (:func:`mctslab.web.app.create_app` takes one).
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 __all__ = ["Settings"]
 
@@ -29,11 +30,15 @@ class Settings:
         chunk_seconds: length of the short searches a session search is cut into:
             how quickly a cancel takes effect, and the turn of a search when several
             run at once.
-        search_threads: searches (chunks) that run at once. Python's GIL lets one
-            thread compute at a time, and neither engine releases it, so more threads
-            would not search faster; one keeps the event loop's wait for the GIL short
-            (the server answers while searches run) and makes concurrent searches take
-            turns, chunk by chunk, in arrival order.
+        search_threads: reference-engine searches (chunks) that run at once. Python's
+            GIL lets one thread compute at a time and the reference engine holds it, so
+            more threads would not search faster; one keeps the event loop's wait for
+            the GIL short (the server answers while searches run) and makes concurrent
+            searches take turns, chunk by chunk, in arrival order.
+        compiled_search_threads: compiled-engine searches (chunks) that run at once,
+            by default one per core: the compiled engine releases the GIL, so
+            concurrent sessions' searches run in parallel on every core while the
+            event loop keeps answering.
         sweep_seconds: how often expired sessions are swept (they are also swept
             on every request).
         clock: the clock that times idleness (a test can pass a fake one).
@@ -48,5 +53,6 @@ class Settings:
     max_svg_nodes: int = 2_000
     chunk_seconds: float = 0.05
     search_threads: int = 1
+    compiled_search_threads: int = field(default_factory=lambda: os.cpu_count() or 1)
     sweep_seconds: float = 30.0
     clock: Callable[[], float] = time.monotonic
