@@ -15,12 +15,13 @@ loop stays free while the searches run in worker threads. Latencies are wall-clo
 seen by the client, p50 / p99 / max per kind of request.
 
 ``--compiled`` measures the compiled engine's concurrency instead: every session asks
-only for AI moves of 0.2 s searched by the compiled engine (which releases the GIL, so
-the server runs up to one compiled search per core at once), first with one session,
-then with ``--sessions``; it reports the simulations per second the server made in
-each run and their ratio (about the number of cores when the searches run in
-parallel, 1 if they took turns), with the health latencies, and writes
-``benchmarks/results/load_web_compiled.json``.
+only for AI moves from the start of Connect Four, 200,000 iterations of the compiled
+engine on a fresh tree (``reset`` after each: the same work every time), which
+releases the GIL, so the server runs up to one compiled search per core at once;
+first with one session, then with ``--sessions``. It reports the simulations per
+second the server made in each run and their ratio (about the number of cores when
+the searches run in parallel, 1 if they took turns), with the health latencies, and
+writes ``benchmarks/results/load_web_compiled.json``.
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ RESULTS = Path(__file__).resolve().parent / "results"
 # Iterations of about 0.2 s of one core's search per game, on the reference engine.
 ITERATIONS = {"connect_four": 2000, "tic_tac_toe": 5000, "nim": 3000}
 GAMES = ("connect_four", "tic_tac_toe", "nim")
+# --compiled: each AI move searches the start of Connect Four anew with this budget.
+COMPILED_ITERATIONS = 200_000
 
 
 def free_port() -> int:
@@ -92,14 +95,23 @@ class Recorder:
 async def session_loop(
     client: httpx.AsyncClient, rec: Recorder, i: int, stop: float, compiled: bool
 ) -> None:
-    game = GAMES[i % len(GAMES)]
+    game = "connect_four" if compiled else GAMES[i % len(GAMES)]  # compiled: equal work
     engine = "compiled" if compiled else "auto" if i % 2 else "reference"
     body = {"game": game, "config": {"engine": engine, "seed": i, "time": 0.2, "iterations": None}}
     r = await rec.call(client, "create", "POST", "/api/sessions", body)
     sid = r.json()["id"]
     turn = 0
     while time.perf_counter() < stop:
-        if compiled or turn % 2 == 0:
+        if compiled:  # equal work: the same search from the start, on a fresh tree
+            budget = {"iterations": COMPILED_ITERATIONS}
+            r = await rec.call(client, "ai", "POST", f"/api/sessions/{sid}/ai", budget)
+            await rec.call(client, "reset", "POST", f"/api/sessions/{sid}/reset")
+            turn += 1
+            if r.status_code == 200:
+                rec.searched += r.json()["last_ai"]["seconds"]
+                rec.simulations += COMPILED_ITERATIONS
+            continue
+        if turn % 2 == 0:
             r = await rec.call(client, "ai", "POST", f"/api/sessions/{sid}/ai", {"time": 0.2})
         else:
             k = ITERATIONS[game]
