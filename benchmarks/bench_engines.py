@@ -49,7 +49,9 @@ from numba import njit
 import mctslab
 from mctslab.games.kernels import generic_playout
 from mctslab.search.compiled import CompiledMCTS, borrow
+from mctslab.search.engine import make_searcher
 from mctslab.search.mcts import MCTS, SearchConfig
+from mctslab.search.parallel import RootParallelSearcher
 
 try:
     import pyspiel
@@ -76,6 +78,7 @@ BUDGETS = {
         "reference": 10_000,
         "openspiel_python": 10_000,
         "raw_playouts": 1_000_000,
+        "game_playouts": 1_000_000,
     },
     "connect_four": {
         "compiled": 100_000,
@@ -406,6 +409,68 @@ def by_size(mode: Mode) -> tuple[dict[str, list[dict[str, Any]]], dict[str, Any]
     return rows, memory
 
 
+# --- 3b. Every core: root parallelism in threads ----------------------------------------
+
+THREAD_SIMULATIONS = {"connect_four": 200_000, "tic_tac_toe": 200_000}
+
+
+def threaded_search(game_name: str, workers: int, iterations: int, seed: int) -> float:
+    """Simulations per second of ``workers`` compiled searches in threads of this process
+    (root parallelism, each with the whole budget), over the wall time of the search."""
+    game = mctslab.make(game_name)
+    state = game.new_initial_state()
+    config = SearchConfig(
+        c=C, iterations=iterations, seed=seed, workers=workers, parallel="threads", reuse_tree=False
+    )
+    searcher = make_searcher(config, state, "compiled")
+    try:
+        searcher.search(state)  # start the threads, load the code: not timed
+        result = searcher.search(state)
+    finally:
+        if isinstance(searcher, RootParallelSearcher):
+            searcher.close()
+    assert result.iterations == workers * iterations
+    return result.iterations / result.seconds
+
+
+def thread_scaling(repeats: int) -> dict[str, Any]:
+    """1 and 2 worker threads, in turns within each repeat; the paired ratio of their
+    simulations per second (2.0: both cores fully used)."""
+    out: dict[str, Any] = {}
+    for game_name, n in THREAD_SIMULATIONS.items():
+        one: list[float] = []
+        two: list[float] = []
+        for r in range(repeats):
+            one.append(threaded_search(game_name, 1, n, 9000 + r))
+            two.append(threaded_search(game_name, 2, n, 9000 + r))
+        ratio = statistics.median(b / a for a, b in zip(one, two, strict=True))
+        out[game_name] = {
+            "simulations_per_worker": n,
+            "one_thread_per_s": statistics.median(one),
+            "two_threads_per_s": statistics.median(two),
+            "ratio": ratio,
+        }
+        print(
+            f"  {game_name}: 1 thread {statistics.median(one):,.0f}/s, "
+            f"2 threads {statistics.median(two):,.0f}/s, ratio {ratio:.2f}x",
+            flush=True,
+        )
+    return out
+
+
+def render_threads(threads: dict[str, Any]) -> str:
+    lines = [
+        _rule("Root parallelism in threads (compiled, each worker the whole budget)"),
+        f"{'game':<14}{'simulations':>12}{'1 thread/s':>13}{'2 threads/s':>13}{'ratio':>8}",
+    ]
+    for g, row in threads.items():
+        lines.append(
+            f"{g:<14}{row['simulations_per_worker']:>12,}{row['one_thread_per_s']:>13,.0f}"
+            f"{row['two_threads_per_s']:>13,.0f}{row['ratio']:>7.2f}x"
+        )
+    return "\n".join(lines)
+
+
 # --- 4. Time to first move in a fresh process -------------------------------------------
 
 _FIRST_MOVE = """
@@ -606,6 +671,7 @@ def render(report: dict[str, Any]) -> str:
         )
 
     lines.append(render_sizes(report["sizes"]))
+    lines.append(render_threads(report["threads"]))
 
     m = report["memory"]
     slots = f" and {m['capacity_slots']:,} slots" if m["slot_arrays"] else ""
@@ -694,14 +760,18 @@ def main(argv: list[str] | None = None) -> int:
         print("open-spiel is not installed: its engines are skipped (pip install open-spiel)")
     if args.sizes_only:
         size_rows, _ = by_size(mode)
+        print("measuring root parallelism in threads ...", flush=True)
+        threads = thread_scaling(mode.size_repeats)
         report = {
             "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             "mode": "quick" if args.quick else "full",
             "machine": machine(),
             "versions": versions(),
             "sizes": size_rows,
+            "threads": threads,
         }
         print(render_sizes(size_rows))
+        print(render_threads(threads))
         out = args.output.with_name(args.output.stem + "_by_size.json")
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(report, indent=2) + "\n")
@@ -713,6 +783,8 @@ def main(argv: list[str] | None = None) -> int:
     games = {g: measure_game(g, mode) for g in GAMES}
     print("measuring equal work by tree size ...", flush=True)
     size_rows, memory = by_size(mode)
+    print("measuring root parallelism in threads ...", flush=True)
+    threads = thread_scaling(mode.size_repeats)
     print("measuring the time to the first move ...", flush=True)
     first = first_moves(mode)
 
@@ -732,6 +804,7 @@ def main(argv: list[str] | None = None) -> int:
         },
         "games": games,
         "sizes": size_rows,
+        "threads": threads,
         "memory": memory | {"openspiel_cpp_node_bytes": OPENSPIEL_NODE_BYTES},
         "first_move": first,
     }
