@@ -159,3 +159,17 @@ def test_compiled_search_is_node_identical_with_the_playout(
     generic = CompiledMCTS(config).search(plain.state_from_actions(moves))
     reference = MCTS(config).search(state)
     assert _root(fast) == _root(generic) == _root(reference)
+
+
+def test_a_finished_score_game_heuristic_stays_in_range() -> None:
+    """Bohnenspiel with ``utility="score"`` returns the store difference (up to 72) at
+    the end; its ``heuristic()`` there is that difference mapped onto [-1, 1] (the
+    contract's range, and what minimax scores a terminal position), so the game
+    passes the conformance checks."""
+    game = mctslab.make("bohnenspiel", utility="score")
+    check_game(game, n_games=5, seed=1)
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        state.apply_action(state.legal_actions()[0])
+    r = state.returns()[0]
+    assert abs(r) > 1 and state.heuristic() == pytest.approx([r / 72, -r / 72])

@@ -277,9 +277,13 @@ class KernelState:
         return out.tolist()  # type: ignore[no-any-return]
 
     def heuristic(self) -> list[float]:
-        """A value estimate per player in ``[-1, 1]`` (exact returns when terminal)."""
+        """A value estimate per player in ``[-1, 1]``; when terminal, the exact returns
+        mapped linearly from the game's utility range onto ``[-1, 1]`` (as minimax scores
+        a terminal position), so a game whose returns are scores stays in range."""
         if self.is_terminal():
-            return self.returns()
+            info = self._game.info
+            span = info.max_utility - info.min_utility
+            return [2.0 * (r - info.min_utility) / span - 1.0 for r in self.returns()]
         out = np.zeros(self._game.info.num_players, dtype=np.float64)
         self._game.kernels.heuristic(self.array, self._game.params, out)
         return out.tolist()  # type: ignore[no-any-return]
