@@ -298,6 +298,20 @@ def _new_node(tree, a, ctl):  # type: ignore[no-untyped-def]
     return i
 
 
+@njit(inline="always")
+def _copy_node(src, o, dst, i):  # type: ignore[no-untyped-def]
+    """Node ``o`` of tree ``src`` into slot ``i`` of tree ``dst``: every field but the
+    sibling link (the caller relinks), ``first_child`` included."""
+    dst.first_child[i] = src.first_child[o]
+    dst.action[i] = src.action[o]
+    dst.visits[i] = src.visits[o]
+    dst.value_sum[i] = src.value_sum[o]
+    dst.n_untried[i] = src.n_untried[o]
+    dst.to_play[i] = src.to_play[o]
+    dst.proven[i] = src.proven[o]
+    dst.flags[i] = src.flags[o]
+
+
 @njit(cache=True)
 def _relocate(tree, parent, ctl):  # type: ignore[no-untyped-def]
     """Move the children of ``parent``, which just became fully expanded, to consecutive
@@ -316,15 +330,8 @@ def _relocate(tree, parent, ctl):  # type: ignore[no-untyped-def]
     first = dst
     while ch >= 0:
         nxt = next_sibling[ch]
-        first_child[dst] = first_child[ch]
+        _copy_node(tree, ch, tree, dst)
         next_sibling[dst] = dst + 1
-        tree.action[dst] = tree.action[ch]
-        tree.visits[dst] = tree.visits[ch]
-        tree.value_sum[dst] = tree.value_sum[ch]
-        tree.n_untried[dst] = tree.n_untried[ch]
-        tree.to_play[dst] = tree.to_play[ch]
-        tree.proven[dst] = tree.proven[ch]
-        tree.flags[dst] = tree.flags[ch]
         next_sibling[ch] = ctl[FREE]
         ctl[FREE] = ch
         dst += 1
@@ -830,14 +837,7 @@ def compact(old, root, new):  # type: ignore[no-untyped-def]
         o = queue[head]
         i = head
         head += 1
-        # Every field but the links, copied as it is.
-        new.action[i] = old.action[o]
-        new.visits[i] = old.visits[o]
-        new.value_sum[i] = old.value_sum[o]
-        new.n_untried[i] = old.n_untried[o]
-        new.to_play[i] = old.to_play[o]
-        new.proven[i] = old.proven[o]
-        new.flags[i] = old.flags[o]
+        _copy_node(old, o, new, i)  # every field but the links, copied as it is
         new.first_child[i] = NONE  # (next_sibling[i] was set when i was queued)
         last = NONE
         oc = old.first_child[o]

@@ -40,8 +40,9 @@ class SearchWorkerError(RuntimeError):
     error, and the worker's traceback is logged on the ``mctslab.search.parallel`` logger."""
 
 
-class _ThreadWorker:
-    """A worker thread's searcher, made anew when the game changes (as ``_worker``'s)."""
+class _Worker:
+    """One worker's searcher, made anew when the game changes (another game, or other
+    rules: never a tree of the old one); a worker thread or process holds one."""
 
     def __init__(self, config: SearchConfig, engine: str) -> None:
         self.config, self.engine = config, engine
@@ -49,7 +50,9 @@ class _ThreadWorker:
         self.game: object = None
 
     def search(self, state: State, info: GameInfo) -> tuple[str, Any, Any]:
-        """One search: the reply a worker process would send."""
+        """One search: ``("ok", result, root children)``; ``("error", exception, None)``
+        for bad input (an :class:`~mctslab.core.errors.MctslabError`, raised again in the
+        caller as it is); ``("crash", traceback text, None)`` for anything else."""
         try:
             this_game = getattr(state, "game", None)
             if self.searcher is None or not same_rules(this_game, self.game):
@@ -64,34 +67,21 @@ class _ThreadWorker:
 
 
 def _worker(conn: Connection, config: SearchConfig, engine: str) -> None:
-    """A worker process: search each state it is sent, reply with its root statistics.
-
-    Replies ``("ok", result, root children)``; ``("error", exception, None)`` for bad
-    input (an :class:`~mctslab.core.errors.MctslabError`, raised again in the parent as it
-    is); ``("crash", traceback text, None)`` for anything else.
-    """
-    searcher: Any = None
-    game: object = None
+    """A worker process: search each state it is sent, reply with :meth:`_Worker.search`'s
+    answer."""
+    worker = _Worker(config, engine)
     while True:
         message = conn.recv()
         if message is None:
             return
-        state, info = message
+        reply = worker.search(*message)
         try:
-            this_game = getattr(state, "game", None)
-            if searcher is None or not same_rules(this_game, game):
-                # Another game (or other rules): a new searcher, never a tree of the old one.
-                searcher = single_searcher(config, state, engine)
-                game = this_game
-            result = searcher.search(state, info)
-            conn.send(("ok", result, searcher.root_children()))
-        except MctslabError as err:
-            try:
-                conn.send(("error", err, None))
-            except Exception:  # an error that does not pickle: its message will do
-                conn.send(("error", InvalidConfigError(str(err)), None))
+            conn.send(reply)
         except Exception:
-            conn.send(("crash", traceback.format_exc(), None))
+            if reply[0] != "error":
+                raise
+            # An error that does not pickle: its message will do.
+            conn.send(("error", InvalidConfigError(str(reply[1])), None))
 
 
 class RootParallelSearcher:
@@ -105,7 +95,7 @@ class RootParallelSearcher:
         self.engine = engine
         self._conns: list[Connection] = []
         self._procs: list[Any] = []
-        self._threads: list[_ThreadWorker] = []
+        self._threads: list[_Worker] = []
         self._pool: ThreadPoolExecutor | None = None
         #: ``"threads"`` or ``"processes"`` once the first search has started them.
         self.mode: str | None = None
@@ -120,7 +110,7 @@ class RootParallelSearcher:
     def _start_threads(self) -> None:
         for i in range(self.config.workers):
             cfg = replace(self.config, workers=1, seed=self.config.seed + i)
-            self._threads.append(_ThreadWorker(cfg, self.engine))
+            self._threads.append(_Worker(cfg, self.engine))
         self._pool = ThreadPoolExecutor(self.config.workers, thread_name_prefix="mctslab-root")
         self.mode = "threads"
 
