@@ -44,6 +44,10 @@ the margin and MCTS-Solver is refused (its proofs are wins, draws and losses).
 State layout (``int64``): ``[player, winner, plies, store_0, store_1, pit_0 .. pit_11]``;
 ``winner`` -1 while undecided or drawn. ``params``: ``[utility]`` (0 win/loss, 1 score).
 
+Observation (the ``observation`` kernel; OpenSpiel has no Bohnenspiel): 15 values from
+the observer's side, the 12 pits in sowing order from their first pit, their store, the
+other's store (beans over 72), then 1 if the observer is to move.
+
 Its own random ``playout`` (the kernel contract's optional sixth kernel) keeps the
 position in local words: each side's six pits as the bytes of one word, seen from
 the mover (so one move is the same bit operations for either player), the non-empty
@@ -317,10 +321,40 @@ def heuristic(s, params, out):  # type: ignore[no-untyped-def]
     out[1] = -v
 
 
+#: The observation's length: 12 pits, 2 stores, whether the observer is to move.
+_OBSERVATION_SIZE = PITS + 3
+
+
+@njit(cache=True)
+def observation(s, params, player, out):  # type: ignore[no-untyped-def]
+    """What ``player`` sees, from their side of the board (OpenSpiel has no Bohnenspiel):
+    15 values, the 12 pits in sowing order starting at the player's first pit (their own
+    six, then the other's six), the player's store, the other's store, all as beans over
+    72 (more than 1 only in set-up positions with more beans), then 1 if ``player`` is to
+    move (0 otherwise, and once the game is over)."""
+    first = 6 * player
+    for i in range(PITS):
+        at = first + i
+        if at >= PITS:
+            at -= PITS
+        out[i] = s[_PIT + at] / TOTAL
+    out[PITS] = s[_STORE + player] / TOTAL
+    out[PITS + 1] = s[_STORE + 1 - player] / TOTAL
+    out[PITS + 2] = 1.0 if s[0] == player else 0.0
+
+
 class Bohnenspiel(KernelGame):
     """Bohnenspiel as the course's game server plays it (see the module docstring)."""
 
-    kernels = RuleKernels(init, legal_actions, apply_action, returns, heuristic, playout=playout)
+    kernels = RuleKernels(
+        init,
+        legal_actions,
+        apply_action,
+        returns,
+        heuristic,
+        playout=playout,
+        observation=observation,
+    )
 
     def __init__(self, utility: str = "win_loss") -> None:
         if utility not in _UTILITIES:
@@ -364,6 +398,10 @@ class Bohnenspiel(KernelGame):
         s[_STORE : _STORE + 2] = stores
         s[_PIT : _PIT + PITS] = pits
         return KernelState(self, s, [])
+
+    def observation_shape(self) -> tuple[int, ...]:
+        """15 values: 12 pits from the observer's first, 2 stores (theirs first), to move."""
+        return (_OBSERVATION_SIZE,)
 
     def pits(self, state: KernelState) -> list[int]:
         """The beans in pits 0-11."""

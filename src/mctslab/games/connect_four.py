@@ -11,6 +11,9 @@ State layout (``int64``), with ``R`` rows and ``C`` columns:
 cell ``(r, c)`` is at ``3 + C + r * C + c`` with row 0 at the bottom; 0 empty,
 1 ``x``, 2 ``o``. ``params = [R, C, x_in_row, bitboards]``.
 
+Observation (the ``observation`` kernel): OpenSpiel's, shape ``(3, R, C)``, planes
+``x``, ``o``, empty, row 0 at the bottom, the same for both players.
+
 Where the board fits in 63 bits (``(R + 1) * C <= 63``, the standard 6x7 board
 included), each side's stones are also kept as a bitboard, bit ``c * (R + 1) + r``
 (a column of ``R + 1`` bits whose top bit stays empty, so that no line wraps
@@ -272,10 +275,33 @@ def heuristic(s, params, out):  # type: ignore[no-untyped-def]
     out[1] = -v
 
 
+@njit(cache=True)
+def observation(s, params, player, out):  # type: ignore[no-untyped-def]
+    """OpenSpiel's ``connect_four`` observation, 3 planes of ``R x C`` cells (cell
+    ``r * C + c``, row 0 at the bottom): ``x`` (player 0), ``o`` (player 1), empty.
+    The same for both players."""
+    rows, cols = params[0], params[1]
+    n = rows * cols
+    base = 3 + cols
+    for i in range(n):
+        v = s[base + i]  # 0 empty, 1 x, 2 o; the state's cell order is OpenSpiel's
+        out[i] = 1.0 if v == 1 else 0.0
+        out[n + i] = 1.0 if v == 2 else 0.0
+        out[2 * n + i] = 1.0 if v == 0 else 0.0
+
+
 class ConnectFour(KernelGame):
     """Connect Four on ``rows`` x ``columns`` with ``x_in_row`` to win (OpenSpiel ``connect_four``)."""
 
-    kernels = RuleKernels(init, legal_actions, apply_action, returns, heuristic, playout=playout)
+    kernels = RuleKernels(
+        init,
+        legal_actions,
+        apply_action,
+        returns,
+        heuristic,
+        playout=playout,
+        observation=observation,
+    )
 
     def __init__(self, rows: int = 6, columns: int = 7, x_in_row: int = 4) -> None:
         for name, value, lo in (
@@ -300,6 +326,10 @@ class ConnectFour(KernelGame):
         )
         bitboards = int((rows + 1) * columns <= 63)
         super().__init__(info, np.array([rows, columns, x_in_row, bitboards], dtype=np.int64))
+
+    def observation_shape(self) -> tuple[int, ...]:
+        """OpenSpiel's: 3 planes (``x``, ``o``, empty) of ``rows x columns`` cells."""
+        return (3, self.rows, self.columns)
 
     def action_name(self, state: KernelState, action: int) -> str:
         return str(action + 1)

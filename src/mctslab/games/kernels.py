@@ -12,11 +12,13 @@ public wrapper, ``pgx/_src/games/<game>.py``):
 ``heuristic(state, params, out)``           a value estimate per player in ``[-1, 1]``
 ==========================================  ====================================================
 
-and, optionally, a sixth for speed:
+and, optionally, a sixth for speed and a seventh for learned evaluators:
 
 ==========================================  ====================================================
 ``playout(state, params, rng, out) -> n``   a uniformly random playout to the end, in place:
                                             returns the plies played, writes the returns to ``out``
+``observation(state, params, player, out)`` writes what ``player`` observes as ``float32`` values
+                                            to the flat array ``out`` (every entry, zeros too)
 ==========================================  ====================================================
 
 Layout rule shared by every kernel game: ``state[0]`` holds the current player
@@ -28,6 +30,13 @@ that says ``chance_nodes = True``, searched by the reference engine. ``apply_act
 never checks legality: :class:`KernelState` does, and engines only play legal
 actions. Kernels are module-level functions compiled with ``cache=True`` so
 that the on-disk cache serves a fresh process.
+
+The ``observation`` kernel is the input of a neural evaluator: the compiled engine
+may call it inside numba for a batch of leaves, so it allocates nothing and writes
+all ``prod(shape)`` entries of ``out`` (a 1-D view of the batch's row), the shape
+being :meth:`KernelGame.observation_shape`, computed from ``params``. It must
+accept any ``player`` of the game, terminal states included. Where OpenSpiel has
+the game, its shape and layout are OpenSpiel's ``observation_tensor``.
 
 A game's own ``playout`` must make exactly the random choices of the generic
 loop (:func:`generic_playout`): at each ply, with ``n`` legal moves, it plays the
@@ -52,7 +61,7 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
-from mctslab.core.errors import IllegalActionError, illegal_action_message
+from mctslab.core.errors import IllegalActionError, InvalidConfigError, illegal_action_message
 from mctslab.core.game import TERMINAL, GameInfo, State
 
 __all__ = [
@@ -67,6 +76,7 @@ __all__ = [
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
+Float32Array = npt.NDArray[np.float32]
 UIntArray = npt.NDArray[np.uint64]
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -145,6 +155,10 @@ class RuleKernels:
     #: (optional: the engine's generic loop makes the same draws, see the module
     #: docstring). A ``search_chunk`` wrapper passes it to ``run_chunk`` last.
     playout: Callable[[IntArray, IntArray, UIntArray, FloatArray], int] | None = None
+    #: What a player observes, ``observation(state, params, player, out)``: ``float32``
+    #: values written to the flat ``out`` of :meth:`KernelGame.observation_shape`'s size
+    #: (optional: for neural evaluators; see the module docstring).
+    observation: Callable[[IntArray, IntArray, int, Float32Array], None] | None = None
 
 
 class KernelGame:
@@ -191,6 +205,11 @@ class KernelGame:
 
     def __repr__(self) -> str:
         return f"<game {self._info.name}>"
+
+    def observation_shape(self) -> tuple[int, ...]:
+        """The shape of :meth:`KernelState.observation_tensor` for this game's parameters
+        (a game with an ``observation`` kernel overrides it)."""
+        raise InvalidConfigError(f"{self._info.name}: the game has no observation tensor")
 
     # Presentation, overridden by each game.
     def action_name(self, state: KernelState, action: int) -> str:
@@ -287,6 +306,40 @@ class KernelState:
         out = np.zeros(self._game.info.num_players, dtype=np.float64)
         self._game.kernels.heuristic(self.array, self._game.params, out)
         return out.tolist()  # type: ignore[no-any-return]
+
+    def observation_tensor_shape(self) -> tuple[int, ...]:
+        """The shape of :meth:`observation_tensor` (the game's ``observation_shape()``)."""
+        return self._game.observation_shape()
+
+    def observation_tensor(self, player: int | None = None) -> Float32Array:
+        """What ``player`` observes, as a ``float32`` array of :meth:`observation_tensor_shape`
+        (the game's ``observation`` kernel; where OpenSpiel has the game, OpenSpiel's layout).
+
+        ``player`` defaults to the player to move; a terminal state has none, so there it
+        must be given. Raises :class:`~mctslab.core.errors.InvalidConfigError` for a player
+        not of the game, a terminal state without a player, or a game with no observation.
+        """
+        g = self._game
+        shape = g.observation_shape()
+        kernel = g.kernels.observation
+        if kernel is None:
+            raise InvalidConfigError(f"{g.info.name}: the game has no observation kernel")
+        n = g.info.num_players
+        if player is None:
+            if self.is_terminal():
+                raise InvalidConfigError(
+                    f"{g.info.name}: the game is over: give observation_tensor a player in [0, {n - 1}]"
+                )
+            player = self.current_player()
+        elif isinstance(player, bool) or not isinstance(player, int | np.integer):
+            raise InvalidConfigError(
+                f"{g.info.name}: player must be an integer in [0, {n - 1}], got {player!r}"
+            )
+        if not 0 <= player < n:
+            raise InvalidConfigError(f"{g.info.name}: player must be in [0, {n - 1}], got {player}")
+        out = np.zeros(int(np.prod(shape)), dtype=np.float32)
+        kernel(self.array, g.params, int(player), out)
+        return out.reshape(shape)
 
     def history(self) -> list[int]:
         return list(self._history)

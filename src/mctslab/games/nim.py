@@ -19,6 +19,10 @@ is 0. The heuristic uses exactly that (±0.5, not ±1: it is an estimate slot).
 State layout: ``[player, winner, moves, pile_0 ..]``;
 ``params = [num_piles, T, misere, initial pile_0 ..]``.
 
+Observation (the ``observation`` kernel): OpenSpiel's ``nim`` vector for every variant,
+Bachet's game and take limits included (their positions are ``nim`` positions): the
+player to move one-hot, game over, the number of piles one-hot, each pile one-hot.
+
 Its own random ``playout`` (the kernel contract's optional sixth kernel), for every
 variant (any piles, take limit, normal or misère play, Bachet's game), lists no
 moves: it keeps their number up to date (each pile gives ``min(pile, T)``), finds
@@ -212,10 +216,36 @@ def _max_pile(params):  # type: ignore[no-untyped-def]
     return m
 
 
+@njit(cache=True)
+def observation(s, params, player, out):  # type: ignore[no-untyped-def]
+    """OpenSpiel's ``nim`` observation, one vector: the player to move one-hot (2), whether
+    the game is over (1), the number of piles ``k`` one-hot (``k`` entries: the last set),
+    then each pile's stones one-hot over ``0 .. M`` (``M + 1`` entries a pile, ``M`` the
+    largest initial pile). The same for both players. Once the game is over the "to move"
+    entry is the player who would move next, as OpenSpiel keeps it: player ``moves % 2``."""
+    k = params[0]
+    m = _max_pile(params)
+    for i in range(3 + k + k * (m + 1)):
+        out[i] = 0.0
+    out[s[0] if s[0] >= 0 else s[2] % 2] = 1.0
+    out[2] = 1.0 if s[0] == TERMINAL else 0.0
+    out[3 + k - 1] = 1.0
+    for i in range(k):
+        out[3 + k + i * (m + 1) + s[3 + i]] = 1.0
+
+
 class Nim(KernelGame):
     """Nim with any piles, an optional take limit, normal or misère play."""
 
-    kernels = RuleKernels(init, legal_actions, apply_action, returns, heuristic, playout=playout)
+    kernels = RuleKernels(
+        init,
+        legal_actions,
+        apply_action,
+        returns,
+        heuristic,
+        playout=playout,
+        observation=observation,
+    )
 
     def __init__(
         self,
@@ -253,6 +283,11 @@ class Nim(KernelGame):
         )
         params = np.array([len(piles), limit, int(self.misere), *piles], dtype=np.int64)
         super().__init__(info, params)
+
+    def observation_shape(self) -> tuple[int, ...]:
+        """OpenSpiel's: ``2 + 1 + k + k * (M + 1)`` for ``k`` piles, the largest ``M``."""
+        k = len(self.piles)
+        return (3 + k + k * (max(self.piles) + 1),)
 
     def action_name(self, state: KernelState, action: int) -> str:
         k = len(self.piles)

@@ -8,6 +8,9 @@ the top.
 State layout (``int64``): ``[player, winner, moves, cell_0 .. cell_8]`` with
 ``winner`` -1 while undecided or drawn, cells 0 empty, 1 ``x``, 2 ``o``.
 
+Observation (the ``observation`` kernel): OpenSpiel's, shape ``(3, 3, 3)``, planes
+empty, ``o``, ``x`` (OpenSpiel's cell-state order), the same for both players.
+
 Its own random ``playout`` (the kernel contract's optional sixth kernel) keeps the
 position in local words: each side's cells and the empty cells as 9-bit masks (bit
 ``a`` for cell ``a``; the ``k``-th legal move is the empty mask's ``k``-th set bit,
@@ -179,10 +182,31 @@ def heuristic(s, params, out):  # type: ignore[no-untyped-def]
     out[1] = -v
 
 
+@njit(cache=True)
+def observation(s, params, player, out):  # type: ignore[no-untyped-def]
+    """OpenSpiel's ``tic_tac_toe`` observation, 3 planes of 9 cells (cell ``3 * row + col``,
+    row 0 on top): empty, ``o`` (player 1), ``x`` (player 0). The same for both players:
+    the board is all there is to see (OpenSpiel orders its planes by its cell states,
+    empty, nought, cross: so ``o`` comes before ``x``)."""
+    for a in range(9):
+        v = s[3 + a]  # 0 empty, 1 x, 2 o
+        out[a] = 1.0 if v == 0 else 0.0
+        out[9 + a] = 1.0 if v == 2 else 0.0
+        out[18 + a] = 1.0 if v == 1 else 0.0
+
+
 class TicTacToe(KernelGame):
     """Tic-tac-toe on a 3x3 board (OpenSpiel ``tic_tac_toe``)."""
 
-    kernels = RuleKernels(init, legal_actions, apply_action, returns, heuristic, playout=playout)
+    kernels = RuleKernels(
+        init,
+        legal_actions,
+        apply_action,
+        returns,
+        heuristic,
+        playout=playout,
+        observation=observation,
+    )
 
     def __init__(self) -> None:
         info = GameInfo(
@@ -196,6 +220,10 @@ class TicTacToe(KernelGame):
             max_utility=1.0,
         )
         super().__init__(info, np.zeros(1, dtype=np.int64))
+
+    def observation_shape(self) -> tuple[int, ...]:
+        """OpenSpiel's: 3 planes (empty, ``o``, ``x``) of 3 x 3 cells."""
+        return (3, 3, 3)
 
     def action_name(self, state: KernelState, action: int) -> str:
         return "abc"[action % _CELLS] + str(action // _CELLS + 1)
