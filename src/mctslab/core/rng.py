@@ -15,6 +15,7 @@ three functions over a ``uint64`` word.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import TypeVar
 
@@ -60,6 +61,41 @@ class Rng:
     def random(self) -> float:
         """A uniform float in ``[0, 1)``."""
         return (self.next_u64() >> 11) * (1.0 / 9007199254740992.0)
+
+    def normal(self) -> float:
+        """A standard normal draw (Box and Muller 1958: two uniform draws, the cosine half)."""
+        u1 = 1.0 - self.random()  # in (0, 1]: its log is finite
+        u2 = self.random()
+        return math.sqrt(-2.0 * math.log(u1)) * math.cos(2.0 * math.pi * u2)
+
+    def gamma(self, alpha: float) -> float:
+        """A Gamma(``alpha``, 1) draw, ``alpha > 0`` (Marsaglia and Tsang 2000, "A simple
+        method for generating gamma variables"; for ``alpha < 1`` the boost
+        ``Gamma(alpha + 1) * U ** (1 / alpha)``)."""
+        if alpha < 1.0:
+            u = 1.0 - self.random()
+            boost: float = u ** (1.0 / alpha)
+            return self.gamma(alpha + 1.0) * boost
+        d = alpha - 1.0 / 3.0
+        c = 1.0 / math.sqrt(9.0 * d)
+        while True:
+            x = self.normal()
+            v = 1.0 + c * x
+            if v <= 0.0:
+                continue
+            v = v * v * v
+            u = 1.0 - self.random()
+            if u < 1.0 - 0.0331 * x**4 or math.log(u) < 0.5 * x * x + d * (1.0 - v + math.log(v)):
+                return d * v
+
+    def dirichlet(self, alpha: float, k: int) -> list[float]:
+        """A draw from the symmetric Dirichlet distribution ``Dir(alpha, ..., alpha)`` over
+        ``k`` outcomes (normalised Gamma draws): AlphaZero's root exploration noise."""
+        draws = [self.gamma(alpha) for _ in range(k)]
+        total = sum(draws)
+        if total <= 0.0:  # every draw underflowed (a tiny alpha): all the mass on one
+            return [1.0 if i == 0 else 0.0 for i in range(k)]
+        return [g / total for g in draws]
 
     def choice(self, items: Sequence[T]) -> T:
         """A uniformly chosen element of a non-empty sequence."""

@@ -61,6 +61,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal, Protocol, TypeVar
 
+import numpy as np
+
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import (
     CHANCE,
@@ -68,6 +70,7 @@ from mctslab.core.game import (
     GameInfo,
     State,
     draw_outcome,
+    has_chance_nodes,
     heuristic_or_none,
     same_rules,
     sample_chance_outcome,
@@ -75,6 +78,7 @@ from mctslab.core.game import (
 )
 from mctslab.core.rng import Rng
 from mctslab.search.budget import Budget
+from mctslab.search.evaluators import Evaluator, LeafBatch, check_output, value_rewards
 from mctslab.search.options import (
     check_budget,
     check_choice,
@@ -82,6 +86,7 @@ from mctslab.search.options import (
     check_seed,
     is_int,
 )
+from mctslab.search.puct import PuctConfig, puct_exploration, puct_score
 
 __all__ = [
     "MCTS",
@@ -93,14 +98,18 @@ __all__ = [
     "SearchResult",
     "SearchTree",
     "backpropagate",
+    "evaluate_nodes",
+    "evaluation",
     "expand",
     "exploration",
     "game_info_of",
     "iterate",
+    "iterate_batch",
     "leaf_rewards",
     "max_child",
     "robust_child",
     "rules_agree",
+    "sample_by_visits",
     "search",
     "select",
     "should_expand",
@@ -147,6 +156,11 @@ class SearchConfig:
             engine releases the GIL: no start-up, one compiled cache), ``"processes"``,
             or ``"auto"``: threads for the compiled engine, processes for the
             reference engine (which holds the GIL).
+        puct: AlphaGo's selection rule with an evaluator's priors and values
+            (:class:`~mctslab.search.puct.PuctConfig`) in place of UCT and playouts;
+            ``None``: UCT. Under PUCT a node's children are created together with
+            their priors (``expansion`` does not apply) and ``simulation`` is the
+            playout of the ``"uniform+rollout"`` evaluator or of ``mix``.
     """
 
     c: float = math.sqrt(2.0)
@@ -163,6 +177,7 @@ class SearchConfig:
     reuse_tree: bool = True
     workers: int = 1
     parallel: Literal["auto", "threads", "processes"] = "auto"
+    puct: PuctConfig | None = None
 
     def __post_init__(self) -> None:
         where = "search config"
@@ -191,6 +206,8 @@ class SearchConfig:
             raise InvalidConfigError(
                 f"{where}: workers must be an integer in [1, 256], got {self.workers!r}"
             )
+        if self.puct is not None and not isinstance(self.puct, PuctConfig):
+            raise InvalidConfigError(f"{where}: puct must be a PuctConfig or None")
 
 
 @dataclass(frozen=True)
@@ -198,13 +215,15 @@ class ChildStats:
     """Root statistics of one move, from the point of view of the player to move.
 
     ``value`` is the mean return on the game's utility scale; ``proven`` is
-    1 / 0 / -1 for a proven win / draw / loss, ``None`` if unproven.
+    1 / 0 / -1 for a proven win / draw / loss, ``None`` if unproven; ``prior`` is
+    the evaluator's prior under PUCT (``None`` under UCT).
     """
 
     action: int
     visits: int
     value: float
     proven: int | None
+    prior: float | None = None
 
 
 @dataclass(frozen=True)
@@ -247,16 +266,20 @@ class Node:
     action. ``proven`` is the solved game value for player 0 (1, 0, -1) under
     MCTS-Solver, else ``None``. ``state`` is the node's position: keeping it
     costs memory but spares replaying the path from the root every iteration
-    (the compiled engine replays instead; the choices are the same).
+    (the compiled engine replays instead; the choices are the same). Under PUCT,
+    ``prior`` is the evaluator's prior of the move into this node and ``estimate``
+    the rewards of the node's own evaluation, waiting for phase 3.
     """
 
     __slots__ = (
         "action",
         "children",
+        "estimate",
         "opened",
         "outcomes",
         "parent",
         "player",
+        "prior",
         "proven",
         "rewards",
         "state",
@@ -283,6 +306,8 @@ class Node:
         self.state: State | None = None  # the node's position, kept once opened
         # At a chance node: its outcomes (action, probability), in the state's order.
         self.outcomes: list[tuple[int, float]] | None = None
+        self.prior = 0.0
+        self.estimate: list[float] | None = None
 
     @property
     def mean(self) -> float:
@@ -312,6 +337,10 @@ class SearchTree:
         self.nodes = _count(root) if nodes is None else nodes
         # The chance outcome selection sampled at the leaf, which expansion adds.
         self.outcome: int | None = None
+        # PUCT: the evaluator, and the root children's priors with this search's
+        # Dirichlet noise mixed in (the nodes keep the evaluator's own priors).
+        self.evaluator: Evaluator | None = None
+        self.root_priors: list[float] | None = None
 
 
 class NodeBudgetReached(Exception):
@@ -390,6 +419,27 @@ def check_solver(config: SearchConfig, info: GameInfo) -> None:
         )
 
 
+def check_puct(config: SearchConfig, info: GameInfo, state: State) -> None:
+    """Refuse what PUCT cannot do with this game: an evaluator's value is one number for
+    the player to move, so (except for ``"uniform+rollout"``) the game must be two-player
+    zero-sum; ``batch > 1`` has no chance nodes to wait at."""
+    puct = config.puct
+    assert puct is not None
+    if puct.evaluator != "uniform+rollout" and (info.num_players != 2 or not info.zero_sum):
+        raise InvalidConfigError(
+            f"an evaluator's value is for the player to move, which needs a two-player "
+            f"zero-sum game; {info.name} is not (use evaluator='uniform+rollout')"
+        )
+    if puct.evaluator == "heuristic" and heuristic_or_none(state) is None:
+        raise InvalidConfigError(
+            f"evaluator='heuristic' needs the game's heuristic(); {info.name} has none"
+        )
+    if puct.batch > 1 and has_chance_nodes(getattr(state, "game", None)):
+        raise InvalidConfigError(
+            f"puct batch > 1 needs a game without chance nodes; {info.name} has them"
+        )
+
+
 def _value_for(proven: int, player: int) -> int:
     """A proven value (for player 0) seen by ``player`` in a two-player zero-sum game."""
     return proven if player == 0 else -proven
@@ -441,6 +491,34 @@ def uct_value(parent: Node, child: Node, c: float) -> float:
     return uct_score(child.value_sum, child.visits, exploration(c, parent.visits))
 
 
+def _best_child(node: Node, tree: SearchTree) -> Node:
+    """Selection's choice at a fully expanded decision node: UCT, or PUCT when set."""
+    if tree.config.puct is not None:
+        return _best_puct_child(node, tree)
+    return _best_uct_child(node, tree.config)
+
+
+def _best_puct_child(node: Node, tree: SearchTree) -> Node:
+    """The child with the highest :func:`~mctslab.search.puct.puct_score` (at the root,
+    with this search's noisy priors); ties go to the lowest action, and under
+    MCTS-Solver proven children are skipped, as in :func:`_best_uct_child`."""
+    puct = tree.config.puct
+    assert puct is not None
+    explore = puct_exploration(puct.c, puct.c_base, node.visits)
+    noisy = tree.root_priors if node is tree.root else None
+    best: Node | None = None
+    best_value = -math.inf
+    for i, ch in enumerate(node.children):
+        if tree.config.solver and ch.proven is not None:
+            continue
+        prior = ch.prior if noisy is None else noisy[i]
+        value = puct_score(ch.value_sum, ch.visits, prior, explore, puct.fpu)
+        if value > best_value:
+            best, best_value = ch, value
+    assert best is not None
+    return best
+
+
 def _best_uct_child(node: Node, config: SearchConfig) -> Node:
     """The child with the highest :func:`uct_score`.
 
@@ -468,7 +546,7 @@ def _best_uct_child(node: Node, config: SearchConfig) -> Node:
 
 
 def select(root: Node, tree: SearchTree) -> list[Node]:
-    """Phase 1: descend from the root by UCT while nodes are fully expanded.
+    """Phase 1: descend from the root by UCT (or PUCT) while nodes are fully expanded.
 
     At a chance node the descent samples an outcome by its probability instead, and
     follows its child. It stops at a node that can grow (one with untried actions,
@@ -493,7 +571,7 @@ def select(root: Node, tree: SearchTree) -> list[Node]:
             continue
         if node.untried or not node.children:
             break
-        parent, node = node, _best_uct_child(node, tree.config)
+        parent, node = node, _best_child(node, tree)
         path.append(node)
         if not node.opened:
             assert parent.state is not None
@@ -508,8 +586,11 @@ def expand(node: Node, tree: SearchTree) -> Node:
     ``expansion="one"`` adds one untried action drawn at random; ``"all"`` adds
     every untried action and returns the first (lowest action), the others
     waiting for selection. At a chance node it adds the child of the outcome that
-    selection sampled (``tree.outcome``). Raises :class:`NodeBudgetReached`, before
-    any change, if the new nodes would grow the tree past ``max_nodes``.
+    selection sampled (``tree.outcome``). Under PUCT the evaluator is asked about
+    ``node`` (:func:`evaluate_nodes`): every child is added with its prior, and
+    ``node`` itself is returned, its value waiting for phase 3. Raises
+    :class:`NodeBudgetReached`, before any change, if the new nodes would grow the
+    tree past ``max_nodes``.
     """
     config, rng = tree.config, tree.rng
     if node.outcomes is not None:  # a chance node: the outcome selection drew
@@ -522,6 +603,11 @@ def expand(node: Node, tree: SearchTree) -> Node:
         tree.outcome = None
         _open(child, node.state.child(child.action), tree)
         return child
+    if config.puct is not None:
+        if config.max_nodes is not None and tree.nodes + len(node.untried) > config.max_nodes:
+            raise NodeBudgetReached
+        evaluate_nodes([node], tree)
+        return node
     if config.expansion == "one":
         if config.max_nodes is not None and tree.nodes + 1 > config.max_nodes:
             raise NodeBudgetReached
@@ -541,6 +627,63 @@ def expand(node: Node, tree: SearchTree) -> Node:
     assert node.state is not None
     _open(child, node.state.child(child.action), tree)
     return child
+
+
+def evaluate_nodes(nodes: Sequence[Node], tree: SearchTree) -> None:
+    """PUCT's expansion of ``nodes`` with one evaluator call: each gets a child for every
+    legal action, with the evaluator's prior, and keeps the rewards of its value in
+    ``estimate`` for phase 3 (the ``"uniform+rollout"`` evaluator leaves it to a
+    playout). The root's children get this search's Dirichlet noise (:func:`_root_noise`)."""
+    info, evaluator = tree.info, tree.evaluator
+    assert evaluator is not None
+    mask = np.zeros((len(nodes), info.num_actions), dtype=np.bool_)
+    for i, node in enumerate(nodes):
+        mask[i, node.untried] = True
+    to_play = np.array([node.to_play for node in nodes], dtype=np.int64)
+    states = [node.state for node in nodes]
+    batch = LeafBatch(mask, to_play, states=states)  # type: ignore[arg-type]
+    priors, values = check_output(*evaluator.evaluate(batch), mask)
+    rollout = getattr(evaluator, "rollout", False)
+    for i, node in enumerate(nodes):
+        node.children = [Node(a, node.to_play, node) for a in node.untried]  # ascending
+        for ch in node.children:
+            ch.prior = float(priors[i, ch.action])
+        node.untried = []
+        tree.nodes += len(node.children)
+        if not rollout:
+            node.estimate = value_rewards(float(values[i]), node.to_play, info)
+        if node is tree.root:
+            _root_noise(tree)
+
+
+def _root_noise(tree: SearchTree) -> None:
+    """AlphaZero's exploration noise: the root children's priors for this search,
+    ``(1 - f) * P + f * eta`` with ``eta ~ Dir(noise_alpha)`` (``f = noise_fraction``;
+    none when ``f = 0``). Drawn once per search, as soon as the root has its children."""
+    puct = tree.config.puct
+    children = tree.root.children
+    if puct is None or puct.noise_fraction == 0.0 or not children:
+        tree.root_priors = None
+        return
+    f = puct.noise_fraction
+    eta = tree.rng.dirichlet(puct.noise_alpha, len(children))
+    tree.root_priors = [(1.0 - f) * ch.prior + f * e for ch, e in zip(children, eta, strict=True)]
+
+
+def evaluation(leaf: Node, tree: SearchTree) -> list[float]:
+    """Phase 3 under PUCT: the rewards of the leaf's evaluation, in place of a playout
+    (mixed with one, ``(1 - mix) * v + mix * z``, AlphaGo's ``lambda``); a playout alone
+    for the ``"uniform+rollout"`` evaluator and at a chance node (no player to move)."""
+    puct = tree.config.puct
+    assert puct is not None and leaf.state is not None
+    estimate, leaf.estimate = leaf.estimate, None  # used once: the node's first visit
+    if estimate is None:
+        return simulate(leaf.state.clone(), tree)
+    if puct.mix == 0.0:
+        return estimate
+    z = simulate(leaf.state.clone(), tree)
+    m = puct.mix
+    return [(1.0 - m) * v + m * r for v, r in zip(estimate, z, strict=True)]
 
 
 def _rewards(returns: list[float], info: GameInfo) -> list[float]:
@@ -661,6 +804,8 @@ def should_expand(leaf: Node, tree: SearchTree) -> bool:
     """
     if leaf.outcomes is not None:
         return tree.outcome is not None
+    if tree.config.puct is not None:  # PUCT evaluates a node the first time it is reached
+        return bool(leaf.untried) and leaf.proven is None
     return bool(leaf.untried) and leaf.proven is None and (leaf.visits > 0 or leaf is tree.root)
 
 
@@ -674,13 +819,66 @@ def iterate(tree: SearchTree) -> None:
     path = select(tree.root, tree)
     leaf = path[-1]
     if should_expand(leaf, tree):
-        leaf = expand(leaf, tree)
-        path.append(leaf)
+        child = expand(leaf, tree)
+        if child is not leaf:  # PUCT expands the leaf itself
+            path.append(child)
+        leaf = child
     rewards = leaf_rewards(leaf)
     if rewards is None:
         assert leaf.state is not None
-        rewards = simulate(leaf.state.clone(), tree)
+        if tree.config.puct is not None:
+            rewards = evaluation(leaf, tree)
+        else:
+            rewards = simulate(leaf.state.clone(), tree)
     backpropagate(path, rewards, tree.config.solver)
+
+
+def iterate_batch(tree: SearchTree, limit: int) -> int:
+    """Up to ``limit`` PUCT iterations whose new leaves the evaluator sees in one call.
+
+    Each descent adds ``virtual_loss`` visits (reward 0: a loss) to the nodes on its
+    path, so that the next descent tends elsewhere; it stops collecting at ``limit``
+    leaves, at a leaf already waiting (a collision), or where the new nodes would pass
+    ``max_nodes``. A terminal or proven leaf is backed up at once. Then one evaluator
+    call (:func:`evaluate_nodes`), the virtual loss comes off, and each leaf's value is
+    backed up. Returns the iterations done.
+    """
+    puct, config = tree.config.puct, tree.config
+    assert puct is not None
+    vl = puct.virtual_loss
+    pending: list[list[Node]] = []
+    waiting: set[int] = set()
+    done = grow = 0
+    while len(pending) + done < limit:
+        path = select(tree.root, tree)
+        leaf = path[-1]
+        if not should_expand(leaf, tree):
+            rewards = leaf_rewards(leaf)
+            assert rewards is not None  # no chance nodes (checked), so terminal or proven
+            backpropagate(path, rewards, config.solver)
+            done += 1
+            continue
+        if id(leaf) in waiting:
+            break
+        if config.max_nodes is not None and (
+            tree.nodes + grow + len(leaf.untried) > config.max_nodes
+        ):
+            if not pending and not done:
+                raise NodeBudgetReached
+            break
+        grow += len(leaf.untried)
+        waiting.add(id(leaf))
+        pending.append(path)
+        for node in path:
+            node.visits += vl
+    if pending:
+        for path in pending:
+            for node in path:
+                node.visits -= vl
+        evaluate_nodes([path[-1] for path in pending], tree)
+        for path in pending:
+            backpropagate(path, evaluation(path[-1], tree), config.solver)
+    return done + len(pending)
 
 
 def leaf_rewards(leaf: Node) -> list[float] | None:
@@ -715,6 +913,7 @@ class RootChild:
     visits: int
     value_sum: float
     proven: int | None
+    prior: float | None = None
 
     @property
     def mean(self) -> float:
@@ -741,10 +940,35 @@ def _draw_reward(to_play: int, info: GameInfo) -> float:
     return _rewards([0.0] * info.num_players, info)[to_play]
 
 
+def sample_by_visits(children: Sequence[C], temperature: float, rng: Rng) -> C:
+    """A child drawn with probability proportional to ``N ** (1 / temperature)``
+    (AlphaZero's self-play move; weights computed as ``exp((ln N - ln N_max) / T)`` so
+    that a low temperature does not overflow); unvisited children are never drawn."""
+    seen = [n for n in children if n.visits] or list(children)
+    top = max(n.visits for n in seen)
+    if top == 0:
+        return seen[rng.randint(len(seen))]
+    weights = [math.exp((math.log(n.visits) - math.log(top)) / temperature) for n in seen]
+    u = rng.random() * sum(weights)
+    for n, w in zip(seen, weights, strict=True):
+        u -= w
+        if u < 0.0:
+            return n
+    return seen[-1]
+
+
 def final_choice(
-    children: Sequence[C], to_play: int, config: SearchConfig, info: GameInfo
+    children: Sequence[C],
+    to_play: int,
+    config: SearchConfig,
+    info: GameInfo,
+    rng: Rng | None = None,
 ) -> tuple[C, str]:
-    """The move to play: the final-move rule, after MCTS-Solver's proofs have their say."""
+    """The move to play: the final-move rule, after MCTS-Solver's proofs have their say;
+    under PUCT with a temperature (and no solver) a move sampled by visits from ``rng``."""
+    puct = config.puct
+    if puct is not None and puct.temperature > 0 and not config.solver and children:
+        return sample_by_visits(children, puct.temperature, rng or Rng(config.seed)), "sampled"
     if config.solver:
         p = to_play
         wins = [n for n in children if n.proven is not None and _value_for(n.proven, p) == 1]
@@ -781,6 +1005,7 @@ class MCTS:
         self._tree: SearchTree | None = None  # the last search's, to keep its node count
         self._game: object = None  # the game of the kept tree (tree reuse checks its rules)
         self._info: GameInfo | None = None
+        self._evaluator: Evaluator | None = None  # PUCT's, made on the first search
 
     def reset(self) -> None:
         """Forget the tree (the generator keeps its stream)."""
@@ -853,6 +1078,10 @@ class MCTS:
             raise InvalidConfigError(
                 f"simulation='cutoff' needs the game's heuristic(); {info.name} has none"
             )
+        if config.puct is not None:
+            check_puct(config, info, state)
+            if self._evaluator is None:
+                self._evaluator = config.puct.make_evaluator()
         root = self._root_for(state, info)
         root.player = -1
         last = self._tree
@@ -860,8 +1089,11 @@ class MCTS:
         # which spares walking a large tree again.
         nodes = last.nodes if last is not None and last.root is root else None
         tree = SearchTree(root, info, config, self.rng, nodes)
+        tree.evaluator = self._evaluator
         if not root.opened:
             _open(root, state.clone(), tree)
+        elif root.children:
+            _root_noise(tree)  # a kept root: this search's own noise
         self._tree = tree
         return tree
 
@@ -911,7 +1143,14 @@ def _run(tree: SearchTree) -> SearchResult:
             stopped_by = stop
             break
         try:
-            iterate(tree)
+            if config.puct is not None and config.puct.batch > 1:
+                limit = config.puct.batch
+                if config.iterations is not None:
+                    limit = max(1, min(limit, config.iterations - iterations))
+                iterations += iterate_batch(tree, limit)
+            else:
+                iterate(tree)
+                iterations += 1
         except NodeBudgetReached:
             if not root.children:
                 raise InvalidConfigError(
@@ -919,7 +1158,6 @@ def _run(tree: SearchTree) -> SearchResult:
                 ) from None
             stopped_by = "nodes"
             break
-        iterations += 1
     seconds = time.perf_counter() - start
     return _result(tree, iterations, seconds, stopped_by)
 
@@ -936,6 +1174,7 @@ def _result(tree: SearchTree, iterations: int, seconds: float, stopped_by: str) 
         nodes=tree.nodes,
         seconds=seconds,
         stopped_by=stopped_by,
+        rng=tree.rng,
     )
 
 
@@ -951,8 +1190,10 @@ def make_result(
     seconds: float,
     stopped_by: str,
     compile_seconds: float = 0.0,
+    rng: Rng | None = None,
 ) -> SearchResult:
-    """The :class:`SearchResult` of a root's children (shared by both engines)."""
+    """The :class:`SearchResult` of a root's children (shared by both engines); ``rng``
+    draws the move when PUCT plays with a temperature."""
     p = to_play
     span = info.max_utility - info.min_utility
 
@@ -965,12 +1206,13 @@ def make_result(
             visits=ch.visits,
             value=utility(ch.mean) if ch.visits else 0.0,
             proven=None if ch.proven is None else _value_for(ch.proven, p),
+            prior=getattr(ch, "prior", None) if config.puct is not None else None,
         )
         for ch in children
     )
     visits = sum(ch.visits for ch in children)
     total = sum(ch.value_sum for ch in children)
-    chosen, rule = final_choice(children, p, config, info)
+    chosen, rule = final_choice(children, p, config, info, rng)
     return SearchResult(
         action=chosen.action,
         value=utility(total / visits) if visits else 0.0,

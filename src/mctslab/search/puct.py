@@ -1,0 +1,138 @@
+"""PUCT: AlphaGo's selection rule, with priors from an evaluator.
+
+AlphaGo (Silver et al. 2016) and AlphaZero (Silver et al. 2017, 2018) select the child
+that maximises::
+
+    score(child) = Q(child) + c(N) * P(child) * sqrt(N(parent)) / (1 + N(child))
+
+``Q`` is the child's mean reward in ``[0, 1]`` for the player to move at the parent
+(the scale of :mod:`~mctslab.search.mcts`; an unvisited child scores ``fpu``, the
+*first-play urgency*), ``P`` its prior from the evaluator (:mod:`~mctslab.search.evaluators`),
+``N`` visit counts, and ``c(N) = c`` (or, with ``c_base``, AlphaZero's slowly growing
+``c + log((N(parent) + c_base + 1) / c_base)``). ``c = 1.25`` on rewards in ``[0, 1]``
+is mctx's ``pb_c_init`` and MuZero's; on values in ``[-1, 1]`` the same search has
+``c = 2.5``. A node is evaluated the first time a descent reaches it: its children
+are created at once with their priors (there is no "one child at a time" in PUCT),
+and the evaluator's value is backed up where a playout's result was.
+
+:class:`PuctConfig` is the ``puct`` option of :class:`~mctslab.search.mcts.SearchConfig`:
+both engines run PUCT when it is set.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from mctslab.core.errors import InvalidConfigError
+from mctslab.search.evaluators import BUILTIN_EVALUATORS, Evaluator, make_evaluator
+from mctslab.search.options import is_int
+
+__all__ = ["PuctConfig", "puct_exploration", "puct_score"]
+
+
+def _number(x: object) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+
+
+@dataclass(frozen=True)
+class PuctConfig:
+    """PUCT's options (AlphaGo's selection rule; see the module docstring).
+
+    Attributes:
+        c: the exploration constant ``c`` on rewards in ``[0, 1]`` (mctx's and MuZero's
+            ``pb_c_init`` is 1.25).
+        c_base: AlphaZero's ``pb_c_base`` (19652 in its pseudocode): ``c(N) = c +
+            log((N + c_base + 1) / c_base)``; ``None`` keeps ``c`` constant.
+        evaluator: a built-in name (``"uniform+rollout"``, ``"uniform"``,
+            ``"heuristic"``), an :class:`~mctslab.search.evaluators.Evaluator`, a
+            function of a :class:`~mctslab.search.evaluators.LeafBatch`, or a
+            ``torch.nn.Module``.
+        fpu: first-play urgency, the ``Q`` of an unvisited child in ``[0, 1]``: 0 (a
+            loss: AlphaZero's pseudocode, mctx's min-max transform), 0.5 (a draw), 1 (try
+            every move once first).
+        mix: AlphaGo's ``lambda``: the leaf's value is ``(1 - mix) * v + mix * z`` with
+            ``v`` the evaluator's value and ``z`` a random playout's result (0: no
+            playout; the ``"uniform+rollout"`` evaluator is the playout alone).
+        noise_alpha: the Dirichlet parameter of the root noise (AlphaZero: 0.3 for chess,
+            0.03 for Go: about 10 / the typical number of legal moves).
+        noise_fraction: the share of the noise in the root priors, ``P = (1 - f) P +
+            f * Dir(alpha)`` (AlphaZero's self-play: 0.25; 0: no noise).
+        temperature: the final move: 0 plays the final-move rule of the search config
+            (most visits by default); ``T > 0`` samples a root move with probability
+            proportional to ``N ** (1 / T)`` (self-play's exploration; 1: in proportion
+            to the visits).
+        batch: leaves evaluated per evaluator call within one search (virtual loss keeps
+            the descents of one batch apart); 1 evaluates each leaf when reached, and the
+            two engines build the same tree.
+        virtual_loss: visits with reward 0 (a loss) that each node on a pending descent's
+            path counts until its leaf's value arrives (with ``batch > 1``).
+    """
+
+    c: float = 1.25
+    c_base: float | None = None
+    evaluator: Any = "uniform+rollout"
+    fpu: float = 0.0
+    mix: float = 0.0
+    noise_alpha: float = 0.3
+    noise_fraction: float = 0.0
+    temperature: float = 0.0
+    batch: int = 1
+    virtual_loss: int = 1
+
+    def __post_init__(self) -> None:
+        where = "puct config"
+        if not _number(self.c) or self.c < 0:
+            raise InvalidConfigError(f"{where}: c must be a finite number >= 0, got {self.c!r}")
+        if self.c_base is not None and (not _number(self.c_base) or self.c_base <= 0):
+            raise InvalidConfigError(
+                f"{where}: c_base must be a number > 0 or None, got {self.c_base!r}"
+            )
+        for name in ("fpu", "mix", "noise_fraction"):
+            value = getattr(self, name)
+            if not _number(value) or not 0.0 <= value <= 1.0:
+                raise InvalidConfigError(f"{where}: {name} must be in [0, 1], got {value!r}")
+        if not _number(self.noise_alpha) or self.noise_alpha <= 0:
+            raise InvalidConfigError(
+                f"{where}: noise_alpha must be a number > 0, got {self.noise_alpha!r}"
+            )
+        if not _number(self.temperature) or not 0.0 <= self.temperature <= 100.0:
+            raise InvalidConfigError(
+                f"{where}: temperature must be in [0, 100], got {self.temperature!r}"
+            )
+        if not is_int(self.batch) or not 1 <= self.batch <= 4096:
+            raise InvalidConfigError(
+                f"{where}: batch must be an integer in [1, 4096], got {self.batch!r}"
+            )
+        if not is_int(self.virtual_loss) or not 0 <= self.virtual_loss <= 1000:
+            raise InvalidConfigError(
+                f"{where}: virtual_loss must be an integer in [0, 1000], got {self.virtual_loss!r}"
+            )
+        if isinstance(self.evaluator, str) and self.evaluator not in BUILTIN_EVALUATORS:
+            make_evaluator(self.evaluator)  # raises the error that lists the valid names
+        if self.mix > 0 and self.evaluator == "uniform+rollout":
+            raise InvalidConfigError(
+                f"{where}: mix mixes an evaluator's value with a playout; "
+                "evaluator='uniform+rollout' is the playout alone"
+            )
+
+    def make_evaluator(self) -> Evaluator:
+        """The evaluator this config names (a new one for a built-in name)."""
+        return make_evaluator(self.evaluator)
+
+
+def puct_exploration(c: float, c_base: float | None, parent_visits: int) -> float:
+    """The parent's half of PUCT's exploration term, ``c(N) * sqrt(N)``, computed once
+    per node and shared by its children."""
+    if c_base is not None:
+        c = c + math.log((parent_visits + c_base + 1.0) / c_base)
+    return math.sqrt(parent_visits) * c
+
+
+def puct_score(value_sum: float, visits: int, prior: float, explore: float, fpu: float) -> float:
+    """``Q + explore * P / (1 + N)``, with ``Q = value_sum / N`` (``fpu`` when ``N = 0``)
+    and ``explore =`` :func:`puct_exploration`. The compiled engine computes the same
+    expression, float for float."""
+    q = value_sum / visits if visits else fpu
+    return q + explore * prior / (1.0 + visits)

@@ -1,0 +1,266 @@
+"""PUCT (AlphaGo's selection rule) with evaluators: options, errors, known positions.
+
+The evaluators here have known outputs: uniform priors with a playout, a perfect
+evaluator (exact minimax values, priors on the optimal moves), a misleading one.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import numpy as np
+import pytest
+from ttt_positions import reachable_positions
+
+import mctslab
+from mctslab.core.errors import InvalidConfigError
+from mctslab.search.engine import search
+from mctslab.search.evaluators import EvaluatorError, LeafBatch, make_evaluator
+from mctslab.search.mcts import MCTS, SearchConfig
+from mctslab.search.minimax import solve
+from mctslab.search.puct import PuctConfig, puct_exploration, puct_score
+
+TTT = mctslab.make("tic_tac_toe")
+
+
+@cache
+def _ttt_value(key: bytes, history: tuple[int, ...]) -> tuple[float, frozenset[int]]:
+    result = solve(TTT.state_from_actions(list(history)))
+    return float(result.outcome), frozenset(result.best_actions)
+
+
+def perfect(batch: LeafBatch) -> tuple[np.ndarray, np.ndarray]:
+    """Tic-tac-toe's exact minimax value for the player to move, and priors spread over
+    the optimal moves only."""
+    priors = np.zeros(batch.legal_mask.shape)
+    values = np.zeros(len(batch))
+    for i, state in enumerate(batch.states):
+        value, best = _ttt_value(state.key(), tuple(state.history()))  # type: ignore[attr-defined]
+        values[i] = value
+        priors[i, list(best)] = 1.0
+    return priors, values
+
+
+def _config(**puct: Any) -> SearchConfig:
+    iterations = puct.pop("iterations", 400)
+    seed = puct.pop("seed", 0)
+    return SearchConfig(iterations=iterations, seed=seed, puct=PuctConfig(**puct))
+
+
+def test_the_score_is_alphagos_formula() -> None:
+    # Q + c * P * sqrt(N_parent) / (1 + N): 3 visits worth 2.25, prior 0.5, parent 16 visits.
+    explore = puct_exploration(1.25, None, 16)
+    assert explore == 1.25 * 4.0
+    assert puct_score(2.25, 3, 0.5, explore, 0.0) == pytest.approx(0.75 + 5.0 * 0.5 / 4)
+    assert puct_score(0.0, 0, 0.5, explore, 0.3) == pytest.approx(0.3 + 5.0 * 0.5)
+    # AlphaZero's growing constant: c + log((N + base + 1) / base).
+    grown = puct_exploration(1.25, 19652.0, 16)
+    assert grown == pytest.approx((1.25 + np.log((16 + 19652 + 1) / 19652)) * 4.0)
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("c", -1.0),
+        ("c", float("nan")),
+        ("c_base", 0.0),
+        ("fpu", 1.5),
+        ("mix", -0.1),
+        ("noise_fraction", 2.0),
+        ("noise_alpha", 0.0),
+        ("temperature", -1.0),
+        ("batch", 0),
+        ("batch", 2.5),
+        ("virtual_loss", -1),
+        ("evaluator", "alphazero"),
+    ],
+)
+def test_bad_options_are_refused_with_their_name(option: str, value: object) -> None:
+    with pytest.raises(InvalidConfigError, match=option if option != "evaluator" else "unknown"):
+        PuctConfig(**{option: value})
+
+
+def test_an_unknown_evaluator_lists_the_valid_ones() -> None:
+    with pytest.raises(EvaluatorError, match=r"uniform\+rollout, uniform, heuristic"):
+        make_evaluator("nn")
+
+
+@pytest.mark.parametrize(
+    ("output", "message"),
+    [
+        (lambda b: (np.ones((len(b), 5)), np.zeros(len(b))), "priors have shape"),
+        (lambda b: (np.ones(b.legal_mask.shape), np.zeros(len(b) + 1)), "values have shape"),
+        (lambda b: (np.ones(b.legal_mask.shape), np.full(len(b), 2.0)), r"in \[-1, 1\]"),
+        (lambda b: (-np.ones(b.legal_mask.shape), np.zeros(len(b))), ">= 0"),
+        (lambda b: (np.where(b.legal_mask, 0.0, 1.0), np.zeros(len(b))), "no weight"),
+        (lambda b: "x", "arrays of numbers"),
+    ],
+)
+def test_a_bad_evaluator_output_gets_a_clear_error(output: Any, message: str) -> None:
+    def fn(batch: LeafBatch) -> Any:
+        out = output(batch)
+        return out if isinstance(out, tuple) else (out, out)
+
+    with pytest.raises(EvaluatorError, match=message):
+        MCTS(_config(evaluator=fn)).search(TTT.new_initial_state())
+
+
+def test_a_value_evaluator_needs_a_two_player_zero_sum_game() -> None:
+    from test_nplayer import ThreeTake
+
+    state = ThreeTake().new_initial_state()
+    with pytest.raises(InvalidConfigError, match="two-player zero-sum"):
+        MCTS(_config(evaluator="uniform")).search(state)
+    # uniform+rollout backs up a playout's rewards for every player: any number of players.
+    assert MCTS(_config(iterations=100)).search(state).iterations == 100
+
+
+def test_batches_refuse_chance_nodes() -> None:
+    state = mctslab.make("pig").new_initial_state()
+    with pytest.raises(InvalidConfigError, match="chance nodes"):
+        MCTS(_config(evaluator="uniform", batch=4)).search(state)
+
+
+def test_the_children_carry_the_evaluators_priors() -> None:
+    def skewed(batch: LeafBatch) -> tuple[np.ndarray, np.ndarray]:
+        weights = np.arange(1, batch.legal_mask.shape[1] + 1, dtype=float)
+        return np.tile(weights, (len(batch), 1)), np.zeros(len(batch))
+
+    result = MCTS(_config(evaluator=skewed, iterations=50)).search(TTT.new_initial_state())
+    priors = [ch.prior for ch in result.children]
+    assert priors == pytest.approx(list(np.arange(1, 10) / 45))
+    assert result.to_dict()["children"][0]["prior"] == pytest.approx(1 / 45)
+    uct = MCTS(SearchConfig(iterations=50)).search(TTT.new_initial_state())
+    assert all(ch.prior is None for ch in uct.children)
+
+
+def test_a_perfect_evaluator_plays_optimally_with_four_simulations() -> None:
+    """Every reachable tic-tac-toe position: root evaluation plus three descents."""
+    misses = []
+    for history, optimal in reachable_positions():
+        state = TTT.state_from_actions(list(history))
+        result = MCTS(_config(evaluator=perfect, iterations=4)).search(state)
+        if result.action not in optimal:
+            misses.append(history)
+    assert not misses
+
+
+def test_a_misleading_prior_is_overcome_by_enough_simulations() -> None:
+    """x to move can win at once in column... square 2; the prior puts 97% on square 5,
+    which loses. With few simulations PUCT follows the prior; with enough, the
+    playouts' values win."""
+    state = TTT.state_from_actions([0, 3, 1, 4])  # x: 0, 1; o: 3, 4; square 2 wins
+    wrong = 8
+
+    def misleading(batch: LeafBatch) -> tuple[np.ndarray, np.ndarray]:
+        priors = np.where(batch.legal_mask, 0.03 / 4, 0.0)
+        for i, s in enumerate(batch.states):
+            if s.history() == state.history():
+                priors[i] = np.where(batch.legal_mask[i], 0.03 / 4, 0.0)
+                priors[i, wrong] = 0.97
+        return priors, np.zeros(len(batch))
+
+    def run(n: int) -> int:
+        config = SearchConfig(
+            iterations=n, seed=3, puct=PuctConfig(evaluator=misleading, mix=1.0, fpu=0.5)
+        )
+        return MCTS(config).search(state).action
+
+    assert run(4) == wrong
+    assert run(3000) == 2
+
+
+def test_mixing_a_zero_value_fully_with_a_playout_is_the_rollout_evaluator() -> None:
+    """mix=1 with the 'uniform' evaluator: the leaf's value is the playout's, draw for
+    draw the same tree as 'uniform+rollout'."""
+    state = TTT.state_from_actions([4])
+    a = MCTS(_config(evaluator="uniform", mix=1.0, iterations=600, seed=5)).search(state)
+    b = MCTS(_config(evaluator="uniform+rollout", iterations=600, seed=5)).search(state)
+    assert a.children == b.children and a.nodes == b.nodes
+
+
+def test_heuristic_evaluator_uses_the_games_heuristic() -> None:
+    c4 = mctslab.make("connect_four")
+    result = MCTS(_config(evaluator="heuristic", iterations=300)).search(c4.new_initial_state())
+    assert result.action in range(7) and result.nodes > 300
+    kuhn = mctslab.make("kuhn_poker").state_from_actions([0, 1])  # the cards dealt
+    with pytest.raises(InvalidConfigError, match="heuristic"):
+        MCTS(_config(evaluator="heuristic")).search(kuhn)
+
+
+@pytest.mark.parametrize("batch", [2, 8, 64])
+def test_batched_evaluation_calls_the_evaluator_once_per_batch(batch: int) -> None:
+    calls: list[int] = []
+
+    def counting(b: LeafBatch) -> tuple[np.ndarray, np.ndarray]:
+        calls.append(len(b))
+        return np.where(b.legal_mask, 1.0, 0.0), np.zeros(len(b))
+
+    state = mctslab.make("connect_four").new_initial_state()
+    result = MCTS(_config(evaluator=counting, batch=batch, iterations=500)).search(state)
+    assert result.iterations == 500
+    assert max(calls) <= batch and sum(calls) <= 500
+    assert len(calls) < 500 / batch * 2  # collisions end a batch early, rarely
+    # Every root visit is a backed-up leaf: no virtual loss is left behind.
+    assert sum(ch.visits for ch in result.children) == 500 - 1
+
+
+def test_virtual_loss_spreads_a_batch() -> None:
+    """A batch of 8 from the start of Connect Four: with virtual loss the descents reach
+    distinct leaves; without (0), each batch collides at once."""
+    calls: list[int] = []
+
+    def counting(b: LeafBatch) -> tuple[np.ndarray, np.ndarray]:
+        calls.append(len(b))
+        return np.where(b.legal_mask, 1.0, 0.0), np.zeros(len(b))
+
+    state = mctslab.make("connect_four").new_initial_state()
+    MCTS(_config(evaluator=counting, batch=8, iterations=200)).search(state)
+    assert max(calls) == 8
+    calls.clear()
+    MCTS(_config(evaluator=counting, batch=8, virtual_loss=0, iterations=200)).search(state)
+    assert max(calls) == 1
+
+
+def test_root_noise_is_seeded_and_leaves_the_stored_priors_alone() -> None:
+    state = TTT.new_initial_state()
+    noisy = _config(noise_fraction=0.25, noise_alpha=0.3, iterations=300, seed=9)
+    a, b = MCTS(noisy).search(state), MCTS(noisy).search(state)
+    assert a.children == b.children and a.action == b.action
+    plain = MCTS(_config(iterations=300, seed=9)).search(state)
+    assert [ch.visits for ch in a.children] != [ch.visits for ch in plain.children]
+    assert all(ch.prior == pytest.approx(1 / 9) for ch in a.children)
+
+
+def test_temperature_samples_the_move_by_visits() -> None:
+    state = TTT.new_initial_state()
+    picks = {
+        MCTS(_config(temperature=1.0, iterations=200, seed=s)).search(state).action
+        for s in range(40)
+    }
+    assert len(picks) > 2  # T = 1 spreads the moves
+    result = MCTS(_config(temperature=1.0, iterations=200, seed=1)).search(state)
+    assert result.final_rule == "sampled"
+    cold = {
+        MCTS(_config(temperature=0.01, iterations=200, seed=s)).search(state).action
+        for s in range(5)
+    }
+    greedy = {MCTS(_config(iterations=200, seed=s)).search(state).action for s in range(5)}
+    assert cold == greedy
+
+
+def test_puct_is_reproducible_and_reuses_its_tree() -> None:
+    state = mctslab.make("connect_four").new_initial_state()
+    config = _config(iterations=300, seed=4)
+    assert MCTS(config).search(state).children == MCTS(config).search(state).children
+    searcher = MCTS(config)
+    first = searcher.search(state)
+    after = state.child(first.action)
+    reply = searcher.search(after.child(3))
+    assert reply.nodes > 300  # the kept subtree's nodes came along
+
+
+def test_public_search_runs_puct() -> None:
+    result = search(TTT.new_initial_state(), _config(iterations=200), engine="auto")
+    assert result.action in range(9) and all(ch.prior is not None for ch in result.children)
