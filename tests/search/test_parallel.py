@@ -79,13 +79,13 @@ def test_auto_runs_compiled_workers_in_threads_and_reference_ones_in_processes()
 
 
 def test_compiled_search_releases_the_gil() -> None:
-    """Every built-in game's cached search chunk, the generic one and tree compaction are
-    compiled with ``nogil``: threads of one process search in parallel."""
+    """Every built-in game's cached search chunks (UCT's and PUCT's), the generic ones and
+    tree compaction are compiled with ``nogil``: threads of one process search in parallel."""
     from mctslab.search import compiled, kernel_chunks
 
     chunks = [getattr(kernel_chunks, name) for name in kernel_chunks.__all__]
-    assert len(chunks) == 4
-    for fn in (*chunks, compiled.run_chunk, compiled.compact):
+    assert len(chunks) == 8
+    for fn in (*chunks, compiled.run_chunk, compiled.run_puct_chunk, compiled.compact):
         assert fn.targetoptions.get("nogil") is True, fn
 
 

@@ -56,8 +56,6 @@ def single_searcher(config: SearchConfig, state: State, engine: str = "auto") ->
     if engine not in ENGINES:
         raise InvalidConfigError(f"unknown engine {engine!r}; valid engines: {', '.join(ENGINES)}")
     refusal = compiled_refusal(state)
-    if config.puct is not None and refusal is None:
-        refusal = "PUCT runs on engine='reference' only for now"
     if engine == "compiled" and refusal is not None:
         raise InvalidConfigError(refusal)
     if engine == "compiled" or (engine == "auto" and refusal is None):

@@ -42,7 +42,7 @@ from __future__ import annotations
 import inspect
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -52,8 +52,10 @@ from numba.extending import intrinsic, overload
 
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import TERMINAL, GameInfo, State, has_chance_nodes, same_rules
-from mctslab.games.kernels import rng_next, rng_randint
+from mctslab.core.rng import Rng
+from mctslab.games.kernels import KernelState, rng_next, rng_randint
 from mctslab.search.budget import Budget
+from mctslab.search.evaluators import LeafBatch, check_output
 from mctslab.search.mcts import (
     UCT_INV,
     UCT_INV_SQRT,
@@ -63,6 +65,7 @@ from mctslab.search.mcts import (
     RootChild,
     SearchConfig,
     SearchResult,
+    check_puct,
     check_solver,
     make_result,
     not_win_loss_message,
@@ -435,13 +438,15 @@ _SQRT_LOG = np.array(UCT_SQRT_LOG)
 
 
 @njit(inline="always")  # inlined: a call would pass the whole Tree struct each step
-def uct_child(tree, node, c, solver):  # type: ignore[no-untyped-def]
+def uct_child(tree, node, choice):  # type: ignore[no-untyped-def]
     """The child of ``node`` with the highest UCT score, as the reference's
     ``_best_uct_child``: ``Q/N + c * sqrt(ln N_parent / N)`` computed as the reference's
     :func:`~mctslab.search.mcts.uct_score` does (``c * sqrt(ln N_parent)`` once per node,
     the reciprocals of small counts from the same tables), unvisited children first,
     ties to the lowest action (children are sorted by action and only a strictly
-    greater score replaces the best); MCTS-Solver skips proven children."""
+    greater score replaces the best); MCTS-Solver skips proven children.
+    ``choice = (c, solver)``."""
+    c, solver = choice
     visits, value_sum, proven, next_sibling = (
         tree.visits,
         tree.value_sum,
@@ -474,13 +479,27 @@ def uct_child(tree, node, c, solver):  # type: ignore[no-untyped-def]
 
 @njit(inline="always")
 def select(
-    legal_fn, apply_fn, returns_fn, tree, state, params, path, c, solver, legal, rets, min_u, max_u
+    legal_fn,
+    apply_fn,
+    returns_fn,
+    choose_fn,
+    choice,
+    tree,
+    state,
+    params,
+    path,
+    solver,
+    legal,
+    rets,
+    min_u,
+    max_u,
 ):  # type: ignore[no-untyped-def]
     """Phase 1, as the reference's ``select``: from the root (``state`` holds the root
-    position), descend by :func:`uct_child` while the node is opened, fully expanded
-    and unproven, playing each action on ``state`` (the tree keeps no boards) and
-    recording the node ids in ``path``. A child reached for the first time
-    (``expansion="all"``) is opened and ends the descent.
+    position), descend by ``choose_fn(tree, node, choice)`` (:func:`uct_child`, or
+    PUCT's :func:`~mctslab.search.compiled_puct.puct_child`) while the node is opened,
+    fully expanded and unproven, playing each action on ``state`` (the tree keeps no
+    boards) and recording the node ids in ``path``. A child reached for the first time
+    (``expansion="all"``, PUCT) is opened and ends the descent.
 
     Returns the depth of the leaf (``path[depth]``), or -1 when MCTS-Solver opened a
     terminal whose returns are not a win, a draw or a loss.
@@ -491,7 +510,7 @@ def select(
     while (
         tree.n_untried[node] == 0 and tree.flags[node] == OPENED and tree.proven[node] == UNPROVEN
     ):
-        node = uct_child(tree, node, c, solver)
+        node = choose_fn(tree, node, choice)
         apply_fn(state, params, tree.action[node])
         depth += 1
         path[depth] = node
@@ -787,20 +806,9 @@ def run_chunk(  # type: ignore[no-untyped-def]
         # One iteration: the four phases, in the reference's ``iterate``.
         state[:] = root_state
         depth = select(
-            legal_fn,
-            apply_fn,
-            returns_fn,
-            tree,
-            state,
-            params,
-            path,
-            c,
-            solver,
-            legal,
-            rets,
-            min_u,
-            max_u,
-        )
+            legal_fn, apply_fn, returns_fn, uct_child, (c, solver), tree, state, params, path,
+            solver, legal, rets, min_u, max_u,
+        )  # fmt: skip
         if depth < 0:
             return NOT_WIN_LOSS
         if should_expand(tree, path[depth]):
@@ -823,11 +831,373 @@ def run_chunk(  # type: ignore[no-untyped-def]
         done += 1
 
 
+# --- PUCT (AlphaGo's selection rule) in compiled code -------------------------------------
+#
+# The tree in numba, leaf batches handed to Python. The same search as the reference
+# engine's PUCT (:mod:`mctslab.search.puct`, :func:`mctslab.search.mcts.iterate_batch`),
+# choice for choice: the phases are the ones above (:func:`select` with :func:`puct_child`
+# as its rule, :func:`simulate`, :func:`backpropagate`), and what PUCT adds is here:
+#
+# - :func:`puct_child`: ``Q + c(N) * P * sqrt(N) / (1 + N_child)``, float for float as
+#   :func:`~mctslab.search.puct.puct_score`; at the root, this search's noisy priors;
+# - :func:`expand_with_priors`: every legal action becomes a child, with its prior
+#   (kept in an array beside the :class:`Tree`, 8 bytes a
+#   node, so that UCT's trees stay at 31 bytes);
+# - :func:`run_puct_chunk`: collects up to ``batch`` leaves with virtual loss. A built-in
+#   evaluator (``uniform+rollout``, ``uniform``, ``heuristic``) is computed right there,
+#   in compiled code; for any other the chunk writes the leaves' observation tensors
+#   (the game's ``observation`` kernel) and legal masks to a :class:`Pending` batch and
+#   returns ``NEED_EVAL``: Python asks the evaluator, writes the priors and values back,
+#   and the next call finishes those leaves first. It returns ``NEED_NOISE`` when the
+#   search is about to choose at the expanded root for the first time with Dirichlet
+#   noise on: Python draws the noise from the same generator (as the reference does at
+#   that point) and writes the noisy root priors.
+
+# cfg_i / cfg_f entries after UCT's (compiled.EXPANSION .. MAX_NODES; C, MIN_UTILITY, SPAN).
+BATCH, VIRTUAL_LOSS, EVALUATOR = 5, 6, 7
+C_BASE, FPU, MIX = 3, 4, 5
+EVAL_EXTERNAL, EVAL_ROLLOUT, EVAL_UNIFORM, EVAL_HEURISTIC = 0, 1, 2, 3
+#: The built-in evaluators the compiled code computes itself, by name.
+EVALUATOR_CODES = {
+    "uniform+rollout": EVAL_ROLLOUT,
+    "uniform": EVAL_UNIFORM,
+    "heuristic": EVAL_HEURISTIC,
+}
+# ctl entries after UCT's (ITERATIONS .. FREE): leaves waiting for Python's evaluator,
+# noise to draw at the root's next choice, noisy root priors in use.
+PENDING, NOISE_DUE, NOISY = 5, 6, 7
+CTL_SIZE = 8
+# run_puct_chunk's return codes beyond run_chunk's.
+NEED_EVAL, NEED_NOISE = 7, 8
+
+
+class Pending(NamedTuple):
+    """A batch of leaves waiting for their evaluation (``B`` = the batch size).
+
+    Attributes:
+        paths: int64 ``[B, max_depth]``, the node ids from the root to each leaf.
+        depths: int64 ``[B]``, each leaf's depth (``paths[k, depths[k]]`` is the leaf).
+        states: int64 ``[B, state_size]``, each leaf's position.
+        observations: float32 ``[B, observation_size]`` (``[B, 1]`` when the game has
+            no ``observation`` kernel), for the player to move.
+        masks: bool ``[B, num_actions]``, the legal actions.
+        to_play: int64 ``[B]``, the player to move.
+        priors: float64 ``[B, num_actions]``, written by Python: normalised over the legal.
+        values: float64 ``[B]``, written by Python: in ``[-1, 1]`` for the player to move.
+    """
+
+    paths: Any
+    depths: Any
+    states: Any
+    observations: Any
+    masks: Any
+    to_play: Any
+    priors: Any
+    values: Any
+
+
+def make_pending(
+    batch: int, depth: int, state_size: int, observation_size: int, num_actions: int
+) -> Pending:
+    return Pending(
+        np.zeros((batch, depth), dtype=np.int64),
+        np.zeros(batch, dtype=np.int64),
+        np.zeros((batch, state_size), dtype=np.int64),
+        np.zeros((batch, max(1, observation_size)), dtype=np.float32),
+        np.zeros((batch, num_actions), dtype=np.bool_),
+        np.zeros(batch, dtype=np.int64),
+        np.zeros((batch, num_actions), dtype=np.float64),
+        np.zeros(batch, dtype=np.float64),
+    )
+
+
+def game_observation(observation_fn, state, params, player, out):  # type: ignore[no-untyped-def]
+    """The game's observation kernel, if it has one (plain-Python meaning; compiled code
+    gets the overload below, which costs nothing for a game without one)."""
+    if observation_fn is not None:
+        observation_fn(state, params, player, out)
+
+
+@overload(game_observation)
+def _game_observation(observation_fn, state, params, player, out):  # type: ignore[no-untyped-def]
+    if isinstance(observation_fn, (types.NoneType, types.Omitted)):
+        return lambda observation_fn, state, params, player, out: None
+    return lambda observation_fn, state, params, player, out: observation_fn(
+        state, params, player, out
+    )
+
+
+@njit(inline="always")
+def puct_child(tree, node, choice):  # type: ignore[no-untyped-def]
+    """The child of ``node`` with the highest PUCT score, as the reference's
+    ``_best_puct_child``: ``Q + explore * P / (1 + N)`` with ``explore = sqrt(N_parent) *
+    c(N_parent)`` and ``Q = value_sum / N`` (``fpu`` when unvisited), the same float
+    expression as :func:`~mctslab.search.puct.puct_score`; at the root with noise on,
+    ``root_prior[action]``; ties to the lowest action; MCTS-Solver skips proven children.
+    ``choice = (c, c_base, fpu, solver, prior, root_prior, noisy)`` (``c_base <= 0``:
+    constant ``c``)."""
+    c, c_base, fpu, solver, prior, root_prior, noisy = choice
+    visits, value_sum, proven, next_sibling, action = (
+        tree.visits,
+        tree.value_sum,
+        tree.proven,
+        tree.next_sibling,
+        tree.action,
+    )
+    parent_visits = visits[node]
+    if c_base > 0.0:
+        c = c + math.log((parent_visits + c_base + 1.0) / c_base)
+    explore = math.sqrt(parent_visits) * c
+    at_root = noisy and node == ROOT
+    best = NONE
+    best_value = -math.inf
+    ch = tree.first_child[node]
+    while ch >= 0:
+        if not (solver and proven[ch] != UNPROVEN):
+            n = visits[ch]
+            q = value_sum[ch] / n if n else fpu
+            p = root_prior[action[ch]] if at_root else prior[ch]
+            value = q + explore * p / (1.0 + n)
+            if value > best_value:
+                best = ch
+                best_value = value
+        ch = next_sibling[ch]
+    return best
+
+
+@njit(inline="always")
+def expand_with_priors(legal_fn, tree, prior, leaf, state, params, legal, priors_row, uniform, ctl):  # type: ignore[no-untyped-def]
+    """PUCT's expansion, as the reference's ``_add_children``: a child for every legal
+    action of the leaf (ascending), with prior ``1 / n`` (``uniform``) or
+    ``priors_row[action]``."""
+    n = legal_fn(state, params, legal)
+    last = NONE
+    for j in range(n):
+        ch = _new_node(tree, legal[j], ctl)
+        prior[ch] = 1.0 / n if uniform else priors_row[legal[j]]
+        if last < 0:
+            tree.first_child[leaf] = ch
+        else:
+            tree.next_sibling[last] = ch
+        last = ch
+    tree.n_untried[leaf] = 0
+
+
+@njit(inline="always")
+def value_rewards(value, to_play, rewards):  # type: ignore[no-untyped-def]
+    """A value in ``[-1, 1]`` for ``to_play`` as rewards in ``[0, 1]``, as the reference's
+    ``value_rewards``."""
+    r = (value + 1.0) / 2.0
+    for p in range(rewards.shape[0]):
+        rewards[p] = 1.0 - r
+    rewards[to_play] = r
+
+
+@njit(inline="always", nogil=True)
+def run_puct_chunk(  # type: ignore[no-untyped-def]
+    legal_fn,
+    apply_fn,
+    returns_fn,
+    heuristic_fn,
+    observation_fn,
+    tree,
+    prior,
+    root_prior,
+    root_state,
+    params,
+    cfg_i,
+    cfg_f,
+    ctl,
+    rng,
+    bufs,
+    fbufs,
+    pending,
+    capacity,
+    max_chunk,
+    playout_fn=None,
+):
+    """Run up to ``max_chunk`` PUCT iterations; return why it stopped (a code of
+    :mod:`~mctslab.search.compiled`, or ``NEED_EVAL`` / ``NEED_NOISE``).
+
+    As :func:`~mctslab.search.compiled.run_chunk`, plus: ``prior`` (float64, a node's
+    prior), ``root_prior`` (float64 ``[num_actions]``, the noisy root priors),
+    ``pending`` (a :class:`Pending`), ``fbufs`` rows 0-2 (rewards, returns, a
+    playout's rewards for ``mix``). ``observation_fn`` is the game's observation
+    kernel, or ``None``.
+    """
+    tree = Tree(
+        borrow(tree.first_child),
+        borrow(tree.next_sibling),
+        borrow(tree.action),
+        borrow(tree.visits),
+        borrow(tree.value_sum),
+        borrow(tree.n_untried),
+        borrow(tree.to_play),
+        borrow(tree.proven),
+        borrow(tree.flags),
+    )
+    prior = borrow(prior)
+    root_prior = borrow(root_prior)
+    root_state = borrow(root_state)
+    ctl = borrow(ctl)
+    rng = borrow(rng)
+    bufs = borrow(bufs)
+    fbufs = borrow(fbufs)
+    simulation = cfg_i[SIMULATION]
+    cutoff_depth = cfg_i[CUTOFF_DEPTH]
+    solver = cfg_i[SOLVER] != 0
+    max_nodes = cfg_i[MAX_NODES]
+    batch = cfg_i[BATCH]
+    vl = cfg_i[VIRTUAL_LOSS]
+    evaluator = cfg_i[EVALUATOR]
+    c = cfg_f[C]
+    c_base = cfg_f[C_BASE]
+    fpu = cfg_f[FPU]
+    mix = cfg_f[MIX]
+    min_u = cfg_f[MIN_UTILITY]
+    span = cfg_f[SPAN]
+    max_u = min_u + span
+    n_state = root_state.shape[0]
+    num_actions = capacity[1]
+    state = bufs[0, :n_state]
+    tmp1 = bufs[1, :n_state]
+    tmp2 = bufs[2, :n_state]
+    a_buf = bufs[3]
+    b_buf = bufs[4]
+    legal = bufs[5]
+    safe = bufs[6]
+    rewards = fbufs[0]
+    rets = fbufs[1]
+    played = fbufs[2]
+    paths, depths, states = pending.paths, pending.depths, pending.states
+    if tree.flags[ROOT] == 0:
+        state[:] = root_state
+        _open(legal_fn, returns_fn, tree, ROOT, state, params, solver, legal, rets, min_u, max_u)
+    done = 0
+    k = ctl[PENDING]  # leaves whose evaluation Python has just written
+    while True:
+        if k > 0:
+            # Finish a batch, as the reference's iterate_batch: the virtual loss comes
+            # off, every leaf gets its children, then each leaf's value is backed up.
+            ctl[PENDING] = 0
+            for j in range(k):
+                for d in range(depths[j] + 1):
+                    tree.visits[paths[j, d]] -= vl
+            for j in range(k):
+                leaf = paths[j, depths[j]]
+                expand_with_priors(
+                    legal_fn, tree, prior, leaf, states[j], params, legal, pending.priors[j],
+                    evaluator != EVAL_EXTERNAL, ctl,
+                )  # fmt: skip
+                if evaluator == EVAL_HEURISTIC:
+                    heuristic_fn(states[j], params, rets)
+                    pending.values[j] = min(1.0, max(-1.0, rets[tree.to_play[leaf]]))
+                elif evaluator == EVAL_UNIFORM:
+                    pending.values[j] = 0.0
+            for j in range(k):
+                leaf = paths[j, depths[j]]
+                if evaluator == EVAL_ROLLOUT:
+                    simulate(
+                        legal_fn, apply_fn, returns_fn, heuristic_fn, states[j], params,
+                        simulation, cutoff_depth, rng, a_buf, b_buf, safe, tmp1, tmp2, rewards,
+                        rets, min_u, span, playout_fn,
+                    )  # fmt: skip
+                else:
+                    value_rewards(pending.values[j], tree.to_play[leaf], rewards)
+                    if mix > 0.0:
+                        simulate(
+                            legal_fn, apply_fn, returns_fn, heuristic_fn, states[j], params,
+                            simulation, cutoff_depth, rng, a_buf, b_buf, safe, tmp1, tmp2,
+                            played, rets, min_u, span, playout_fn,
+                        )  # fmt: skip
+                        for p in range(rewards.shape[0]):
+                            rewards[p] = (1.0 - mix) * rewards[p] + mix * played[p]
+                backpropagate(tree, paths[j], depths[j], rewards, solver)
+            ctl[ITERATIONS] += k
+            done += k
+            k = 0
+        # The budget checks, in the reference's order (see run_chunk).
+        if solver and tree.proven[ROOT] != UNPROVEN:
+            return STOP_PROVEN
+        if max_nodes >= 0 and ctl[NODES] >= max_nodes:
+            return STOP_NODES
+        if done >= max_chunk:
+            return CHUNK_DONE
+        if ctl[IS_EXTENDED] and _agree(tree):
+            return STOP_AGREEMENT
+        if max_nodes < 0 and ctl[HIGH] + batch * num_actions > capacity[0]:
+            return NEED_SPACE
+        if (
+            ctl[NOISE_DUE]
+            and tree.first_child[ROOT] >= 0
+            and tree.n_untried[ROOT] == 0
+            and tree.flags[ROOT] == OPENED
+            and tree.proven[ROOT] == UNPROVEN
+        ):
+            return NEED_NOISE  # the reference draws it at this choice
+
+        # Collect up to `limit` leaves, as the reference's iterate_batch.
+        limit = min(batch, max_chunk - done)
+        backed = 0
+        grow = 0
+        choice = (c, c_base, fpu, solver, prior, root_prior, ctl[NOISY] != 0)
+        while k + backed < limit:
+            state[:] = root_state
+            depth = select(
+                legal_fn, apply_fn, returns_fn, puct_child, choice, tree, state, params,
+                paths[k], solver, legal, rets, min_u, max_u,
+            )  # fmt: skip
+            if depth < 0:
+                return NOT_WIN_LOSS
+            leaf = paths[k, depth]
+            if not (tree.n_untried[leaf] > 0 and tree.proven[leaf] == UNPROVEN):
+                # Terminal or proven: its exact rewards, backed up at once.
+                leaf_rewards(returns_fn, tree, leaf, state, params, rewards, rets, min_u, span)
+                backpropagate(tree, paths[k], depth, rewards, solver)
+                ctl[ITERATIONS] += 1
+                backed += 1
+                continue
+            waiting = False
+            for j in range(k):
+                if paths[j, depths[j]] == leaf:
+                    waiting = True
+            if waiting:
+                break  # a collision: this leaf already waits for its value
+            if max_nodes >= 0 and ctl[NODES] + grow + tree.n_untried[leaf] > max_nodes:
+                if k == 0 and backed == 0:
+                    return NODE_BUDGET
+                break
+            grow += tree.n_untried[leaf]
+            depths[k] = depth
+            states[k, :] = state
+            for d in range(depth + 1):
+                tree.visits[paths[k, d]] += vl
+            k += 1
+        done += backed
+        if k == 0:
+            continue
+        if evaluator == EVAL_EXTERNAL:
+            # Python's turn: the observations and legal moves of the waiting leaves.
+            for j in range(k):
+                leaf = paths[j, depths[j]]
+                p = tree.to_play[leaf]
+                pending.to_play[j] = p
+                game_observation(observation_fn, states[j], params, p, pending.observations[j])
+                pending.masks[j, :] = False
+                n = legal_fn(states[j], params, legal)
+                for i in range(n):
+                    pending.masks[j, legal[i]] = True
+            ctl[PENDING] = k
+            return NEED_EVAL
+
+
 @njit(cache=True, nogil=True)
-def compact(old, root, new):  # type: ignore[no-untyped-def]
+def compact(old, root, new, old_prior, new_prior):  # type: ignore[no-untyped-def]
     """Copy the subtree under ``root`` of :class:`Tree` ``old`` into the empty tree
     ``new`` (root at 0), breadth first, children in the same order; returns the number
-    of nodes. Tree reuse keeps only what lies below the moves played."""
+    of nodes. Tree reuse keeps only what lies below the moves played. PUCT's priors
+    move along from ``old_prior`` to ``new_prior`` (empty arrays under UCT)."""
+    with_priors = old_prior.shape[0] > 0
     queue = np.empty(old.first_child.shape[0], dtype=np.int64)  # old ids, in new-id order
     queue[0] = root
     new.next_sibling[0] = NONE
@@ -838,6 +1208,8 @@ def compact(old, root, new):  # type: ignore[no-untyped-def]
         i = head
         head += 1
         _copy_node(old, o, new, i)  # every field but the links, copied as it is
+        if with_priors:
+            new_prior[i] = old_prior[o]
         new.first_child[i] = NONE  # (next_sibling[i] was set when i was queued)
         last = NONE
         oc = old.first_child[o]
@@ -872,15 +1244,23 @@ def bytes_per_node() -> int:
     return sum(np.dtype(dt).itemsize for _, dt in TREE_FIELDS)
 
 
-# Rule kernels -> run_chunk bound to them in a function numba caches on disk.
+# Rule kernels -> run_chunk (and run_puct_chunk) bound to them in functions numba
+# caches on disk.
 _CACHED_CHUNKS: dict[Any, Callable[..., int]] = {}
+_CACHED_PUCT_CHUNKS: dict[Any, Callable[..., int]] = {}
 
 
-def register_cached_chunk(kernels: Any, chunk: Callable[..., int]) -> None:
+def register_cached_chunk(
+    kernels: Any, chunk: Callable[..., int], puct_chunk: Callable[..., int] | None = None
+) -> None:
     """Use ``chunk`` (:func:`run_chunk` bound to ``kernels`` in a module-level function
-    compiled with ``cache=True``) for games with these kernels: how the built-in games'
-    wrappers in :mod:`mctslab.search.kernel_chunks` reach the engine."""
+    compiled with ``cache=True``) for games with these kernels, and ``puct_chunk``
+    (:func:`~mctslab.search.compiled_puct.run_puct_chunk` bound alike) for their PUCT
+    searches: how the built-in games' wrappers in :mod:`mctslab.search.kernel_chunks`
+    reach the engine."""
     _CACHED_CHUNKS[kernels] = chunk
+    if puct_chunk is not None:
+        _CACHED_PUCT_CHUNKS[kernels] = puct_chunk
 
 
 #: The arguments a game's ``search_chunk`` wrapper passes on to :func:`run_chunk`.
@@ -916,6 +1296,9 @@ class CompiledMCTS:
         self.config = config or SearchConfig()
         self.rng = np.array([self.config.seed & ((1 << 64) - 1)], dtype=np.uint64)
         self.tree: Tree | None = None
+        # PUCT's prior of each node (empty under UCT, whose nodes have none).
+        self.prior = np.zeros(0, dtype=np.float64)
+        self._evaluator: Any = None  # PUCT's, made on the first search
         self.nodes = 0
         self._slots = (0, NONE)  # ctl's HIGH and FREE after the last search
         self._history: list[int] = []
@@ -944,6 +1327,26 @@ class CompiledMCTS:
 
         return generic
 
+    def _puct_chunk_fn(self, kernels: Any) -> Callable[..., int]:
+        """:func:`run_puct_chunk` bound to the game's kernels: the cached wrapper of a
+        built-in game, else bound here (compiled on first use in each process)."""
+        wrapper = _CACHED_PUCT_CHUNKS.get(kernels)
+        if wrapper is not None:
+            return wrapper
+
+        def generic(*args: Any) -> int:
+            return run_puct_chunk(  # type: ignore[no-any-return,call-arg]
+                kernels.legal_actions,
+                kernels.apply_action,
+                kernels.returns,
+                kernels.heuristic,
+                getattr(kernels, "observation", None),
+                *args,
+                getattr(kernels, "playout", None),
+            )
+
+        return generic
+
     def _reuse(self, state: Any, num_actions: int) -> bool:
         """Re-root the kept tree under the moves played since the last search, if it can."""
         if (
@@ -966,14 +1369,37 @@ class CompiledMCTS:
             return False
         if node != 0:
             new = _allocate(len(tree.first_child))
-            self.nodes = int(compact(tree, node, new))
+            new_prior = np.zeros(len(self.prior), dtype=np.float64)
+            self.nodes = int(compact(tree, node, new, self.prior, new_prior))
             self._slots = (self.nodes, NONE)
-            self.tree = new
+            self.tree, self.prior = new, new_prior
         self._history = history
         return True
 
     def search(self, state: State, game_info: GameInfo | None = None) -> SearchResult:
         """Search from ``state`` within the budget; the same result as the reference engine."""
+        steps = self.search_steps(state, game_info)
+        try:
+            request = next(steps)
+            while True:  # PUCT with an outside evaluator: answer each batch of leaves
+                request = steps.send(self.evaluate(request))
+        except StopIteration as stop:
+            result: SearchResult = stop.value
+            return result
+
+    def evaluate(self, batch: LeafBatch) -> tuple[Any, Any]:
+        """This searcher's PUCT evaluator on ``batch``, its output checked and normalised."""
+        priors, values = self._evaluator.evaluate(batch)
+        return check_output(priors, values, batch.legal_mask)
+
+    def search_steps(
+        self, state: State, game_info: GameInfo | None = None
+    ) -> Generator[LeafBatch, tuple[Any, Any], SearchResult]:
+        """:meth:`search` as a generator: under PUCT with an evaluator that runs in Python
+        it yields each batch of leaves (a :class:`~mctslab.search.evaluators.LeafBatch`)
+        and takes back ``(priors, values)`` as :func:`~mctslab.search.evaluators.check_output`
+        returns them; it returns the :class:`SearchResult`. Many searches stepped together
+        can share one evaluator call (:func:`search_many`)."""
         config = self.config
         if config.workers != 1:
             raise InvalidConfigError("workers > 1: make the searcher with mctslab.make_searcher")
@@ -993,6 +1419,11 @@ class CompiledMCTS:
             raise InvalidConfigError("cannot search a terminal state: the game is over")
         info: GameInfo = game_info or game.info
         check_solver(config, info)
+        puct = config.puct
+        if puct is not None:
+            check_puct(config, info, state)
+            if self._evaluator is None:
+                self._evaluator = puct.make_evaluator()
         num_actions = info.num_actions
         entered = time.perf_counter()  # re-rooting a kept tree is search time too
         root_state = state.array.copy()  # type: ignore[attr-defined]
@@ -1002,9 +1433,10 @@ class CompiledMCTS:
             else:
                 # expansion="one" makes one node an iteration: room for exactly that;
                 # otherwise start small and double when an iteration might not fit.
-                one = config.expansion == "one" and config.time is None
+                one = config.expansion == "one" and config.time is None and puct is None
                 cap = (config.iterations or 0) + num_actions + 1 if one else 1 << 16
             self.tree = _allocate(cap)
+            self.prior = np.zeros(cap if puct is not None else 0, dtype=np.float64)
             self.nodes = 1
             self._slots = (1, NONE)
             tree = self.tree
@@ -1013,41 +1445,63 @@ class CompiledMCTS:
             self._history = state.history()
             self._game = game
         assert self.tree is not None
-        cfg_i = np.array(
-            [
-                _EXPANSION_CODE[config.expansion],
-                _SIMULATION_CODE[config.simulation],
-                config.cutoff_depth,
-                int(config.solver),
-                -1 if config.max_nodes is None else config.max_nodes,
-            ],
-            dtype=np.int64,
-        )
+        cfg_i = [
+            _EXPANSION_CODE[config.expansion],
+            _SIMULATION_CODE[config.simulation],
+            config.cutoff_depth,
+            int(config.solver),
+            -1 if config.max_nodes is None else config.max_nodes,
+        ]
         span = info.max_utility - info.min_utility
-        cfg_f = np.array([config.c, info.min_utility, span])
-        ctl = np.array([0, 0, self.nodes, *self._slots], dtype=np.int64)
+        cfg_f = [config.c, info.min_utility, span]
+        ctl = [0, 0, self.nodes, *self._slots]
         width = max(len(root_state), num_actions)
         bufs = np.zeros((7, width), dtype=np.int64)
-        fbufs = np.zeros((2, info.num_players), dtype=np.float64)
         path = np.zeros(info.max_game_length + 2, dtype=np.int64)
-        chunk_fn = self._chunk_fn(kernels)
         params = game.params
+        if puct is None:
+            chunk_fn = self._chunk_fn(kernels)
+            fbufs = np.zeros((2, info.num_players), dtype=np.float64)
+            tail: tuple[Any, ...] = (path,)
+        else:
+            chunk_fn = self._puct_chunk_fn(kernels)
+            evaluator = self._evaluator
+            builtin = getattr(evaluator, "builtin", False)
+            code = EVALUATOR_CODES[evaluator.name] if builtin else EVAL_EXTERNAL
+            cfg_i += [puct.batch, puct.virtual_loss, code]
+            cfg_f[0] = puct.c
+            cfg_f += [-1.0 if puct.c_base is None else puct.c_base, puct.fpu, puct.mix]
+            ctl += [0, int(puct.noise_fraction > 0.0), 0]
+            fbufs = np.zeros((3, info.num_players), dtype=np.float64)
+            observe = kernels.observation is not None and code == EVAL_EXTERNAL
+            obs_size = math.prod(game.observation_shape()) if observe else 1
+            pending = make_pending(
+                puct.batch, info.max_game_length + 2, len(root_state), obs_size, num_actions
+            )
+            root_prior = np.zeros(num_actions, dtype=np.float64)
+            tail = (pending,)
+        cfg_i_arr = np.array(cfg_i, dtype=np.int64)
+        cfg_f_arr = np.array(cfg_f, dtype=np.float64)
+        ctl_arr = np.array(ctl, dtype=np.int64)
 
         def call(max_chunk: int) -> int:
             assert self.tree is not None
             capacity = np.array([len(self.tree.first_child), num_actions], dtype=np.int64)
+            head: tuple[Any, ...] = (self.tree,)
+            if puct is not None:
+                head = (self.tree, self.prior, root_prior)
             return int(
                 chunk_fn(
-                    self.tree,
+                    *head,
                     root_state,
                     params,
-                    cfg_i,
-                    cfg_f,
-                    ctl,
+                    cfg_i_arr,
+                    cfg_f_arr,
+                    ctl_arr,
                     self.rng,
                     bufs,
                     fbufs,
-                    path,
+                    *tail,
                     capacity,
                     max_chunk,
                 )
@@ -1066,14 +1520,14 @@ class CompiledMCTS:
         budget = Budget.of(config)
         chunk = 64  # under a time budget: iterations between looks at the clock, adapted
         while True:
-            left = budget.iterations_left(int(ctl[ITERATIONS]))
+            left = budget.iterations_left(int(ctl_arr[ITERATIONS]))
             max_chunk = 1 << 62 if left is None else left
             if budget.timed:
                 max_chunk = min(max_chunk, chunk)
-            ctl[IS_EXTENDED] = budget.extended
+            ctl_arr[IS_EXTENDED] = budget.extended
             code = call(max_chunk)
             if code == CHUNK_DONE:
-                done = int(ctl[ITERATIONS])
+                done = int(ctl_arr[ITERATIONS])
                 seconds = time.perf_counter() - start
                 stop = budget.stop(done, seconds, agree=lambda: rules_agree(self._root_children()))
                 if stop is not None:
@@ -1084,9 +1538,22 @@ class CompiledMCTS:
                     per = seconds / max(1, done)
                     chunk = max(16, min(1 << 20, int(config.time / 100 / max(per, 1e-9))))
                 continue
+            if code == NEED_EVAL:
+                k = int(ctl_arr[PENDING])
+                priors, values = yield self._leaf_batch(pending, k, state)
+                pending.priors[:k] = priors
+                pending.values[:k] = values
+                continue
+            if code == NEED_NOISE:
+                self._root_noise(root_prior, ctl_arr)
+                continue
             if code == NEED_SPACE:
                 assert self.tree is not None
                 self.tree = _grow(self.tree, 2 * len(self.tree.first_child))
+                if puct is not None:
+                    grown = np.zeros(len(self.tree.first_child), dtype=np.float64)
+                    grown[: len(self.prior)] = self.prior
+                    self.prior = grown
                 continue
             if code == NOT_WIN_LOSS:
                 self.reset()  # the iteration stopped half-way: the tree is not kept
@@ -1101,23 +1568,69 @@ class CompiledMCTS:
                 stopped_by = _STOP_NAMES[code]
             break
         seconds = time.perf_counter() - start
-        self.nodes = int(ctl[NODES])
-        self._slots = (int(ctl[HIGH]), int(ctl[FREE]))
+        self.nodes = int(ctl_arr[NODES])
+        self._slots = (int(ctl_arr[HIGH]), int(ctl_arr[FREE]))
         tree = self.tree
         to_play = int(tree.to_play[ROOT])
         root_proven = int(tree.proven[ROOT])
-        return make_result(
+        rng = Rng(int(self.rng[0]))  # PUCT's temperature draws the move from the stream
+        result = make_result(
             self._root_children(),
             to_play,
             None if root_proven == UNPROVEN else root_proven,
             config,
             info,
-            iterations=int(ctl[ITERATIONS]),
+            iterations=int(ctl_arr[ITERATIONS]),
             nodes=self.nodes,
             seconds=seconds,
             stopped_by=stopped_by,
             compile_seconds=compile_seconds,
+            rng=rng,
         )
+        self.rng[0] = rng.state
+        return result
+
+    def _leaf_batch(self, pending: Pending, k: int, root: State) -> LeafBatch:
+        """The ``k`` waiting leaves as a :class:`LeafBatch` (states made only if read)."""
+        game: Any = root.game  # type: ignore[attr-defined]
+        history = root.history()
+        tree = self.tree
+        assert tree is not None
+
+        def states() -> list[State]:
+            out: list[State] = []
+            for j in range(k):
+                moves = [
+                    int(tree.action[pending.paths[j, d]]) for d in range(1, pending.depths[j] + 1)
+                ]
+                out.append(KernelState(game, pending.states[j].copy(), history + moves))
+            return out
+
+        observations = None
+        if game.kernels.observation is not None:
+            shape = game.observation_shape()
+            observations = pending.observations[:k].reshape((k, *shape)).copy()
+        return LeafBatch(
+            pending.masks[:k].copy(),
+            pending.to_play[:k].copy(),
+            observations=observations,
+            make_states=states,
+        )
+
+    def _root_noise(self, root_prior: Any, ctl: Any) -> None:
+        """AlphaZero's root noise, as the reference's ``_root_noise``: drawn from the
+        engine's generator where the reference draws it (the first choice at the expanded
+        root of a search), written to ``root_prior`` by action."""
+        puct = self.config.puct
+        assert puct is not None and self.tree is not None
+        children = self._children(ROOT)
+        rng = Rng(int(self.rng[0]))
+        eta = rng.dirichlet(puct.noise_alpha, len(children))
+        self.rng[0] = rng.state
+        f = puct.noise_fraction
+        for ch, e in zip(children, eta, strict=True):
+            root_prior[int(self.tree.action[ch])] = (1.0 - f) * float(self.prior[ch]) + f * e
+        ctl[NOISE_DUE], ctl[NOISY] = 0, 1
 
     def root_children(self) -> list[tuple[int, int, float, int | None]]:
         """(action, visits, value sum, proof for player 0) of each root child."""
@@ -1139,6 +1652,7 @@ class CompiledMCTS:
         assert self.tree is not None
         tree = self.tree
         action, visits, value_sum, proven = tree.action, tree.visits, tree.value_sum, tree.proven
+        priors = self.prior if len(self.prior) else None
         out = []
         for ch in self._children(0):
             p = int(proven[ch])
@@ -1148,6 +1662,7 @@ class CompiledMCTS:
                     int(visits[ch]),
                     float(value_sum[ch]),
                     None if p == UNPROVEN else p,
+                    None if priors is None else float(priors[ch]),
                 )
             )
         return out

@@ -133,6 +133,13 @@ class UniformRolloutEvaluator:
 
     name = "uniform+rollout"
     rollout = True
+    #: Built in: both engines compute it themselves (``1 / n`` priors, the value of
+    #: :meth:`leaf_value`), in compiled code where the compiled engine runs.
+    builtin = True
+
+    def leaf_value(self, state: State, to_play: int) -> float | None:
+        """The value for ``to_play``, or ``None``: a playout decides."""
+        return None
 
     def evaluate(self, batch: LeafBatch) -> tuple[FloatArray, FloatArray]:
         # Only the priors matter: the engine replaces the value by its playout's.
@@ -144,6 +151,10 @@ class UniformEvaluator:
 
     name = "uniform"
     rollout = False
+    builtin = True
+
+    def leaf_value(self, state: State, to_play: int) -> float | None:
+        return 0.0
 
     def evaluate(self, batch: LeafBatch) -> tuple[FloatArray, FloatArray]:
         return _uniform(batch), np.zeros(len(batch))
@@ -154,6 +165,13 @@ class HeuristicEvaluator:
 
     name = "heuristic"
     rollout = False
+    builtin = True
+
+    def leaf_value(self, state: State, to_play: int) -> float | None:
+        h = heuristic_or_none(state)
+        if h is None:
+            raise EvaluatorError("evaluator='heuristic' needs the game's heuristic()")
+        return min(1.0, max(-1.0, h[to_play]))
 
     def evaluate(self, batch: LeafBatch) -> tuple[FloatArray, FloatArray]:
         values = np.zeros(len(batch))

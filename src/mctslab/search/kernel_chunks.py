@@ -17,9 +17,18 @@ from __future__ import annotations
 from numba import njit
 
 from mctslab.games import bohnenspiel, connect_four, nim, tic_tac_toe
-from mctslab.search.compiled import register_cached_chunk, run_chunk
+from mctslab.search.compiled import register_cached_chunk, run_chunk, run_puct_chunk
 
-__all__ = ["bohnenspiel_chunk", "connect_four_chunk", "nim_chunk", "tic_tac_toe_chunk"]
+__all__ = [
+    "bohnenspiel_chunk",
+    "bohnenspiel_puct_chunk",
+    "connect_four_chunk",
+    "connect_four_puct_chunk",
+    "nim_chunk",
+    "nim_puct_chunk",
+    "tic_tac_toe_chunk",
+    "tic_tac_toe_puct_chunk",
+]
 
 
 @njit(cache=True, nogil=True)
@@ -54,10 +63,57 @@ def bohnenspiel_chunk(tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, c
     )  # fmt: skip
 
 
-for _game, _chunk in (
-    (tic_tac_toe.TicTacToe, tic_tac_toe_chunk),
-    (connect_four.ConnectFour, connect_four_chunk),
-    (nim.Nim, nim_chunk),
-    (bohnenspiel.Bohnenspiel, bohnenspiel_chunk),
+# PUCT's chunks (run_puct_chunk), one per game likewise.
+
+
+@njit(cache=True, nogil=True)
+def tic_tac_toe_puct_chunk(  # type: ignore[no-untyped-def]
+    tree, prior, root_prior, root, params, ci, cf, ctl, rng, bufs, fbufs, pending, cap, n
 ):
-    register_cached_chunk(_game.kernels, _chunk)
+    return run_puct_chunk(
+        tic_tac_toe.legal_actions, tic_tac_toe.apply_action, tic_tac_toe.returns, tic_tac_toe.heuristic,
+        tic_tac_toe.observation, tree, prior, root_prior, root, params, ci, cf, ctl, rng, bufs,
+        fbufs, pending, cap, n, tic_tac_toe.playout,
+    )  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def connect_four_puct_chunk(  # type: ignore[no-untyped-def]
+    tree, prior, root_prior, root, params, ci, cf, ctl, rng, bufs, fbufs, pending, cap, n
+):
+    return run_puct_chunk(
+        connect_four.legal_actions, connect_four.apply_action, connect_four.returns, connect_four.heuristic,
+        connect_four.observation, tree, prior, root_prior, root, params, ci, cf, ctl, rng, bufs,
+        fbufs, pending, cap, n, connect_four.playout,
+    )  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def nim_puct_chunk(  # type: ignore[no-untyped-def]
+    tree, prior, root_prior, root, params, ci, cf, ctl, rng, bufs, fbufs, pending, cap, n
+):
+    return run_puct_chunk(
+        nim.legal_actions, nim.apply_action, nim.returns, nim.heuristic,
+        nim.observation, tree, prior, root_prior, root, params, ci, cf, ctl, rng, bufs,
+        fbufs, pending, cap, n, nim.playout,
+    )  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def bohnenspiel_puct_chunk(  # type: ignore[no-untyped-def]
+    tree, prior, root_prior, root, params, ci, cf, ctl, rng, bufs, fbufs, pending, cap, n
+):
+    return run_puct_chunk(
+        bohnenspiel.legal_actions, bohnenspiel.apply_action, bohnenspiel.returns, bohnenspiel.heuristic,
+        bohnenspiel.observation, tree, prior, root_prior, root, params, ci, cf, ctl, rng, bufs,
+        fbufs, pending, cap, n, bohnenspiel.playout,
+    )  # fmt: skip
+
+
+for _game, _chunk, _puct in (
+    (tic_tac_toe.TicTacToe, tic_tac_toe_chunk, tic_tac_toe_puct_chunk),
+    (connect_four.ConnectFour, connect_four_chunk, connect_four_puct_chunk),
+    (nim.Nim, nim_chunk, nim_puct_chunk),
+    (bohnenspiel.Bohnenspiel, bohnenspiel_chunk, bohnenspiel_puct_chunk),
+):
+    register_cached_chunk(_game.kernels, _chunk, _puct)

@@ -338,9 +338,11 @@ class SearchTree:
         # The chance outcome selection sampled at the leaf, which expansion adds.
         self.outcome: int | None = None
         # PUCT: the evaluator, and the root children's priors with this search's
-        # Dirichlet noise mixed in (the nodes keep the evaluator's own priors).
+        # Dirichlet noise mixed in (the nodes keep the evaluator's own priors), drawn at
+        # the search's first selection at the expanded root.
         self.evaluator: Evaluator | None = None
         self.root_priors: list[float] | None = None
+        self.noise_due = config.puct is not None and config.puct.noise_fraction > 0.0
 
 
 class NodeBudgetReached(Exception):
@@ -505,6 +507,8 @@ def _best_puct_child(node: Node, tree: SearchTree) -> Node:
     puct = tree.config.puct
     assert puct is not None
     explore = puct_exploration(puct.c, puct.c_base, node.visits)
+    if node is tree.root and tree.noise_due:
+        _root_noise(tree)
     noisy = tree.root_priors if node is tree.root else None
     best: Node | None = None
     best_value = -math.inf
@@ -633,9 +637,19 @@ def evaluate_nodes(nodes: Sequence[Node], tree: SearchTree) -> None:
     """PUCT's expansion of ``nodes`` with one evaluator call: each gets a child for every
     legal action, with the evaluator's prior, and keeps the rewards of its value in
     ``estimate`` for phase 3 (the ``"uniform+rollout"`` evaluator leaves it to a
-    playout). The root's children get this search's Dirichlet noise (:func:`_root_noise`)."""
+    playout)."""
     info, evaluator = tree.info, tree.evaluator
     assert evaluator is not None
+    if getattr(evaluator, "builtin", False):
+        # Uniform priors 1 / n and the evaluator's value, as the compiled engine
+        # computes them (no batch, no renormalisation that could round differently).
+        for node in nodes:
+            assert node.state is not None
+            value = evaluator.leaf_value(node.state, node.to_play)  # type: ignore[attr-defined]
+            _add_children(node, [1.0 / len(node.untried)] * len(node.untried), tree)
+            if value is not None:
+                node.estimate = value_rewards(value, node.to_play, info)
+        return
     mask = np.zeros((len(nodes), info.num_actions), dtype=np.bool_)
     for i, node in enumerate(nodes):
         mask[i, node.untried] = True
@@ -643,28 +657,29 @@ def evaluate_nodes(nodes: Sequence[Node], tree: SearchTree) -> None:
     states = [node.state for node in nodes]
     batch = LeafBatch(mask, to_play, states=states)  # type: ignore[arg-type]
     priors, values = check_output(*evaluator.evaluate(batch), mask)
-    rollout = getattr(evaluator, "rollout", False)
     for i, node in enumerate(nodes):
-        node.children = [Node(a, node.to_play, node) for a in node.untried]  # ascending
-        for ch in node.children:
-            ch.prior = float(priors[i, ch.action])
-        node.untried = []
-        tree.nodes += len(node.children)
-        if not rollout:
-            node.estimate = value_rewards(float(values[i]), node.to_play, info)
-        if node is tree.root:
-            _root_noise(tree)
+        _add_children(node, [float(priors[i, a]) for a in node.untried], tree)
+        node.estimate = value_rewards(float(values[i]), node.to_play, info)
+
+
+def _add_children(node: Node, priors: list[float], tree: SearchTree) -> None:
+    """Every untried action of ``node`` becomes a child (ascending), with its prior."""
+    node.children = [Node(a, node.to_play, node) for a in node.untried]
+    for ch, p in zip(node.children, priors, strict=True):
+        ch.prior = p
+    node.untried = []
+    tree.nodes += len(node.children)
 
 
 def _root_noise(tree: SearchTree) -> None:
     """AlphaZero's exploration noise: the root children's priors for this search,
-    ``(1 - f) * P + f * eta`` with ``eta ~ Dir(noise_alpha)`` (``f = noise_fraction``;
-    none when ``f = 0``). Drawn once per search, as soon as the root has its children."""
+    ``(1 - f) * P + f * eta`` with ``eta ~ Dir(noise_alpha)`` (``f = noise_fraction``).
+    Drawn once per search, at its first selection at the expanded root (so both
+    engines draw it at the same point of the generator's stream)."""
     puct = tree.config.puct
+    assert puct is not None
+    tree.noise_due = False
     children = tree.root.children
-    if puct is None or puct.noise_fraction == 0.0 or not children:
-        tree.root_priors = None
-        return
     f = puct.noise_fraction
     eta = tree.rng.dirichlet(puct.noise_alpha, len(children))
     tree.root_priors = [(1.0 - f) * ch.prior + f * e for ch, e in zip(children, eta, strict=True)]
@@ -1092,8 +1107,6 @@ class MCTS:
         tree.evaluator = self._evaluator
         if not root.opened:
             _open(root, state.clone(), tree)
-        elif root.children:
-            _root_noise(tree)  # a kept root: this search's own noise
         self._tree = tree
         return tree
 
