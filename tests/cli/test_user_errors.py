@@ -98,6 +98,10 @@ def test_a_quick_solve_says_nothing_on_stderr() -> None:
         (("arena", "tic_tac_toe", "--games", "x"), "'--games'"),
         (("solve",), "Missing argument"),
         (("search", "tic_tac_toe", "--bogus"), "--bogus"),
+        (("search", "tic_tac_toe", "--puct", "--fpu", "x"), "'--fpu'"),
+        (("search", "tic_tac_toe", "--puct", "--batch", "1.5"), "'--batch'"),
+        (("selfplay", "tic_tac_toe", "--out", "x.npz"), "Missing option '--player'"),
+        (("selfplay", "tic_tac_toe", "--player", "mcts"), "Missing option '--out'"),
         (("bogus",), "'bogus'"),
     ],
 )

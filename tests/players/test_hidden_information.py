@@ -33,6 +33,7 @@ REFUSED = "kuhn_poker hides information and"
 #: What each player kind reads when it chooses: True, the full state (hidden cards too).
 READS_HIDDEN = {
     "mcts": True,
+    "puct": True,  # an MCTSPlayer: searches the state it is handed
     "minimax": True,
     "openspiel-mcts": True,  # OpenSpiel's MCTSBot searches the state it is handed
     "pig-hold": True,  # reads the whole state (Pig has no hidden information)

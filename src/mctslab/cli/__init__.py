@@ -4,7 +4,8 @@
 - :mod:`~mctslab.cli.main`: ``play``, ``search``, ``solve``, ``games`` and ``main``;
   it imports one module per command group: :mod:`~mctslab.cli.arena` (arena,
   ratings, sprt), :mod:`~mctslab.cli.tune` (tune, analyze), :mod:`~mctslab.cli.tree`,
-  :mod:`~mctslab.cli.exploitability`, :mod:`~mctslab.cli.bohnenspiel` and
+  :mod:`~mctslab.cli.exploitability`, :mod:`~mctslab.cli.selfplay` (self-play
+  datasets), :mod:`~mctslab.cli.bohnenspiel` and
   :mod:`~mctslab.cli.serve` (the web lab).
 
 May import: every other layer.

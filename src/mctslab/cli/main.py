@@ -5,6 +5,8 @@
     mctslab games
     mctslab play connect_four --player1 human --player2 mcts:iterations=5000
     mctslab search tic_tac_toe --moves 0,4 --iterations 300 solver=1 --json
+    mctslab search tic_tac_toe --puct --evaluator heuristic c=2 --iterations 800
+    mctslab selfplay tic_tac_toe --player puct:simulations=100 --games 10 --out data.npz
     mctslab solve tic_tac_toe --moves 0,4
 
 A position is a game (``--param key=value`` sets its parameters) and the action
@@ -62,11 +64,12 @@ from mctslab.players.player import (
     cheating_note,
     check_hidden_information,
     make_player,
+    puct_config,
     search_config,
 )
 from mctslab.search import minimax
 from mctslab.search.engine import make_searcher
-from mctslab.search.mcts import ChildStats, SearchResult
+from mctslab.search.mcts import ChildStats, SearchConfig, SearchResult
 
 # The shared pieces live in mctslab.cli.app; they are re-exported here for the code that
 # has always imported them from mctslab.cli.main (the web lab: app, EXIT_USER_ERROR, parse_value,
@@ -192,12 +195,17 @@ def show_search(state: State, info: GameInfo, result: SearchResult) -> None:
     print(state)
     mover = player_label(info, result.player)
     table = Table(title=f"{mover} to move")
-    for column in ("move", "visits", f"value for {mover}", "proven"):
+    # PUCT's results carry each move's prior; UCT's do not (their column would be empty).
+    priors = any(child.prior is not None for child in result.children)
+    columns = ("move", "visits", *(("prior",) if priors else ()), f"value for {mover}", "proven")
+    for column in columns:
         table.add_column(column, justify="left" if column == "move" else "right")
     for child in sorted(result.children, key=lambda c: (-c.visits, c.action)):
+        prior = () if not priors else ("" if child.prior is None else f"{child.prior:.3f}",)
         table.add_row(
             escape(state.action_to_string(child.action)),
             str(child.visits),
+            *prior,
             f"{move_value(child, info):+.3f}",
             proven_word(child.proven),
         )
@@ -383,8 +391,54 @@ def search(
     seed: SeedOpt = 0,
     param: ParamOpt = None,
     json_output: JsonOpt = False,
+    puct: Annotated[
+        bool,
+        typer.Option(
+            "--puct",
+            help="Select by PUCT (AlphaGo's rule, with an evaluator's priors) instead of UCT; "
+            "the key=value options are then a puct: player's (c=1.25 is PUCT's c).",
+        ),
+    ] = False,
+    evaluator: Annotated[
+        str | None,
+        typer.Option(
+            "--evaluator",
+            help="PUCT's evaluator: uniform+rollout (default), uniform or heuristic.",
+            show_default=False,
+        ),
+    ] = None,
+    fpu: Annotated[
+        float | None,
+        typer.Option(
+            "--fpu",
+            help="PUCT: an unvisited move's value in [0, 1] (default 0).",
+            show_default=False,
+        ),
+    ] = None,
+    temperature: Annotated[
+        float | None,
+        typer.Option(
+            "--temperature",
+            help="PUCT: sample the move by visits ** (1/T); 0 (default) plays the final rule.",
+            show_default=False,
+        ),
+    ] = None,
+    noise: Annotated[
+        float | None,
+        typer.Option(
+            "--noise",
+            help="PUCT: share of Dirichlet noise in the root priors (default 0; alpha=...).",
+            show_default=False,
+        ),
+    ] = None,
+    batch: Annotated[
+        int | None,
+        typer.Option(
+            "--batch", help="PUCT: leaves per evaluator call (default 1).", show_default=False
+        ),
+    ] = None,
 ) -> None:
-    """Run MCTS from a position and show the root's statistics."""
+    """Run MCTS from a position and show the root's statistics (UCT, or PUCT with --puct)."""
     with user_errors():
         check_engine(engine)
         g, state = load_position(game, param, moves)
@@ -393,7 +447,25 @@ def search(
             raw["iterations"] = str(iterations)
         if time_budget is not None:
             raw["time"] = repr(time_budget)
-        config = search_config(raw, seed)
+        flags = {
+            "--evaluator": ("evaluator", evaluator),
+            "--fpu": ("fpu", fpu),
+            "--temperature": ("temperature", temperature),
+            "--noise": ("noise", noise),
+            "--batch": ("batch", batch),
+        }
+        given = [flag for flag, (_, value) in flags.items() if value is not None]
+        if given and not puct:
+            what = "a PUCT option" if len(given) == 1 else "PUCT options"
+            raise CliError(f"{', '.join(given)}: {what}; add --puct")
+        for key, value in flags.values():
+            if value is not None:
+                raw[key] = value if isinstance(value, str) else repr(value)
+        # Without --iterations or iterations=, --puct searches SearchConfig's default
+        # budget, as UCT does (the puct: player's 800 simulations are a player's default).
+        if puct and "time" not in raw:
+            raw.setdefault("iterations", str(SearchConfig().iterations))
+        config = puct_config(raw, seed) if puct else search_config(raw, seed)
         result = make_searcher(config, state, engine).search(state, g.info)
     if not is_perfect_information(g):
         print(
@@ -451,6 +523,7 @@ from mctslab.cli import (  # noqa: E402, F401
     arena,
     bohnenspiel,
     exploitability,
+    selfplay,
     serve,  # mctslab serve: the web lab
     tree,
     tune,

@@ -7,6 +7,8 @@ Spec strings, usable everywhere a player is named (CLI, arena)::
     mcts:iterations=5000,c=1.4,expansion=all,simulation=heavy,solver=1
     mcts:engine=reference,iterations=500
     mcts:time=0.5
+    puct:simulations=800,c=1.25,evaluator=uniform+rollout   # AlphaGo's PUCT (mctslab.search.puct)
+    puct:evaluator=heuristic,noise=0.25,alpha=0.3,temperature=1
     minimax:depth=4
     minimax            # exact
     random
@@ -23,7 +25,7 @@ Every player is handed the full state, but in a game with hidden information
 only some read just what their own seat may know: ``ismcts`` and ``pimc`` (through
 ``information_state_string`` and ``resample_from_infostate``), ``random`` and
 ``openspiel-random`` (the legal moves, which the player to move always knows) and
-``human`` (shown only its observation). ``mcts``, ``minimax``, ``openspiel-mcts``
+``human`` (shown only its observation). ``mcts``, ``puct``, ``minimax``, ``openspiel-mcts``
 (OpenSpiel's MCTSBot searches the state it is given) and ``pig-hold`` read the
 whole state, the other players' cards included: they would cheat.
 :func:`reads_hidden_information` says which is which, and every place that sets
@@ -50,6 +52,7 @@ from mctslab.search.engine import ENGINES, Searcher, make_searcher
 from mctslab.search.ismcts import ISMCTS, PIMC, ISMCTSConfig, PIMCConfig
 from mctslab.search.mcts import SearchConfig, SearchResult
 from mctslab.search.minimax import alphabeta, solve
+from mctslab.search.puct import PuctConfig
 
 __all__ = [
     "KINDS",
@@ -65,6 +68,7 @@ __all__ = [
     "make_player",
     "parse_spec",
     "play_game",
+    "puct_config",
     "reads_hidden_information",
     "search_config",
 ]
@@ -105,25 +109,36 @@ class MCTSPlayer:
 
     ``engine`` is ``"auto"`` (compiled for games with rule kernels), ``"reference"``
     or ``"compiled"``; the searcher is made at the first move, when the game is known.
+    ``name`` is ``"mcts"`` (UCT) or ``"puct"`` (a config with ``puct`` set, from a
+    ``puct:...`` spec). ``last_result`` is the :class:`SearchResult` of the last move
+    (``None`` after a forced move, which is played without a search unless
+    ``search_forced_moves``: self-play sets it so that every move it records has one).
     """
 
     def __init__(
-        self, info: GameInfo, config: SearchConfig | None = None, engine: str = "auto"
+        self,
+        info: GameInfo,
+        config: SearchConfig | None = None,
+        engine: str = "auto",
+        *,
+        name: str = "mcts",
+        search_forced_moves: bool = False,
     ) -> None:
         if engine not in ENGINES:
             raise InvalidSpecError(
                 f"unknown engine {engine!r}; valid engines: {', '.join(ENGINES)}"
             )
-        self.name = "mcts"
+        self.name = name
         self.info = info
         self.config = config or SearchConfig()
         self.engine = engine
+        self.search_forced_moves = search_forced_moves
         self.searcher: Searcher | None = None
         self.last_result: SearchResult | None = None
 
     def choose(self, state: State) -> int:
         legal = state.legal_actions()
-        if len(legal) == 1:
+        if len(legal) == 1 and not self.search_forced_moves:
             # A forced move is played at once: searching it would only spend the budget
             # (Bohnenspiel's end games can force one side for hundreds of plies).
             self.last_result = None
@@ -219,7 +234,8 @@ class HumanPlayer:
         pass
 
 
-_MCTS_KEYS = {f.name for f in fields(SearchConfig)}
+# ``puct`` is set by a ``puct:...`` spec (:func:`puct_config`), not by an option of ``mcts:``.
+_MCTS_KEYS = {f.name for f in fields(SearchConfig)} - {"puct"}
 _ALIASES = {
     "iters": "iterations",
     "n": "iterations",
@@ -227,12 +243,22 @@ _ALIASES = {
     "nodes": "max_nodes",
 }
 #: Every player kind a spec string may name.
-KINDS = ("mcts", "ismcts", "pimc", "minimax", "random", "human", "pig-hold", *OPENSPIEL_KINDS)
+KINDS = (
+    "mcts",
+    "puct",
+    "ismcts",
+    "pimc",
+    "minimax",
+    "random",
+    "human",
+    "pig-hold",
+    *OPENSPIEL_KINDS,
+)
 
 
 #: The player kinds that choose from what their own seat may know, even when they are
 #: handed the full state of a game with hidden information (see the module docstring).
-#: Every other kind (``mcts``, ``minimax``, ``openspiel-mcts``, ``pig-hold``, and a kind
+#: Every other kind (``mcts``, ``puct``, ``minimax``, ``openspiel-mcts``, ``pig-hold``, and a kind
 #: added later until it is listed here) reads the full state, hidden cards included.
 OWN_INFORMATION_KINDS = frozenset({"ismcts", "pimc", "random", "openspiel-random", "human"})
 
@@ -326,6 +352,8 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
 
 _INT_KEYS = {
     "iterations",
+    "batch",
+    "virtual_loss",
     "max_nodes",
     "seed",
     "cutoff_depth",
@@ -334,9 +362,22 @@ _INT_KEYS = {
     "determinizations",
     "at",
 }
-_FLOAT_KEYS = {"c", "time", "robust_max_extra", "eta", "gamma", "d"}
+_FLOAT_KEYS = {
+    "c",
+    "time",
+    "robust_max_extra",
+    "eta",
+    "gamma",
+    "d",
+    "c_base",
+    "fpu",
+    "mix",
+    "noise_fraction",
+    "noise_alpha",
+    "temperature",
+}
 _BOOL_KEYS = {"solver", "reuse_tree", "smooth"}
-_OPTIONAL_KEYS = {"iterations", "time", "max_nodes"}
+_OPTIONAL_KEYS = {"iterations", "time", "max_nodes", "c_base"}
 
 
 def _convert(key: str, raw: str) -> Any:
@@ -380,6 +421,71 @@ def search_config(options: dict[str, str], seed: int | None = None) -> SearchCon
         raise InvalidSpecError(str(err)) from None
 
 
+#: The ``puct:`` keys that go to :class:`PuctConfig` (spec key -> field) ...
+_PUCT_KEYS = {
+    "c": "c",
+    "c_base": "c_base",
+    "evaluator": "evaluator",
+    "fpu": "fpu",
+    "mix": "mix",
+    "noise": "noise_fraction",
+    "alpha": "noise_alpha",
+    "temperature": "temperature",
+    "batch": "batch",
+    "virtual_loss": "virtual_loss",
+}
+#: ... and those that go to :class:`SearchConfig` (its ``c``, ``expansion`` and ``puct``
+#: do not apply: PUCT has its own ``c`` and creates a node's children together).
+_PUCT_SEARCH_KEYS = {
+    "iterations",
+    "time",
+    "seed",
+    "solver",
+    "workers",
+    "parallel",
+    "max_nodes",
+    "reuse_tree",
+    "final",
+    "robust_max_extra",
+    "simulation",
+    "cutoff_depth",
+}
+#: A ``puct:`` player's search budget when its spec names none (AlphaZero's 800
+#: simulations a move).
+PUCT_SIMULATIONS = 800
+
+
+def puct_config(options: dict[str, str], seed: int | None = None) -> SearchConfig:
+    """A :class:`SearchConfig` with ``puct=`` :class:`PuctConfig` from raw ``puct:``
+    options (``simulations`` is ``iterations``, ``noise`` ``noise_fraction``, ``alpha``
+    ``noise_alpha``; unknown keys are errors that list the valid ones; ``engine`` is
+    the caller's). Defaults: ``evaluator=uniform+rollout``, :data:`PUCT_SIMULATIONS`
+    simulations."""
+    valid = sorted({*_PUCT_KEYS, *_PUCT_SEARCH_KEYS, "simulations", "engine"})
+    search: dict[str, Any] = {}
+    puct: dict[str, Any] = {}
+    for key, raw in options.items():
+        if key in _PUCT_KEYS:
+            name = _PUCT_KEYS[key]
+            puct[name] = raw if name == "evaluator" else _convert(name, raw)
+            continue
+        name = _ALIASES.get(key, key)
+        if name not in _PUCT_SEARCH_KEYS:
+            raise InvalidSpecError(
+                f"unknown puct option {key!r}; valid options: {', '.join(valid)}"
+            )
+        search[name] = _convert(name, raw)
+    if "time" in search and "iterations" not in search:
+        search["iterations"] = None  # a time budget alone replaces the default simulations
+    search.setdefault("iterations", PUCT_SIMULATIONS)
+    if seed is not None:
+        search.setdefault("seed", seed)
+    try:
+        return SearchConfig(**search, puct=PuctConfig(**puct))
+    except InvalidConfigError as err:
+        raise InvalidSpecError(str(err)) from None
+
+
 def _dataclass_config(
     kind: str, cls: type[ISMCTSConfig] | type[PIMCConfig], options: dict[str, str], seed: int
 ) -> ISMCTSConfig | PIMCConfig:
@@ -405,7 +511,9 @@ def _dataclass_config(
 def make_player(spec: str, info: GameInfo, seed: int = 0) -> Player:
     """A player from a spec string such as ``"mcts:iterations=5000,c=1.4"``.
 
-    ``seed`` seeds the player unless the spec sets its own. Raises
+    ``seed`` seeds the player unless the spec sets its own. ``puct:...`` is an
+    :class:`MCTSPlayer` named ``"puct"`` searching with PUCT (:func:`puct_config`;
+    defaults: ``evaluator=uniform+rollout``, 800 simulations). Raises
     :class:`InvalidSpecError` naming the bad key and the valid ones.
     """
     kind, options = parse_spec(spec)
@@ -414,6 +522,9 @@ def make_player(spec: str, info: GameInfo, seed: int = 0) -> Player:
     if kind == "mcts":
         engine = options.pop("engine", "auto")
         return MCTSPlayer(info, search_config(options, seed), engine)
+    if kind == "puct":
+        engine = options.pop("engine", "auto")
+        return MCTSPlayer(info, puct_config(options, seed), engine, name="puct")
     if kind in ("ismcts", "pimc"):
         cls = ISMCTSConfig if kind == "ismcts" else PIMCConfig
         return ISMCTSPlayer(info, _dataclass_config(kind, cls, options, seed))
