@@ -16,7 +16,7 @@ $(STAMP_RUN): pyproject.toml | $(BIN)/python
 	touch $@
 
 $(STAMP_TEST): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[dev,ray,web]'
+	$(BIN)/pip install --quiet -e '.[dev,ray,web,nn]'
 	touch $@ $(STAMP_RUN)
 
 # Start the web lab (play against MCTS, watch the tree grow) and print its address.

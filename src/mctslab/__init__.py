@@ -22,11 +22,13 @@ from mctslab.core.registry import available_games, make, register
 from mctslab.core.rng import Rng
 from mctslab.core.testing import check_game
 from mctslab.players.player import Player, make_player, play_game
-from mctslab.search.compiled import CompiledMCTS
+from mctslab.search.compiled import CompiledMCTS, search_many
 from mctslab.search.engine import make_searcher, search
+from mctslab.search.evaluators import Evaluator, LeafBatch, make_evaluator
 from mctslab.search.ismcts import ISMCTS, PIMC, ISMCTSConfig, PIMCConfig
 from mctslab.search.mcts import MCTS, ChildStats, SearchConfig, SearchResult
 from mctslab.search.minimax import MinimaxResult, SolveResult, alphabeta, solve
+from mctslab.search.puct import PuctConfig
 
 __version__ = "0.1.0"
 
@@ -40,6 +42,7 @@ __all__ = [
     "ChildStats",
     "CompiledMCTS",
     "Entrant",
+    "Evaluator",
     "Game",
     "GameInfo",
     "GameOutcome",
@@ -49,11 +52,13 @@ __all__ = [
     "ImperfectInformationState",
     "InvalidConfigError",
     "InvalidSpecError",
+    "LeafBatch",
     "MctslabError",
     "MinimaxResult",
     "NotAStoreError",
     "PIMCConfig",
     "Player",
+    "PuctConfig",
     "PythonState",
     "Ratings",
     "ResultStore",
@@ -71,6 +76,7 @@ __all__ = [
     "compute_ratings",
     "exploitability",
     "make",
+    "make_evaluator",
     "make_player",
     "make_searcher",
     "nash_conv",
@@ -81,5 +87,6 @@ __all__ = [
     "run_sprt",
     "schedule",
     "search",
+    "search_many",
     "solve",
 ]

@@ -341,3 +341,22 @@ def test_puct_picks_a_minimax_optimal_move_in_99_percent(chunk: int) -> None:
         if result.action not in optimal:
             misses.append((history, result.action))
     assert len(positions) == 2260 and len(misses) <= len(positions) // 100, misses
+
+
+def test_many_searches_share_one_evaluator_call_a_round() -> None:
+    from mctslab.search.compiled import CompiledMCTS, search_many
+
+    calls: list[int] = []
+
+    def counting(batch: LeafBatch) -> tuple[np.ndarray, np.ndarray]:
+        calls.append(len(batch))
+        return observation_evaluator(batch)
+
+    c4 = mctslab.make("connect_four")
+    states = [c4.state_from_actions([a]) for a in range(6)]
+    config = SearchConfig(iterations=120, seed=1, puct=PuctConfig(evaluator=counting, batch=4))
+    together = search_many([CompiledMCTS(config) for _ in states], states)
+    rounds = len(calls)
+    alone = [CompiledMCTS(config).search(s) for s in states]
+    assert [r.children for r in together] == [r.children for r in alone]
+    assert max(calls[:rounds]) > 4 and rounds < len(calls) - rounds  # batches merged

@@ -42,7 +42,7 @@ from __future__ import annotations
 import inspect
 import math
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -55,7 +55,7 @@ from mctslab.core.game import TERMINAL, GameInfo, State, has_chance_nodes, same_
 from mctslab.core.rng import Rng
 from mctslab.games.kernels import KernelState, rng_next, rng_randint
 from mctslab.search.budget import Budget
-from mctslab.search.evaluators import LeafBatch, check_output
+from mctslab.search.evaluators import LeafBatch, check_output, make_evaluator
 from mctslab.search.mcts import (
     UCT_INV,
     UCT_INV_SQRT,
@@ -72,7 +72,16 @@ from mctslab.search.mcts import (
     rules_agree,
 )
 
-__all__ = ["CompiledMCTS", "Tree", "register_cached_chunk", "rng_next", "rng_randint", "run_chunk"]
+__all__ = [
+    "CompiledMCTS",
+    "Tree",
+    "register_cached_chunk",
+    "rng_next",
+    "rng_randint",
+    "run_chunk",
+    "run_puct_chunk",
+    "search_many",
+]
 
 UNPROVEN = 2
 ROOT = 0  # the root's node id (mctx's ROOT_INDEX)
@@ -1666,3 +1675,49 @@ class CompiledMCTS:
                 )
             )
         return out
+
+
+def search_many(
+    searchers: Sequence[CompiledMCTS],
+    states: Sequence[State],
+    evaluator: Any = None,
+) -> list[SearchResult]:
+    """Several PUCT searches stepped together, one evaluator call a round for all of them
+    (as mctx batches independent searches): each round, every search that waits for its
+    leaves' evaluation adds its batch; the batches go to the evaluator as one
+    :class:`~mctslab.search.evaluators.LeafBatch` and the answers back to each search.
+    ``evaluator``: a spec as ``PuctConfig.evaluator`` takes it, by default the first
+    searcher's. Each search makes the same choices as it would alone (its own tree,
+    generator and budget), so results equal ``[s.search(x) for s, x in zip(...)]``.
+    """
+    if len(searchers) != len(states):
+        raise InvalidConfigError(
+            f"search_many: {len(searchers)} searchers for {len(states)} states"
+        )
+    steps = [s.search_steps(x) for s, x in zip(searchers, states, strict=True)]
+    results: list[SearchResult | None] = [None] * len(steps)
+    waiting: dict[int, LeafBatch] = {}
+
+    def advance(i: int, answer: tuple[Any, Any] | None) -> None:
+        try:
+            waiting[i] = next(steps[i]) if answer is None else steps[i].send(answer)
+        except StopIteration as stop:
+            results[i] = stop.value
+            waiting.pop(i, None)
+
+    for i in range(len(steps)):
+        advance(i, None)
+    chosen = None if evaluator is None else make_evaluator(evaluator)
+    while waiting:
+        order = sorted(waiting)
+        batch = LeafBatch.concat([waiting[i] for i in order])
+        if chosen is None:
+            chosen = searchers[order[0]]._evaluator
+        raw_priors, raw_values = chosen.evaluate(batch)
+        priors, values = check_output(raw_priors, raw_values, batch.legal_mask)
+        at = 0
+        for i in order:
+            k = len(waiting[i])
+            advance(i, (priors[at : at + k], values[at : at + k]))
+            at += k
+    return [r for r in results if r is not None]

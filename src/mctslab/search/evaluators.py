@@ -94,6 +94,21 @@ class LeafBatch:
     def __len__(self) -> int:
         return int(self.legal_mask.shape[0])
 
+    @classmethod
+    def concat(cls, batches: Sequence[LeafBatch]) -> LeafBatch:
+        """One batch of the leaves of ``batches``, in order (many searches, one call)."""
+        have_obs = all(b._observations is not None for b in batches)
+
+        def states() -> list[State]:
+            return [s for b in batches for s in b.states]
+
+        return cls(
+            np.concatenate([b.legal_mask for b in batches]),
+            np.concatenate([b.to_play for b in batches]),
+            observations=np.concatenate([b.observations for b in batches]) if have_obs else None,
+            make_states=states,
+        )
+
     @property
     def states(self) -> Sequence[State]:
         """The positions (:class:`~mctslab.core.game.State`)."""
