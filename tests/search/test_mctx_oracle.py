@@ -28,7 +28,7 @@ if extras_required():
 else:
     pytest.importorskip("mctx", reason="needs mctx and jax: pip install mctx")
 
-from mctx_oracle import RandomTree, mctx_muzero
+from mctx_oracle import RandomTree, mctx_gumbel, mctx_muzero
 
 from mctslab.search.evaluators import LeafBatch
 from mctslab.search.mcts import MCTS, SearchConfig
@@ -87,3 +87,36 @@ def test_a_different_constant_changes_the_visits_as_in_mctx() -> None:
     assert ours.tolist() != visits.tolist()
     _, wide = mctx_muzero(tree, 64, pb_c_init=4.0, pb_c_base=19652.0)
     assert ours.tolist() == wide.tolist()
+
+
+GUMBEL_CASES = [
+    (seed, sims, considered, shape)
+    for seed in range(8)
+    for sims in (8, 25, 64)
+    for considered in (2, 4, 16)
+    for shape in ((5, 4), (6, 3))
+]
+
+
+@pytest.mark.parametrize(("seed", "simulations", "considered", "shape"), GUMBEL_CASES)
+def test_gumbel_matches_mctx_gumbel_muzero_policy(
+    seed: int, simulations: int, considered: int, shape: tuple[int, int]
+) -> None:
+    """Gumbel noise at scale 0 (mctx's ``gumbel_scale=0``), mctx's defaults otherwise
+    (``value_scale=0.1``, ``maxvisit_init=50``, mixed value, rescaled Q): the same move,
+    root visit counts and improved policy (``action_weights``)."""
+    tree = RandomTree(seed, num_actions=shape[0], depth=shape[1])
+    action, visits, weights = mctx_gumbel(tree, simulations, considered)
+    puct = PuctConfig(
+        gumbel=True, considered=considered, gumbel_scale=0.0, evaluator=table_evaluator(tree)
+    )
+    config = SearchConfig(iterations=simulations + 1, puct=puct)
+    result = MCTS(config).search(tree.game().new_initial_state())
+    ours = np.zeros(tree.num_actions, dtype=np.int64)
+    policy = np.zeros(tree.num_actions)
+    for ch in result.children:
+        ours[ch.action] = ch.visits
+        policy[ch.action] = ch.policy
+    assert ours.tolist() == visits.tolist()
+    assert result.action == action
+    assert np.allclose(policy, weights, atol=1e-9)

@@ -360,3 +360,73 @@ def test_many_searches_share_one_evaluator_call_a_round() -> None:
     alone = [CompiledMCTS(config).search(s) for s in states]
     assert [r.children for r in together] == [r.children for r in alone]
     assert max(calls[:rounds]) > 4 and rounds < len(calls) - rounds  # batches merged
+
+
+# --- Gumbel root search ---------------------------------------------------------------
+
+
+def values_only(batch: LeafBatch) -> tuple[np.ndarray, np.ndarray]:
+    """Exact tic-tac-toe values, no knowledge in the priors (uniform)."""
+    _, values = perfect(batch)
+    return np.where(batch.legal_mask, 1.0, 0.0), values
+
+
+def test_gumbel_improves_on_its_prior_with_four_simulations() -> None:
+    """Every 5th reachable tic-tac-toe position, 4 simulations, uniform priors and exact
+    values: the prior alone (uniform) finds an optimal move about as often as a random
+    legal move; Gumbel search's move is optimal in >= 95% (measured: 97.6%), above
+    PUCT's with the same simulations (measured: 90%), and its improved policy puts more
+    weight on the optimal moves than the prior does, everywhere."""
+    positions = reachable_positions()[::5]
+    scores = {"gumbel": 0, "puct": 0}
+    prior_mass = policy_mass = 0.0
+    for seed, (history, optimal) in enumerate(positions):
+        state = TTT.state_from_actions(list(history))
+        for name, gumbel in (("gumbel", True), ("puct", False)):
+            puct = PuctConfig(evaluator=values_only, gumbel=gumbel, gumbel_scale=0.0)
+            result = MCTS(SearchConfig(iterations=5, seed=seed, puct=puct)).search(state)
+            scores[name] += result.action in optimal
+            if gumbel:
+                prior_mass += sum(ch.prior or 0.0 for ch in result.children if ch.action in optimal)
+                mass = sum(ch.policy or 0.0 for ch in result.children if ch.action in optimal)
+                policy_mass += mass
+                assert sum(ch.policy or 0.0 for ch in result.children) == pytest.approx(1.0)
+    n = len(positions)
+    assert scores["gumbel"] >= 0.95 * n
+    assert scores["gumbel"] > scores["puct"]
+    assert policy_mass > prior_mass + 0.2 * n
+
+
+def test_gumbel_options_are_checked() -> None:
+    with pytest.raises(InvalidConfigError, match="batch must be 1"):
+        PuctConfig(gumbel=True, batch=4)
+    with pytest.raises(InvalidConfigError, match="considered"):
+        PuctConfig(considered=0)
+    with pytest.raises(InvalidConfigError, match="value_scale"):
+        PuctConfig(value_scale=-1.0)
+    timed = SearchConfig(iterations=None, time=0.05, puct=PuctConfig(gumbel=True))
+    with pytest.raises(InvalidConfigError, match="iteration budget"):
+        MCTS(timed).search(TTT.new_initial_state())
+
+
+GUMBEL_CASES = [
+    ("tic_tac_toe", [], {"evaluator": "uniform+rollout"}),
+    ("tic_tac_toe", [4], {"evaluator": "uniform", "considered": 4, "gumbel_scale": 0.0}),
+    ("connect_four", [3], {"evaluator": "heuristic"}),
+    ("connect_four", [], {"evaluator": "uniform+rollout", "considered": 4}),
+    ("connect_four", [], {"evaluator": observation_evaluator}),
+    ("bohnenspiel", [], {"evaluator": "heuristic", "mix": 0.5}),
+]
+
+
+@pytest.mark.parametrize(("game", "moves", "options"), GUMBEL_CASES)
+@pytest.mark.parametrize("iterations", [5, 17, 200])
+def test_compiled_gumbel_builds_the_reference_tree(
+    game: str, moves: list[int], options: dict[str, Any], iterations: int
+) -> None:
+    state = mctslab.make(game).state_from_actions(moves)
+    config = SearchConfig(iterations=iterations, seed=4, puct=PuctConfig(gumbel=True, **options))
+    ref = search(state, config, engine="reference")
+    comp = search(state, config, engine="compiled")
+    assert comp.children == ref.children
+    assert (comp.nodes, comp.action, comp.final_rule) == (ref.nodes, ref.action, "gumbel")

@@ -88,6 +88,12 @@ class Rng:
             if u < 1.0 - 0.0331 * x**4 or math.log(u) < 0.5 * x * x + d * (1.0 - v + math.log(v)):
                 return d * v
 
+    def gumbel(self) -> float:
+        """A standard Gumbel draw, ``-log(-log(u))`` with ``u`` uniform in ``(0, 1)`` (the
+        53-bit draw plus half a step, so that neither logarithm meets 0)."""
+        u = ((self.next_u64() >> 11) + 0.5) * (1.0 / 9007199254740992.0)
+        return -math.log(-math.log(u))
+
     def dirichlet(self, alpha: float, k: int) -> list[float]:
         """A draw from the symmetric Dirichlet distribution ``Dir(alpha, ..., alpha)`` over
         ``k`` outcomes (normalised Gamma draws): AlphaZero's root exploration noise."""

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import sys
 import time
 from collections.abc import Callable, Generator, Sequence
 from typing import Any, NamedTuple
@@ -56,6 +57,7 @@ from mctslab.core.rng import Rng
 from mctslab.games.kernels import KernelState, rng_next, rng_randint
 from mctslab.search.budget import Budget
 from mctslab.search.evaluators import LeafBatch, check_output, make_evaluator
+from mctslab.search.gumbel import considered_visits
 from mctslab.search.mcts import (
     UCT_INV,
     UCT_INV_SQRT,
@@ -863,8 +865,12 @@ def run_chunk(  # type: ignore[no-untyped-def]
 #   that point) and writes the noisy root priors.
 
 # cfg_i / cfg_f entries after UCT's (compiled.EXPANSION .. MAX_NODES; C, MIN_UTILITY, SPAN).
-BATCH, VIRTUAL_LOSS, EVALUATOR = 5, 6, 7
-C_BASE, FPU, MIX = 3, 4, 5
+BATCH, VIRTUAL_LOSS, EVALUATOR, GUMBEL = 5, 6, 7, 8
+C_BASE, FPU, MIX, VALUE_SCALE, MAXVISIT_INIT = 3, 4, 5, 6, 7
+# Rows of the per-node extra array (PUCT's prior; the node's own value, which Gumbel's
+# completed Q-values read) and of the root's (noisy priors; Gumbel noise), by action.
+PRIOR_ROW, RAW_ROW = 0, 1
+TINY = sys.float_info.min
 EVAL_EXTERNAL, EVAL_ROLLOUT, EVAL_UNIFORM, EVAL_HEURISTIC = 0, 1, 2, 3
 #: The built-in evaluators the compiled code computes itself, by name.
 EVALUATOR_CODES = {
@@ -893,6 +899,7 @@ class Pending(NamedTuple):
         to_play: int64 ``[B]``, the player to move.
         priors: float64 ``[B, num_actions]``, written by Python: normalised over the legal.
         values: float64 ``[B]``, written by Python: in ``[-1, 1]`` for the player to move.
+        halving: int64, Gumbel's Sequential Halving schedule (written by Python).
     """
 
     paths: Any
@@ -903,10 +910,16 @@ class Pending(NamedTuple):
     to_play: Any
     priors: Any
     values: Any
+    halving: Any
 
 
 def make_pending(
-    batch: int, depth: int, state_size: int, observation_size: int, num_actions: int
+    batch: int,
+    depth: int,
+    state_size: int,
+    observation_size: int,
+    num_actions: int,
+    halving: int = 1,
 ) -> Pending:
     return Pending(
         np.zeros((batch, depth), dtype=np.int64),
@@ -917,6 +930,7 @@ def make_pending(
         np.zeros(batch, dtype=np.int64),
         np.zeros((batch, num_actions), dtype=np.float64),
         np.zeros(batch, dtype=np.float64),
+        np.zeros(max(1, halving), dtype=np.int64),
     )
 
 
@@ -965,8 +979,121 @@ def puct_child(tree, node, choice):  # type: ignore[no-untyped-def]
         if not (solver and proven[ch] != UNPROVEN):
             n = visits[ch]
             q = value_sum[ch] / n if n else fpu
-            p = root_prior[action[ch]] if at_root else prior[ch]
+            p = root_prior[PRIOR_ROW, action[ch]] if at_root else prior[ch]
             value = q + explore * p / (1.0 + n)
+            if value > best_value:
+                best = ch
+                best_value = value
+        ch = next_sibling[ch]
+    return best
+
+
+@njit(inline="always")
+def gumbel_child(tree, node, choice):  # type: ignore[no-untyped-def]
+    """Gumbel search's choice, as the reference's ``_best_gumbel_child`` and
+    :mod:`~mctslab.search.gumbel`'s formulas, float for float: completed Q-values
+    ``sigma``; at the root, among the children whose visits are Sequential Halving's
+    count due, the best ``max(-1e9, g + (logit - max logit) + sigma)``; below, the best
+    ``softmax(logits + sigma) - N / (1 + sum N)``. ``choice = (prior, raw, root_rows,
+    halving, num_actions, value_scale, maxvisit_init, solver)``."""
+    prior, raw, root_rows, halving, num_actions, value_scale, maxvisit_init, solver = choice
+    visits, value_sum, proven, next_sibling = (
+        tree.visits,
+        tree.value_sum,
+        tree.proven,
+        tree.next_sibling,
+    )
+    first = tree.first_child[node]
+    # The completed Q-values' ingredients, over the children not skipped by the solver.
+    total = 0
+    seen = 0
+    top_visits = 0
+    sum_p = 0.0
+    all_visits = 0
+    ch = first
+    while ch >= 0:
+        all_visits += visits[ch]
+        if not (solver and proven[ch] != UNPROVEN):
+            n = visits[ch]
+            total += n
+            if n > top_visits:
+                top_visits = n
+            if n > 0:
+                seen += 1
+                sum_p += max(TINY, prior[ch])
+        ch = next_sibling[ch]
+    weighted = 0.0
+    if total > 0:
+        ch = first
+        while ch >= 0:
+            n = visits[ch]
+            if n > 0 and not (solver and proven[ch] != UNPROVEN):
+                q = 2.0 * (value_sum[ch] / n) - 1.0
+                weighted += max(TINY, prior[ch]) * q / sum_p
+            ch = next_sibling[ch]
+    v_mix = (raw[node] + total * weighted) / (total + 1)
+    low = math.inf
+    high = -math.inf
+    if seen < num_actions:
+        low = v_mix
+        high = v_mix
+    max_logit = -math.inf
+    ch = first
+    while ch >= 0:
+        if not (solver and proven[ch] != UNPROVEN):
+            n = visits[ch]
+            cq = 2.0 * (value_sum[ch] / n) - 1.0 if n > 0 else v_mix
+            low = min(low, cq)
+            high = max(high, cq)
+            max_logit = max(max_logit, math.log(max(prior[ch], TINY)))
+        ch = next_sibling[ch]
+    scale = (maxvisit_init + top_visits) * value_scale
+    spread = max(high - low, 1e-8)
+    best = NONE
+    best_value = -math.inf
+    if node == ROOT:
+        due = halving[min(all_visits, halving.shape[0] - 1)]
+        ch = first
+        while ch >= 0:
+            if not (solver and proven[ch] != UNPROVEN):
+                n = visits[ch]
+                cq = 2.0 * (value_sum[ch] / n) - 1.0 if n > 0 else v_mix
+                sigma = scale * ((cq - low) / spread)
+                logit = math.log(max(prior[ch], TINY))
+                value = max(-1e9, root_rows[RAW_ROW, tree.action[ch]] + (logit - max_logit) + sigma)
+                if n != due:
+                    value -= math.inf
+                if best < 0 or value > best_value:
+                    best = ch
+                    best_value = value
+            ch = next_sibling[ch]
+        return best
+    # Below the root: the improved policy softmax(logits + sigma), then the lag.
+    top_z = -math.inf
+    ch = first
+    while ch >= 0:
+        if not (solver and proven[ch] != UNPROVEN):
+            n = visits[ch]
+            cq = 2.0 * (value_sum[ch] / n) - 1.0 if n > 0 else v_mix
+            z = math.log(max(prior[ch], TINY)) + scale * ((cq - low) / spread)
+            top_z = max(top_z, z)
+        ch = next_sibling[ch]
+    norm = 0.0
+    ch = first
+    while ch >= 0:
+        if not (solver and proven[ch] != UNPROVEN):
+            n = visits[ch]
+            cq = 2.0 * (value_sum[ch] / n) - 1.0 if n > 0 else v_mix
+            norm += math.exp(math.log(max(prior[ch], TINY)) + scale * ((cq - low) / spread) - top_z)
+        ch = next_sibling[ch]
+    denom = 1 + total
+    ch = first
+    while ch >= 0:
+        if not (solver and proven[ch] != UNPROVEN):
+            n = visits[ch]
+            cq = 2.0 * (value_sum[ch] / n) - 1.0 if n > 0 else v_mix
+            z = math.log(max(prior[ch], TINY)) + scale * ((cq - low) / spread)
+            value = math.exp(z - top_z) / norm - n / denom
             if value > best_value:
                 best = ch
                 best_value = value
@@ -1028,8 +1155,9 @@ def run_puct_chunk(  # type: ignore[no-untyped-def]
     """Run up to ``max_chunk`` PUCT iterations; return why it stopped (a code of
     :mod:`~mctslab.search.compiled`, or ``NEED_EVAL`` / ``NEED_NOISE``).
 
-    As :func:`~mctslab.search.compiled.run_chunk`, plus: ``prior`` (float64, a node's
-    prior), ``root_prior`` (float64 ``[num_actions]``, the noisy root priors),
+    As :func:`~mctslab.search.compiled.run_chunk`, plus: ``prior`` (float64 ``[2, nodes]``:
+    a node's prior, its own value), ``root_prior`` (float64 ``[2, num_actions]``: the
+    noisy root priors, the root actions' Gumbel noise),
     ``pending`` (a :class:`Pending`), ``fbufs`` rows 0-2 (rewards, returns, a
     playout's rewards for ``mix``). ``observation_fn`` is the game's observation
     kernel, or ``None``.
@@ -1045,7 +1173,9 @@ def run_puct_chunk(  # type: ignore[no-untyped-def]
         borrow(tree.proven),
         borrow(tree.flags),
     )
-    prior = borrow(prior)
+    extra = borrow(prior)
+    prior = extra[PRIOR_ROW]
+    raw = extra[RAW_ROW]
     root_prior = borrow(root_prior)
     root_state = borrow(root_state)
     ctl = borrow(ctl)
@@ -1059,6 +1189,9 @@ def run_puct_chunk(  # type: ignore[no-untyped-def]
     batch = cfg_i[BATCH]
     vl = cfg_i[VIRTUAL_LOSS]
     evaluator = cfg_i[EVALUATOR]
+    gumbel = cfg_i[GUMBEL] != 0
+    value_scale = cfg_f[VALUE_SCALE]
+    maxvisit_init = cfg_f[MAXVISIT_INIT]
     c = cfg_f[C]
     c_base = cfg_f[C_BASE]
     fpu = cfg_f[FPU]
@@ -1121,6 +1254,7 @@ def run_puct_chunk(  # type: ignore[no-untyped-def]
                         )  # fmt: skip
                         for p in range(rewards.shape[0]):
                             rewards[p] = (1.0 - mix) * rewards[p] + mix * played[p]
+                raw[leaf] = 2.0 * rewards[tree.to_play[leaf]] - 1.0
                 backpropagate(tree, paths[j], depths[j], rewards, solver)
             ctl[ITERATIONS] += k
             done += k
@@ -1150,12 +1284,22 @@ def run_puct_chunk(  # type: ignore[no-untyped-def]
         backed = 0
         grow = 0
         choice = (c, c_base, fpu, solver, prior, root_prior, ctl[NOISY] != 0)
+        g_choice = (
+            prior, raw, root_prior, pending.halving, num_actions, value_scale, maxvisit_init,
+            solver,
+        )  # fmt: skip
         while k + backed < limit:
             state[:] = root_state
-            depth = select(
-                legal_fn, apply_fn, returns_fn, puct_child, choice, tree, state, params,
-                paths[k], solver, legal, rets, min_u, max_u,
-            )  # fmt: skip
+            if gumbel:
+                depth = select(
+                    legal_fn, apply_fn, returns_fn, gumbel_child, g_choice, tree, state, params,
+                    paths[k], solver, legal, rets, min_u, max_u,
+                )  # fmt: skip
+            else:
+                depth = select(
+                    legal_fn, apply_fn, returns_fn, puct_child, choice, tree, state, params,
+                    paths[k], solver, legal, rets, min_u, max_u,
+                )  # fmt: skip
             if depth < 0:
                 return NOT_WIN_LOSS
             leaf = paths[k, depth]
@@ -1206,7 +1350,7 @@ def compact(old, root, new, old_prior, new_prior):  # type: ignore[no-untyped-de
     ``new`` (root at 0), breadth first, children in the same order; returns the number
     of nodes. Tree reuse keeps only what lies below the moves played. PUCT's priors
     move along from ``old_prior`` to ``new_prior`` (empty arrays under UCT)."""
-    with_priors = old_prior.shape[0] > 0
+    with_priors = old_prior.shape[1] > 0
     queue = np.empty(old.first_child.shape[0], dtype=np.int64)  # old ids, in new-id order
     queue[0] = root
     new.next_sibling[0] = NONE
@@ -1218,7 +1362,8 @@ def compact(old, root, new, old_prior, new_prior):  # type: ignore[no-untyped-de
         head += 1
         _copy_node(old, o, new, i)  # every field but the links, copied as it is
         if with_priors:
-            new_prior[i] = old_prior[o]
+            new_prior[0, i] = old_prior[0, o]
+            new_prior[1, i] = old_prior[1, o]
         new.first_child[i] = NONE  # (next_sibling[i] was set when i was queued)
         last = NONE
         oc = old.first_child[o]
@@ -1306,7 +1451,8 @@ class CompiledMCTS:
         self.rng = np.array([self.config.seed & ((1 << 64) - 1)], dtype=np.uint64)
         self.tree: Tree | None = None
         # PUCT's prior of each node (empty under UCT, whose nodes have none).
-        self.prior = np.zeros(0, dtype=np.float64)
+        self._extra = np.zeros((2, 0), dtype=np.float64)
+        self._gumbel: dict[int, float] = {}  # this search's root Gumbel noise, by action
         self._evaluator: Any = None  # PUCT's, made on the first search
         self.nodes = 0
         self._slots = (0, NONE)  # ctl's HIGH and FREE after the last search
@@ -1378,10 +1524,10 @@ class CompiledMCTS:
             return False
         if node != 0:
             new = _allocate(len(tree.first_child))
-            new_prior = np.zeros(len(self.prior), dtype=np.float64)
-            self.nodes = int(compact(tree, node, new, self.prior, new_prior))
+            new_extra = np.zeros_like(self._extra)
+            self.nodes = int(compact(tree, node, new, self._extra, new_extra))
             self._slots = (self.nodes, NONE)
-            self.tree, self.prior = new, new_prior
+            self.tree, self._extra = new, new_extra
         self._history = history
         return True
 
@@ -1436,6 +1582,8 @@ class CompiledMCTS:
         num_actions = info.num_actions
         entered = time.perf_counter()  # re-rooting a kept tree is search time too
         root_state = state.array.copy()  # type: ignore[attr-defined]
+        if puct is not None and puct.gumbel:
+            self.reset()  # Sequential Halving plans its budget from an empty root
         if not self._reuse(state, num_actions):
             if config.max_nodes is not None:
                 cap = config.max_nodes
@@ -1445,7 +1593,7 @@ class CompiledMCTS:
                 one = config.expansion == "one" and config.time is None and puct is None
                 cap = (config.iterations or 0) + num_actions + 1 if one else 1 << 16
             self.tree = _allocate(cap)
-            self.prior = np.zeros(cap if puct is not None else 0, dtype=np.float64)
+            self._extra = np.zeros((2, cap if puct is not None else 0), dtype=np.float64)
             self.nodes = 1
             self._slots = (1, NONE)
             tree = self.tree
@@ -1477,17 +1625,23 @@ class CompiledMCTS:
             evaluator = self._evaluator
             builtin = getattr(evaluator, "builtin", False)
             code = EVALUATOR_CODES[evaluator.name] if builtin else EVAL_EXTERNAL
-            cfg_i += [puct.batch, puct.virtual_loss, code]
+            cfg_i += [puct.batch, puct.virtual_loss, code, int(puct.gumbel)]
             cfg_f[0] = puct.c
             cfg_f += [-1.0 if puct.c_base is None else puct.c_base, puct.fpu, puct.mix]
-            ctl += [0, int(puct.noise_fraction > 0.0), 0]
+            cfg_f += [puct.value_scale, puct.maxvisit_init]
+            ctl += [0, int(puct.noise_fraction > 0.0 or puct.gumbel), 0]
             fbufs = np.zeros((3, info.num_players), dtype=np.float64)
             observe = kernels.observation is not None and code == EVAL_EXTERNAL
             obs_size = math.prod(game.observation_shape()) if observe else 1
             pending = make_pending(
-                puct.batch, info.max_game_length + 2, len(root_state), obs_size, num_actions
+                puct.batch,
+                info.max_game_length + 2,
+                len(root_state),
+                obs_size,
+                num_actions,
+                (config.iterations or 2) - 1 if puct.gumbel else 1,
             )
-            root_prior = np.zeros(num_actions, dtype=np.float64)
+            root_prior = np.zeros((2, num_actions), dtype=np.float64)
             tail = (pending,)
         cfg_i_arr = np.array(cfg_i, dtype=np.int64)
         cfg_f_arr = np.array(cfg_f, dtype=np.float64)
@@ -1498,7 +1652,7 @@ class CompiledMCTS:
             capacity = np.array([len(self.tree.first_child), num_actions], dtype=np.int64)
             head: tuple[Any, ...] = (self.tree,)
             if puct is not None:
-                head = (self.tree, self.prior, root_prior)
+                head = (self.tree, self._extra, root_prior)
             return int(
                 chunk_fn(
                     *head,
@@ -1554,15 +1708,15 @@ class CompiledMCTS:
                 pending.values[:k] = values
                 continue
             if code == NEED_NOISE:
-                self._root_noise(root_prior, ctl_arr)
+                self._root_noise(root_prior, ctl_arr, pending)
                 continue
             if code == NEED_SPACE:
                 assert self.tree is not None
                 self.tree = _grow(self.tree, 2 * len(self.tree.first_child))
                 if puct is not None:
-                    grown = np.zeros(len(self.tree.first_child), dtype=np.float64)
-                    grown[: len(self.prior)] = self.prior
-                    self.prior = grown
+                    grown = np.zeros((2, len(self.tree.first_child)), dtype=np.float64)
+                    grown[:, : self._extra.shape[1]] = self._extra
+                    self._extra = grown
                 continue
             if code == NOT_WIN_LOSS:
                 self.reset()  # the iteration stopped half-way: the tree is not kept
@@ -1595,6 +1749,7 @@ class CompiledMCTS:
             stopped_by=stopped_by,
             compile_seconds=compile_seconds,
             rng=rng,
+            gumbel=(self._gumbel, float(self._extra[RAW_ROW, ROOT])) if puct is not None else None,
         )
         self.rng[0] = rng.state
         return result
@@ -1626,20 +1781,37 @@ class CompiledMCTS:
             make_states=states,
         )
 
-    def _root_noise(self, root_prior: Any, ctl: Any) -> None:
-        """AlphaZero's root noise, as the reference's ``_root_noise``: drawn from the
-        engine's generator where the reference draws it (the first choice at the expanded
-        root of a search), written to ``root_prior`` by action."""
+    @property
+    def prior(self) -> Any:
+        """PUCT's prior of each node (float64, by node id; empty under UCT)."""
+        return self._extra[PRIOR_ROW]
+
+    def _root_noise(self, root_prior: Any, ctl: Any, pending: Pending) -> None:
+        """AlphaZero's root noise, or Gumbel search's, as the reference's ``_root_noise``:
+        drawn from the engine's generator where the reference draws it (the first choice
+        at the expanded root of a search), written to ``root_prior`` by action (Gumbel:
+        its noise and Sequential Halving's schedule)."""
         puct = self.config.puct
         assert puct is not None and self.tree is not None
         children = self._children(ROOT)
         rng = Rng(int(self.rng[0]))
-        eta = rng.dirichlet(puct.noise_alpha, len(children))
+        actions = [int(self.tree.action[ch]) for ch in children]
+        if puct.gumbel:
+            scale = puct.gumbel_scale
+            self._gumbel = {a: scale * rng.gumbel() if scale else 0.0 for a in actions}
+            for a, g in self._gumbel.items():
+                root_prior[RAW_ROW, a] = g
+            iterations = self.config.iterations or 1
+            plan = considered_visits(min(puct.considered, len(children)), iterations - 1)
+            pending.halving[: len(plan)] = plan
+        else:
+            eta = rng.dirichlet(puct.noise_alpha, len(children))
+            f = puct.noise_fraction
+            for ch, a, e in zip(children, actions, eta, strict=True):
+                root_prior[PRIOR_ROW, a] = (1.0 - f) * float(self.prior[ch]) + f * e
+            ctl[NOISY] = 1
         self.rng[0] = rng.state
-        f = puct.noise_fraction
-        for ch, e in zip(children, eta, strict=True):
-            root_prior[int(self.tree.action[ch])] = (1.0 - f) * float(self.prior[ch]) + f * e
-        ctl[NOISE_DUE], ctl[NOISY] = 0, 1
+        ctl[NOISE_DUE] = 0
 
     def root_children(self) -> list[tuple[int, int, float, int | None]]:
         """(action, visits, value sum, proof for player 0) of each root child."""
@@ -1661,7 +1833,7 @@ class CompiledMCTS:
         assert self.tree is not None
         tree = self.tree
         action, visits, value_sum, proven = tree.action, tree.visits, tree.value_sum, tree.proven
-        priors = self.prior if len(self.prior) else None
+        priors = self.prior if self._extra.shape[1] else None
         out = []
         for ch in self._children(0):
             p = int(proven[ch])

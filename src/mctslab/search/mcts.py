@@ -79,6 +79,16 @@ from mctslab.core.game import (
 from mctslab.core.rng import Rng
 from mctslab.search.budget import Budget
 from mctslab.search.evaluators import Evaluator, LeafBatch, check_output, value_rewards
+from mctslab.search.gumbel import (
+    completed_sigma,
+    considered_visits,
+    interior_choice,
+    log_priors,
+    root_score,
+)
+from mctslab.search.gumbel import (
+    final_choice as gumbel_final_choice,
+)
 from mctslab.search.options import (
     check_budget,
     check_choice,
@@ -216,7 +226,8 @@ class ChildStats:
 
     ``value`` is the mean return on the game's utility scale; ``proven`` is
     1 / 0 / -1 for a proven win / draw / loss, ``None`` if unproven; ``prior`` is
-    the evaluator's prior under PUCT (``None`` under UCT).
+    the evaluator's prior under PUCT (``None`` under UCT); ``policy`` the improved
+    policy of a Gumbel search (``softmax(logits + sigma(completed q))``, else ``None``).
     """
 
     action: int
@@ -224,6 +235,7 @@ class ChildStats:
     value: float
     proven: int | None
     prior: float | None = None
+    policy: float | None = None
 
 
 @dataclass(frozen=True)
@@ -281,6 +293,7 @@ class Node:
         "player",
         "prior",
         "proven",
+        "raw",
         "rewards",
         "state",
         "terminal",
@@ -308,6 +321,7 @@ class Node:
         self.outcomes: list[tuple[int, float]] | None = None
         self.prior = 0.0
         self.estimate: list[float] | None = None
+        self.raw = 0.0  # Gumbel: the node's own value for its player to move, in [-1, 1]
 
     @property
     def mean(self) -> float:
@@ -342,7 +356,11 @@ class SearchTree:
         # the search's first selection at the expanded root.
         self.evaluator: Evaluator | None = None
         self.root_priors: list[float] | None = None
-        self.noise_due = config.puct is not None and config.puct.noise_fraction > 0.0
+        puct = config.puct
+        self.noise_due = puct is not None and (puct.noise_fraction > 0.0 or puct.gumbel)
+        # Gumbel: the root actions' noise (by action) and Sequential Halving's schedule.
+        self.gumbel: dict[int, float] = {}
+        self.halving: list[int] = []
 
 
 class NodeBudgetReached(Exception):
@@ -436,6 +454,11 @@ def check_puct(config: SearchConfig, info: GameInfo, state: State) -> None:
         raise InvalidConfigError(
             f"evaluator='heuristic' needs the game's heuristic(); {info.name} has none"
         )
+    if puct.gumbel and (config.iterations is None or config.time is not None):
+        raise InvalidConfigError(
+            "gumbel=True plans Sequential Halving over an iteration budget: give iterations, "
+            "not time"
+        )
     if puct.batch > 1 and has_chance_nodes(getattr(state, "game", None)):
         raise InvalidConfigError(
             f"puct batch > 1 needs a game without chance nodes; {info.name} has them"
@@ -496,8 +519,48 @@ def uct_value(parent: Node, child: Node, c: float) -> float:
 def _best_child(node: Node, tree: SearchTree) -> Node:
     """Selection's choice at a fully expanded decision node: UCT, or PUCT when set."""
     if tree.config.puct is not None:
+        if tree.config.puct.gumbel:
+            return _best_gumbel_child(node, tree)
         return _best_puct_child(node, tree)
     return _best_uct_child(node, tree.config)
+
+
+def _gumbel_stats(
+    children: Sequence[ChildLike], priors: Sequence[float]
+) -> tuple[list[float], list[int], list[float]]:
+    """The children's values for the player to move on ``[-1, 1]``, visits and priors."""
+    return [2.0 * ch.mean - 1.0 for ch in children], [ch.visits for ch in children], list(priors)
+
+
+def _best_gumbel_child(node: Node, tree: SearchTree) -> Node:
+    """Gumbel search's choice (:mod:`~mctslab.search.gumbel`): at the root, among the
+    actions whose visits are the count Sequential Halving has due, the best
+    ``g + logits + sigma(q)``; below, the action that lags most behind the improved
+    policy. Under MCTS-Solver proven children are skipped."""
+    puct = tree.config.puct
+    assert puct is not None
+    if node is tree.root and tree.noise_due:
+        _root_noise(tree)
+    children = node.children
+    if tree.config.solver:
+        children = [ch for ch in children if ch.proven is None]
+    q, visits, priors = _gumbel_stats(children, [ch.prior for ch in children])
+    sigma = completed_sigma(
+        q, visits, priors, node.raw, tree.info.num_actions, puct.value_scale, puct.maxvisit_init
+    )
+    logits = log_priors(priors)
+    if node is not tree.root:
+        return children[interior_choice(logits, sigma, visits)]
+    due = tree.halving[min(sum(ch.visits for ch in node.children), len(tree.halving) - 1)]
+    max_logit = max(logits)
+    best, best_value = children[0], -math.inf
+    for i, ch in enumerate(children):
+        value = root_score(tree.gumbel.get(ch.action, 0.0), logits[i], max_logit, sigma[i])
+        if ch.visits != due:
+            value -= math.inf  # mctx's penalty: not this simulation's candidate
+        if value > best_value:
+            best, best_value = ch, value
+    return best
 
 
 def _best_puct_child(node: Node, tree: SearchTree) -> Node:
@@ -680,6 +743,14 @@ def _root_noise(tree: SearchTree) -> None:
     assert puct is not None
     tree.noise_due = False
     children = tree.root.children
+    if puct.gumbel:
+        # The Gumbel-top-k's noise, one draw a root action, and the halving schedule for
+        # the simulations after the root's evaluation (the first iteration).
+        scale = puct.gumbel_scale
+        tree.gumbel = {ch.action: scale * tree.rng.gumbel() if scale else 0.0 for ch in children}
+        iterations = tree.config.iterations or 1
+        tree.halving = considered_visits(min(puct.considered, len(children)), iterations - 1)
+        return
     f = puct.noise_fraction
     eta = tree.rng.dirichlet(puct.noise_alpha, len(children))
     tree.root_priors = [(1.0 - f) * ch.prior + f * e for ch, e in zip(children, eta, strict=True)]
@@ -693,12 +764,16 @@ def evaluation(leaf: Node, tree: SearchTree) -> list[float]:
     assert puct is not None and leaf.state is not None
     estimate, leaf.estimate = leaf.estimate, None  # used once: the node's first visit
     if estimate is None:
-        return simulate(leaf.state.clone(), tree)
-    if puct.mix == 0.0:
-        return estimate
-    z = simulate(leaf.state.clone(), tree)
-    m = puct.mix
-    return [(1.0 - m) * v + m * r for v, r in zip(estimate, z, strict=True)]
+        rewards = simulate(leaf.state.clone(), tree)
+    elif puct.mix == 0.0:
+        rewards = estimate
+    else:
+        z = simulate(leaf.state.clone(), tree)
+        m = puct.mix
+        rewards = [(1.0 - m) * v + m * r for v, r in zip(estimate, z, strict=True)]
+    if leaf.to_play >= 0:
+        leaf.raw = 2.0 * rewards[leaf.to_play] - 1.0
+    return rewards
 
 
 def _rewards(returns: list[float], info: GameInfo) -> list[float]:
@@ -1097,6 +1172,8 @@ class MCTS:
             check_puct(config, info, state)
             if self._evaluator is None:
                 self._evaluator = config.puct.make_evaluator()
+        if config.puct is not None and config.puct.gumbel:
+            self.reset()  # Sequential Halving plans its budget from an empty root
         root = self._root_for(state, info)
         root.player = -1
         last = self._tree
@@ -1188,6 +1265,7 @@ def _result(tree: SearchTree, iterations: int, seconds: float, stopped_by: str) 
         seconds=seconds,
         stopped_by=stopped_by,
         rng=tree.rng,
+        gumbel=(tree.gumbel, root.raw),
     )
 
 
@@ -1204,10 +1282,29 @@ def make_result(
     stopped_by: str,
     compile_seconds: float = 0.0,
     rng: Rng | None = None,
+    gumbel: tuple[dict[int, float], float] | None = None,
 ) -> SearchResult:
     """The :class:`SearchResult` of a root's children (shared by both engines); ``rng``
-    draws the move when PUCT plays with a temperature."""
+    draws the move when PUCT plays with a temperature; ``gumbel`` = (the root actions'
+    Gumbel noise, the root's own value) gives a Gumbel search its move and policy."""
     p = to_play
+    policy: list[float | None] = [None] * len(children)
+    gumbel_pick: ChildLike | None = None
+    puct = config.puct
+    if puct is not None and puct.gumbel and gumbel is not None and children:
+        noise, raw = gumbel
+        q, counts, priors = _gumbel_stats(children, [ch.prior or 0.0 for ch in children])  # type: ignore[attr-defined]
+        index, weights = gumbel_final_choice(
+            q,
+            counts,
+            priors,
+            raw,
+            [noise.get(ch.action, 0.0) for ch in children],
+            info.num_actions,
+            puct.value_scale,
+            puct.maxvisit_init,
+        )
+        gumbel_pick, policy = children[index], list(weights)
     span = info.max_utility - info.min_utility
 
     def utility(mean: float) -> float:
@@ -1220,12 +1317,18 @@ def make_result(
             value=utility(ch.mean) if ch.visits else 0.0,
             proven=None if ch.proven is None else _value_for(ch.proven, p),
             prior=getattr(ch, "prior", None) if config.puct is not None else None,
+            policy=policy[i],
         )
-        for ch in children
+        for i, ch in enumerate(children)
     )
     visits = sum(ch.visits for ch in children)
     total = sum(ch.value_sum for ch in children)
-    chosen, rule = final_choice(children, p, config, info, rng)
+    if gumbel_pick is not None and not (
+        config.solver and any(ch.proven is not None for ch in children)
+    ):
+        chosen, rule = gumbel_pick, "gumbel"
+    else:
+        chosen, rule = final_choice(children, p, config, info, rng)
     return SearchResult(
         action=chosen.action,
         value=utility(total / visits) if visits else 0.0,

@@ -68,6 +68,15 @@ class PuctConfig:
             two engines build the same tree.
         virtual_loss: visits with reward 0 (a loss) that each node on a pending descent's
             path counts until its leaf's value arrives (with ``batch > 1``).
+        gumbel: Gumbel root search (Danihelka et al. 2022, :mod:`~mctslab.search.gumbel`)
+            instead of PUCT's rule: Gumbel-top-k at the root, Sequential Halving over the
+            iteration budget, deterministic choices below, the final move and the improved
+            policy from completed Q-values (mctx's ``gumbel_muzero_policy``). Needs an
+            iteration budget, ``batch = 1``, and starts each search from a fresh tree.
+        considered: Gumbel's ``m``, root actions sampled (mctx's ``max_num_considered_actions``).
+        gumbel_scale: the Gumbel noise's scale (0: the prior's top ``m`` actions, no noise).
+        value_scale, maxvisit_init: the scale of completed Q-values, ``sigma = (maxvisit_init
+            + max N) * value_scale * cq`` (mctx's 0.1 and 50).
     """
 
     c: float = 1.25
@@ -80,6 +89,11 @@ class PuctConfig:
     temperature: float = 0.0
     batch: int = 1
     virtual_loss: int = 1
+    gumbel: bool = False
+    considered: int = 16
+    gumbel_scale: float = 1.0
+    value_scale: float = 0.1
+    maxvisit_init: float = 50.0
 
     def __post_init__(self) -> None:
         where = "puct config"
@@ -108,6 +122,21 @@ class PuctConfig:
         if not is_int(self.virtual_loss) or not 0 <= self.virtual_loss <= 1000:
             raise InvalidConfigError(
                 f"{where}: virtual_loss must be an integer in [0, 1000], got {self.virtual_loss!r}"
+            )
+        if not isinstance(self.gumbel, bool):
+            raise InvalidConfigError(f"{where}: gumbel must be true or false, got {self.gumbel!r}")
+        if not is_int(self.considered) or not 1 <= self.considered <= 4096:
+            raise InvalidConfigError(
+                f"{where}: considered must be an integer in [1, 4096], got {self.considered!r}"
+            )
+        for name in ("gumbel_scale", "value_scale", "maxvisit_init"):
+            value = getattr(self, name)
+            if not _number(value) or value < 0:
+                raise InvalidConfigError(f"{where}: {name} must be a number >= 0, got {value!r}")
+        if self.gumbel and self.batch != 1:
+            raise InvalidConfigError(
+                f"{where}: gumbel=True plans its root visits one at a time: batch must be 1 "
+                "(batch many searches with search_many instead)"
             )
         if isinstance(self.evaluator, str) and self.evaluator not in BUILTIN_EVALUATORS:
             make_evaluator(self.evaluator)  # raises the error that lists the valid names
