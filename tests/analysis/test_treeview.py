@@ -26,6 +26,7 @@ from mctslab.core.game import State
 from mctslab.search.compiled import CompiledMCTS
 from mctslab.search.mcts import MCTS, SearchConfig
 from mctslab.search.parallel import RootParallelSearcher
+from mctslab.search.puct import PuctConfig
 
 runner = CliRunner()
 
@@ -60,6 +61,8 @@ def find(view: TreeNode, node_id: str) -> TreeNode:
         ("tic_tac_toe", [4], {"solver": True, "expansion": "all", "iterations": 400}),
         ("connect_four", [3], {"iterations": 500}),
         ("connect_four", [3, 3], {"solver": True, "c": 0.7, "iterations": 300}),
+        ("tic_tac_toe", [], {"puct": PuctConfig()}),
+        ("connect_four", [3], {"puct": PuctConfig(evaluator="heuristic", fpu=0.5, c=2.0)}),
     ],
 )
 def test_both_engines_give_the_same_view(
@@ -374,3 +377,21 @@ def test_cli_user_errors(args: tuple[str, ...], needle: str) -> None:
 def test_cli_svg_without_dot(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(shutil, "which", lambda name: None)
     assert_user_error(invoke(*BASE, "--format", "svg"), "apt-get install graphviz")
+
+
+def test_puct_views_carry_each_childs_prior_and_puct_score() -> None:
+    ref, state = searched("tic_tac_toe", [], puct=PuctConfig(c=1.5, evaluator="uniform"))
+    view = treeview.from_reference(ref, state, depth=1)
+    assert view.prior is None
+    assert [ch.prior for ch in view.children] == [pytest.approx(1 / 9)] * 9
+    child = view.children[0]
+    assert child.value is not None
+    explore = 1.5 * math.sqrt(view.visits)
+    assert child.uct == pytest.approx(child.value + explore * (1 / 9) / (1 + child.visits))
+    data = treeview.to_json(view)
+    assert data["prior"] is None and data["children"][0]["prior"] == pytest.approx(1 / 9)
+    assert "P=0.111 PUCT=" in treeview.to_text(view)
+    assert "P=0.111" in treeview.to_dot(view)
+    # UCT: no priors.
+    uct, state = searched("tic_tac_toe", [])
+    assert all(n.prior is None for n in treeview.walk(treeview.from_reference(uct, state)))

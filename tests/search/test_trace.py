@@ -12,7 +12,9 @@ import pytest
 
 import mctslab
 from mctslab.core.errors import InvalidConfigError
+from mctslab.search.evaluators import LeafBatch
 from mctslab.search.mcts import MCTS, Node, SearchConfig
+from mctslab.search.puct import PuctConfig
 from mctslab.search.trace import IterationTrace, node_id, traced_iteration, tree_at, tree_size
 
 
@@ -25,6 +27,7 @@ def signature(node: Node) -> tuple[Any, ...]:
         node.value_sum,
         node.proven,
         node.terminal,
+        node.prior,
         tuple(sorted(node.untried)),
         tuple(signature(ch) for ch in node.children),
     )
@@ -46,7 +49,30 @@ CONFIGS = [
 ]
 
 
-@pytest.mark.parametrize(("game", "moves", "config"), CONFIGS)
+def skewed(batch: LeafBatch) -> tuple[Any, Any]:
+    """A user's evaluator: priors that favour high actions, a slight edge to the mover."""
+    import numpy as np
+
+    priors = np.arange(1, batch.legal_mask.shape[1] + 1, dtype=np.float64)
+    return np.tile(priors, (len(batch), 1)), np.full(len(batch), 0.1)
+
+
+def puct(seed: int, **options: Any) -> SearchConfig:
+    return SearchConfig(seed=seed, puct=PuctConfig(**options))
+
+
+PUCT_CONFIGS = [
+    ("tic_tac_toe", [], puct(11)),
+    ("tic_tac_toe", [4], puct(12, evaluator="uniform", fpu=0.5, c=2.0)),
+    ("connect_four", [3, 3], puct(13, evaluator="heuristic", mix=0.5)),
+    ("tic_tac_toe", [], replace(puct(14, evaluator="heuristic", c_base=19652), solver=True)),
+    ("nim", [], puct(15, noise_fraction=0.25, noise_alpha=0.5)),
+    ("connect_four", [], puct(16, evaluator=skewed, fpu=1.0)),
+    ("pig", [], puct(17)),
+]
+
+
+@pytest.mark.parametrize(("game", "moves", "config"), CONFIGS + PUCT_CONFIGS)
 def test_k_traced_steps_build_the_tree_of_a_k_iteration_search(
     game: str, moves: list[int], config: SearchConfig
 ) -> None:
@@ -222,3 +248,43 @@ def _walk(node: Node) -> list[Node]:
         out.append(n)
         stack.extend(n.children)
     return out
+
+
+def test_puct_steps_record_priors_the_evaluators_value_and_puct_scores() -> None:
+    state = mctslab.make("tic_tac_toe").new_initial_state()
+    searcher = MCTS(puct(3, evaluator="heuristic", mix=0.25, c=1.5))
+    first = traced_iteration(searcher, state)
+    assert first.selection_rule == "puct" and first.c == 1.5
+    # The root is evaluated: its nine children are added at once, with uniform priors.
+    exp = first.expansion
+    assert exp is not None and exp.node == exp.parent == "" and exp.added == 9
+    assert exp.priors is not None and [p.action for p in exp.priors] == list(range(9))
+    assert sum(p.prior for p in exp.priors) == pytest.approx(1.0)
+    assert exp.priors[4].label == state.action_to_string(4)
+    sim = first.simulation
+    assert sim.kind == "evaluation" and sim.evaluator == "heuristic" and sim.mix == 0.25
+    assert sim.value is not None and sim.playout_rewards is not None and sim.actions
+    expected = [0.75 * v + 0.25 * z for v, z in zip(sim.value, sim.playout_rewards, strict=True)]
+    assert list(sim.rewards) == pytest.approx(expected)
+    second = traced_iteration(searcher, state)
+    (level,) = second.selection
+    assert all(c.prior == pytest.approx(1 / 9) for c in level.children)
+    chosen = next(c for c in level.children if c.chosen)
+    assert chosen.uct == max(c.uct for c in level.children)
+    assert chosen.uct == pytest.approx(0.0 + 1.5 * (1 / 9) * 1.0)  # fpu 0, sqrt(1) / (1 + 0)
+    exp = second.expansion
+    assert exp is not None and exp.node == exp.parent == str(chosen.action)
+    assert exp.label == chosen.label and exp.added == 8
+    data = json.loads(json.dumps(second.to_dict(), allow_nan=False))
+    assert data["expansion"]["priors"][0]["prior"] == pytest.approx(1 / 8)
+    assert data["simulation"]["value"] is not None
+
+
+def test_uniform_rollout_steps_are_playouts_and_uct_steps_have_no_priors() -> None:
+    state = mctslab.make("tic_tac_toe").new_initial_state()
+    trace = traced_iteration(MCTS(puct(1)), state)
+    assert trace.simulation.kind == "playout" and trace.simulation.evaluator == "uniform+rollout"
+    assert trace.simulation.value is None and trace.simulation.actions
+    uct = traced_iteration(MCTS(SearchConfig(seed=1)), state)
+    assert uct.selection_rule == "uct" and uct.expansion is not None
+    assert uct.expansion.priors is None and uct.simulation.evaluator is None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import importlib.util
 import itertools
 import json
 import os
@@ -38,6 +39,7 @@ with warnings.catch_warnings():
 import mctslab
 from mctslab.analysis import treeview
 from mctslab.search.mcts import MCTS, SearchConfig
+from mctslab.search.puct import PuctConfig
 from mctslab.web.app import create_app
 from mctslab.web.runner import run_chunks
 from mctslab.web.sessions import release
@@ -401,6 +403,109 @@ def test_exports(client: TestClient) -> None:
     assert "format" in detail(client.get(url, params={"format": "png"}), 422)
 
 
+# PUCT ------------------------------------------------------------------------------------------
+
+
+def puct_config(evaluator: str = "uniform+rollout", **more: Any) -> dict[str, Any]:
+    return {"selection": "puct", "evaluator": evaluator, "seed": 4, **more}
+
+
+@pytest.mark.parametrize("evaluator", ["uniform+rollout", "uniform", "heuristic"])
+def test_a_puct_session_plays_and_shows_priors(client: TestClient, evaluator: str) -> None:
+    config = puct_config(evaluator, c_puct=2.0, fpu=0.5, iterations=200)
+    view = new(client, config=config, human_player=0)
+    sid = view["id"]
+    assert view["config"]["selection"] == "puct" and view["config"]["evaluator"] == evaluator
+    view = client.post(f"/api/sessions/{sid}/play", json={"action": 4}).json()
+    view = client.post(f"/api/sessions/{sid}/ai").json()
+    last = view["last_ai"]
+    assert last["iterations"] == 200 and len(last["children"]) == 8
+    assert sum(c["prior"] for c in last["children"]) == pytest.approx(1.0)
+    # The AI's move is PUCT's with the same options and seed.
+    state = mctslab.make(TTT).state_from_actions([4])
+    expected = mctslab.search(
+        state,
+        SearchConfig(
+            seed=4,
+            iterations=200,
+            puct=PuctConfig(c=2.0, evaluator=evaluator, fpu=0.5),
+        ),
+        engine="reference",
+    )
+    assert last["action"] == expected.action
+    assert [(c["action"], c["visits"]) for c in last["children"]] == [
+        (c.action, c.visits) for c in expected.children
+    ]
+    # The tree at the new position: every child has its prior, which sum to 1 at the root.
+    client.post(f"/api/sessions/{sid}/iterations", json={"k": 30})
+    tree = client.get(f"/api/sessions/{sid}/tree", params={"depth": 2}).json()
+    assert tree["prior"] is None and len(tree["children"]) == 7
+    assert sum(c["prior"] for c in tree["children"]) == pytest.approx(1.0)
+    assert all(c["uct"] is not None for c in tree["children"])  # PUCT's score: finite
+    text = client.get(f"/api/sessions/{sid}/export", params={"format": "text"}).text
+    assert "P=0.143" in text and "PUCT=" in text
+
+
+def test_puct_steps_report_priors_and_the_evaluators_value(client: TestClient) -> None:
+    sid = new(client, config=puct_config("heuristic", c_puct=1.5))["id"]
+    first = client.post(f"/api/sessions/{sid}/step").json()
+    assert first["selection_rule"] == "puct" and first["c"] == 1.5
+    exp = first["expansion"]
+    assert exp["node"] == exp["parent"] == "" and exp["added"] == 9
+    assert sum(p["prior"] for p in exp["priors"]) == pytest.approx(1.0)
+    assert {p["label"] for p in exp["priors"]} >= {"a1", "b2", "c3"}
+    sim = first["simulation"]
+    assert sim["kind"] == "evaluation" and sim["evaluator"] == "heuristic"
+    assert sim["actions"] == [] and sim["value"] == sim["rewards"] and len(sim["value"]) == 2
+    assert first["path"] == [""]
+    second = client.post(f"/api/sessions/{sid}/step").json()
+    (level,) = second["selection"]
+    assert all(c["prior"] == pytest.approx(1 / 9) for c in level["children"])
+    chosen = next(c for c in level["children"] if c["chosen"])
+    assert chosen["uct"] == max(c["uct"] for c in level["children"])
+    assert second["expansion"]["node"] == str(chosen["action"]) == second["path"][-1]
+    # Steps build the tree of a search with the same seed.
+    for _ in range(18):
+        client.post(f"/api/sessions/{sid}/step")
+    expected = reference_tree(
+        TTT,
+        [],
+        SearchConfig(seed=4, iterations=20, puct=PuctConfig(c=1.5, evaluator="heuristic")),
+    )
+    assert client.get(f"/api/sessions/{sid}/tree").json() == expected
+    # uniform+rollout: the playout is the value.
+    sid = new(client, config=puct_config())["id"]
+    sim = client.post(f"/api/sessions/{sid}/step").json()["simulation"]
+    assert sim["kind"] == "playout" and sim["evaluator"] == "uniform+rollout"
+    assert sim["value"] is None and sim["actions"]
+    # UCT sessions: no priors anywhere.
+    sid = new(client, config={"seed": 1})["id"]
+    trace = client.post(f"/api/sessions/{sid}/step").json()
+    assert trace["selection_rule"] == "uct" and trace["expansion"]["priors"] is None
+    assert trace["simulation"]["evaluator"] is None
+    tree = client.get(f"/api/sessions/{sid}/tree").json()
+    assert tree["children"][0]["prior"] is None
+
+
+def test_compiled_puct_ai_move_keeps_its_priors_for_the_view(client: TestClient) -> None:
+    config = puct_config("uniform", engine="compiled", iterations=300)
+    sid = new(client, "connect_four", config=config, human_player=1)["id"]
+    view = client.post(f"/api/sessions/{sid}/ai").json()
+    assert view["engine"] == "compiled" and view["kept_tree"]["engine"] == "compiled"
+    assert sum(c["prior"] for c in view["last_ai"]["children"]) == pytest.approx(1.0)
+    tree = client.get(f"/api/sessions/{sid}/tree", params={"depth": 1}).json()
+    assert tree["visits"] == 300
+    assert [c["prior"] for c in tree["children"]] == [pytest.approx(1 / 7)] * 7
+    # The compiled engine's view equals the reference engine's (the same tree, batch 1).
+    expected = reference_tree(
+        "connect_four",
+        [],
+        SearchConfig(seed=4, iterations=300, puct=PuctConfig(evaluator="uniform")),
+    )
+    full = client.get(f"/api/sessions/{sid}/tree").json()
+    assert full == expected
+
+
 # Errors ----------------------------------------------------------------------------------------
 
 
@@ -451,6 +556,21 @@ def test_user_errors_are_one_line_4xx(client: TestClient) -> None:
     assert "k:" in detail(post(f"/api/sessions/{sid}/iterations", json={"k": 0}), 422)
     r = post(f"/api/sessions/{sid}/ai", json={"iterations": 10, "depth": 1})
     assert "unknown field" in detail(r, 422)
+    # PUCT's options.
+    r = post("/api/sessions", json={"game": TTT, "config": {"selection": "foo"}})
+    assert detail(r, 422).startswith("config.selection:") and "puct" in detail(r, 422)
+    r = post(
+        "/api/sessions", json={"game": TTT, "config": {"selection": "puct", "evaluator": "net"}}
+    )
+    assert detail(r, 422).startswith("config.evaluator:") and "heuristic" in detail(r, 422)
+    r = post("/api/sessions", json={"game": TTT, "config": {"selection": "puct", "c_puct": -1}})
+    assert detail(r, 422) == "config.c_puct: Input should be greater than or equal to 0"
+    r = post("/api/sessions", json={"game": TTT, "config": {"selection": "puct", "fpu": 1.5}})
+    assert detail(r, 422) == "config.fpu: Input should be less than or equal to 1"
+    # Refused by the game: OpenSpiel's games have no heuristic.
+    if importlib.util.find_spec("pyspiel") is not None:
+        body = {"game": "openspiel:tic_tac_toe", "config": puct_config("heuristic")}
+        assert "heuristic" in detail(post("/api/sessions", json=body), 400)
 
 
 def test_unknown_session_is_404_everywhere(client: TestClient) -> None:

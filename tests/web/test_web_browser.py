@@ -778,3 +778,46 @@ def test_pig_step_mode_names_chance_nodes_and_shortens_playouts(page: Page) -> N
             checked += 1
     assert checked, "no chance outcome with hidden children"
     shot(page, "9-pig-step")
+
+
+def test_a_puct_session_shows_priors_in_the_tree_the_steps_and_the_chart(page: Page) -> None:
+    page.goto("/")
+    wait_idle(page)
+    page.get_by_test_id("game-select").select_option("tic_tac_toe")
+    wait_idle(page)
+    page.get_by_test_id("human-select").select_option("none")
+    page.get_by_test_id("budget").fill(BUDGET)
+    expect(page.get_by_test_id("puct-options")).to_be_hidden()
+    page.get_by_test_id("selection-select").select_option("puct")
+    expect(page.get_by_test_id("puct-options")).to_be_visible()
+    expect(page.get_by_test_id("c-input")).to_be_hidden()  # UCT's c does not apply
+    page.get_by_test_id("evaluator-select").select_option("heuristic")
+    page.get_by_test_id("c-puct-input").fill("1.5")
+    page.get_by_test_id("new-game").click()
+    wait_idle(page)
+    # The first step evaluates the root: its nine moves become children with priors 1/9.
+    page.get_by_test_id("step").click()
+    expect(page.get_by_test_id("node-count")).to_have_text("10")
+    expect(page.get_by_test_id("phase-backpropagation")).to_have_class(re.compile(r"\bdone\b"))
+    expect(page.get_by_test_id("expanded-node")).to_contain_text("heuristic")
+    expect(page.get_by_test_id("expansion-priors")).to_contain_text("0.111")
+    expect(page.get_by_test_id("evaluator-value")).to_contain_text("values the leaf")
+    # The second descends by PUCT: the selection table has a P column.
+    page.get_by_test_id("step").click()
+    expect(page.get_by_test_id("root-visits")).to_have_text("2")
+    expect(page.get_by_test_id("phase-backpropagation")).to_have_class(re.compile(r"\bdone\b"))
+    expect(page.get_by_test_id("selection-prior").first).to_have_text("0.111")
+    # The tree's nodes show P beside N and Q/N.
+    root_children = "[data-testid=tree] [data-testid^=prior-]:not([data-testid*='.'])"
+    expect(page.locator(root_children).first).to_contain_text("P 0.11 PUCT")
+    # Below them, the evaluated child's eight children: P 1/8.
+    expect(
+        page.locator("[data-testid=tree] [data-testid*='.'][data-testid^=prior-]").first
+    ).to_contain_text("P 0.13")
+    shot(page, "puct-step-mode")
+    # The AI's move: the root chart gives each move's prior.
+    page.get_by_test_id("ai-move").click()
+    wait_idle(page)
+    expect(page.get_by_test_id("ai-report")).to_be_visible()
+    expect(page.get_by_test_id("root-stats-chart")).to_contain_text("P 0.1")
+    shot(page, "puct-ai-move")

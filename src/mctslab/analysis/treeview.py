@@ -33,6 +33,7 @@ from mctslab.core.errors import InvalidConfigError, MctslabError
 from mctslab.core.game import CHANCE, TERMINAL, State
 from mctslab.search.compiled import NONE, TREE_FIELDS, UNPROVEN, CompiledMCTS
 from mctslab.search.mcts import MCTS, Node, exploration, uct_score
+from mctslab.search.puct import PuctConfig, puct_exploration, puct_score
 
 __all__ = [
     "FORMATS",
@@ -77,9 +78,13 @@ class TreeNode:
         visits: N, the number of iterations through this node.
         value: Q/N, the mean reward in ``[0, 1]`` of ``player`` (1 a win, 0.5 a
             draw, 0 a loss); ``None`` at the root and for an unvisited node.
-        uct: the node's UCT value seen from its parent with the search's ``c``,
-            ``Q/N + c * sqrt(ln N_parent / N)``; ``math.inf`` when unvisited
-            (selection tries it first); ``None`` at the root.
+        uct: the node's selection score seen from its parent: under UCT, with the
+            search's ``c``, ``Q/N + c * sqrt(ln N_parent / N)`` (``math.inf`` when
+            unvisited: selection tries it first); under PUCT,
+            ``Q/N + c(N_parent) * P * sqrt(N_parent) / (1 + N)`` (``Q/N`` is ``fpu``
+            when unvisited; without the root's exploration noise). ``None`` at the root.
+        prior: the evaluator's prior ``P`` of the move into this node under PUCT;
+            ``None`` under UCT, at the root and for a chance outcome.
         proven: MCTS-Solver's proof, 1 / 0 / -1 for a win / draw / loss of
             player 0; ``None`` if unproven (or the solver is off).
         terminal: whether the game is over here.
@@ -104,6 +109,7 @@ class TreeNode:
     children: tuple[TreeNode, ...]
     hidden: int
     hidden_visits: int
+    prior: float | None = None
 
     @property
     def num_children(self) -> int:
@@ -130,6 +136,7 @@ class _Stats:
     value_sum: float
     proven: int | None
     untried: int
+    prior: float | None = None
 
 
 class _Reader(Generic[H]):
@@ -146,8 +153,9 @@ class _Reader(Generic[H]):
 
 
 class _ReferenceReader(_Reader[Node]):
-    def __init__(self, root: Node) -> None:
+    def __init__(self, root: Node, puct: bool = False) -> None:
         self._root = root
+        self._puct = puct
 
     def root(self) -> Node:
         return self._root
@@ -156,13 +164,18 @@ class _ReferenceReader(_Reader[Node]):
         return node.children
 
     def stats(self, node: Node) -> _Stats:
-        return _Stats(node.action, node.visits, node.value_sum, node.proven, len(node.untried))
+        prior = node.prior if self._puct else None
+        return _Stats(
+            node.action, node.visits, node.value_sum, node.proven, len(node.untried), prior
+        )
 
 
 class _CompiledReader(_Reader[int]):
     """The struct of arrays of :mod:`mctslab.search.compiled` (fields named by ``TREE_FIELDS``)."""
 
-    def __init__(self, tree: tuple[Any, ...]) -> None:
+    def __init__(self, tree: tuple[Any, ...], prior: Any = None) -> None:
+        # PUCT's priors, an array beside the tree (empty under UCT).
+        self._prior = prior if prior is not None and len(prior) > 0 else None
         field = {name: tree[i] for i, (name, _) in enumerate(TREE_FIELDS)}
         self._first_child = field["first_child"]
         self._next_sibling = field["next_sibling"]
@@ -191,6 +204,7 @@ class _CompiledReader(_Reader[int]):
             float(self._value_sum[node]),
             None if proven == self._unproven else proven,
             int(self._n_untried[node]),
+            None if self._prior is None else float(self._prior[node]),
         )
 
 
@@ -255,8 +269,9 @@ def from_reference(
     if searcher.root is None:
         raise InvalidConfigError("the searcher has no tree yet: run a search first")
     _check_root(searcher, state)
-    reader = _ReferenceReader(searcher.root)
-    return _build(reader, state, searcher.config.c, node, depth, top, keep)
+    puct = searcher.config.puct
+    reader = _ReferenceReader(searcher.root, puct is not None)
+    return _build(reader, state, _Scorer(searcher.config.c, puct), node, depth, top, keep)
 
 
 def from_compiled(
@@ -275,8 +290,9 @@ def from_compiled(
     if searcher.tree is None:
         raise InvalidConfigError("the searcher has no tree yet: run a search first")
     _check_root(searcher, state)
-    reader = _CompiledReader(searcher.tree)
-    return _build(reader, state, searcher.config.c, node, depth, top, keep)
+    puct = searcher.config.puct
+    reader = _CompiledReader(searcher.tree, searcher.prior if puct is not None else None)
+    return _build(reader, state, _Scorer(searcher.config.c, puct), node, depth, top, keep)
 
 
 def from_searcher(
@@ -299,10 +315,25 @@ def from_searcher(
     )
 
 
+@dataclass(frozen=True)
+class _Scorer:
+    """A child's selection score: UCT with ``c``, or PUCT's score when ``puct`` is set."""
+
+    c: float
+    puct: PuctConfig | None = None
+
+    def __call__(self, s: _Stats, parent_visits: int) -> float:
+        puct = self.puct
+        if puct is None:
+            return uct_score(s.value_sum, s.visits, exploration(self.c, parent_visits))
+        explore = puct_exploration(puct.c, puct.c_base, parent_visits)
+        return puct_score(s.value_sum, s.visits, s.prior or 0.0, explore, puct.fpu)
+
+
 def _build(
     reader: _Reader[H],
     state: State,
-    c: float,
+    c: _Scorer,
     node: str,
     depth: int | None,
     top: int | None,
@@ -340,7 +371,7 @@ def _view(
     state: State,
     parent_state: State | None,
     parent_visits: int,
-    c: float,
+    c: _Scorer,
     depth: int | None,
     top: int | None,
     keep: tuple[int, ...] | None = None,
@@ -366,6 +397,7 @@ def _view(
         )
 
     children = tuple(child_view(cs, ch) for cs, ch in shown)
+    prior = None
     if parent_state is None:  # the searched position: nobody moved into it
         action = label = player = uct = value = None
     else:
@@ -376,7 +408,8 @@ def _view(
             value = uct = None
         else:
             value = s.value_sum / s.visits if s.visits else None
-            uct = uct_score(s.value_sum, s.visits, exploration(c, parent_visits))
+            uct = c(s, parent_visits)
+            prior = s.prior
     return TreeNode(
         id=".".join(map(str, path)),
         action=action,
@@ -392,6 +425,7 @@ def _view(
         children=children,
         hidden=len(kids) - len(shown),
         hidden_visits=sum(cs.visits for cs, _ in kids) - sum(cs.visits for cs, _ in shown),
+        prior=prior,
     )
 
 
@@ -412,6 +446,7 @@ def to_json(view: TreeNode) -> dict[str, Any]:
         "visits": view.visits,
         "value": view.value,
         "uct": view.uct if view.uct is not None and math.isfinite(view.uct) else None,
+        "prior": view.prior,
         "proven": view.proven,
         "terminal": view.terminal,
         "untried": view.untried,
@@ -448,10 +483,17 @@ def _to_move(node: TreeNode, players: Sequence[str] | None) -> str:
     return f"{players[p] if players and 0 <= p < len(players) else f'player {p}'} to move"
 
 
+def _score_rows(node: TreeNode) -> list[str]:
+    """``UCT=...``, or under PUCT (a node with a prior) ``P=... PUCT=...``."""
+    if node.prior is not None:
+        return [f"P={_fmt(node.prior)}", f"PUCT={_fmt(node.uct)}"]
+    return [f"UCT={_fmt(node.uct)}"]
+
+
 def _stats_text(node: TreeNode) -> str:
     parts = [f"N={node.visits}"]
     if node.player is not None and node.player != CHANCE:
-        parts += [f"Q/N={_fmt(node.value)}", f"UCT={_fmt(node.uct)}"]
+        parts += [f"Q/N={_fmt(node.value)}", *_score_rows(node)]
     proof = _proven_word(node)
     if proof is not None:
         parts.append(f"proven={proof}")
@@ -545,7 +587,7 @@ def to_dot(view: TreeNode, players: Sequence[str] | None = None) -> str:
         else:
             name = node.label or str(node.action)
             rows = [f"{name} (node {node.id})" if node is view else name, f"N={node.visits}"]
-            rows += [f"Q/N={_fmt(node.value)}", f"UCT={_fmt(node.uct)}"]
+            rows += [f"Q/N={_fmt(node.value)}", *_score_rows(node)]
         proof = _proven_word(node)
         if proof is not None:
             rows.append(f"proven {proof}")

@@ -24,6 +24,17 @@ builds. It returns an :class:`IterationTrace`:
    who moved into the node*, so in a two-player game the reward alternates
    (``r``, ``1 - r``) from one level to the next: the "flip" of negamax.
 
+Under PUCT (``SearchConfig.puct``, :mod:`mctslab.search.puct`) the same phases are
+recorded with PUCT's quantities: each child's prior ``P`` and its PUCT score
+``Q/N + c(N) * P * sqrt(N) / (1 + N)`` in place of UCT (``Q/N`` is ``fpu`` when
+unvisited; at the root with this search's exploration noise, if any); the expansion
+is the evaluation of the leaf: every child added at once, with the evaluator's
+priors (``Expansion.priors``); and phase 3 is the evaluator's value of the leaf
+(``Simulation.kind == "evaluation"``, ``Simulation.value``), mixed with a playout
+when ``mix > 0``, or a playout alone for the ``"uniform+rollout"`` evaluator
+(``kind == "playout"``). With ``batch > 1`` a search evaluates leaves in batches;
+a traced iteration is always one descent and one evaluation (``batch = 1``).
+
 Rewards and means are on the engine's scale ``[0, 1]`` (win 1, draw 0.5,
 loss 0), the scale UCT's ``c`` is set on. Node ids are the actions from the
 search root joined by dots: ``""`` is the root, ``"4.0.8"`` the node reached by
@@ -43,6 +54,7 @@ from mctslab.search.mcts import (
     MCTS,
     Node,
     NodeBudgetReached,
+    SearchTree,
     backpropagate,
     expand,
     leaf_rewards,
@@ -51,8 +63,10 @@ from mctslab.search.mcts import (
     simulate,
     uct_value,
 )
+from mctslab.search.puct import puct_exploration, puct_score
 
 __all__ = [
+    "ChildPrior",
     "ChildScore",
     "Expansion",
     "IterationTrace",
@@ -65,7 +79,7 @@ __all__ = [
     "tree_size",
 ]
 
-LeafKind = Literal["playout", "terminal", "proven"]
+LeafKind = Literal["playout", "evaluation", "terminal", "proven"]
 
 
 def node_id(node: Node) -> str:
@@ -102,7 +116,9 @@ class ChildScore:
     """A child as the selection saw it (statistics before this iteration's update).
 
     ``mean`` is ``Q/N`` in ``[0, 1]`` for the player who moves into the child,
-    ``uct`` its UCT value (``math.inf`` when unvisited); ``eligible`` is false
+    ``uct`` its selection score: its UCT value (``math.inf`` when unvisited), or under
+    PUCT its PUCT score; ``prior`` its prior ``P`` under PUCT (the one selection used:
+    at the root, with the search's noise), ``None`` under UCT; ``eligible`` is false
     for a child that MCTS-Solver skips because it is proven.
     """
 
@@ -114,6 +130,16 @@ class ChildScore:
     proven: int | None
     eligible: bool
     chosen: bool
+    prior: float | None = None
+
+
+@dataclass(frozen=True)
+class ChildPrior:
+    """A child added by PUCT's expansion, with the evaluator's prior."""
+
+    action: int
+    label: str
+    prior: float
 
 
 @dataclass(frozen=True)
@@ -129,7 +155,12 @@ class SelectionStep:
 
 @dataclass(frozen=True)
 class Expansion:
-    """The node added to the tree (``added`` > 1 under ``expansion="all"``)."""
+    """The node added to the tree (``added`` > 1 under ``expansion="all"``).
+
+    Under PUCT the leaf itself is evaluated and all its children are added at once:
+    ``parent`` and ``node`` are both the leaf's id, ``action`` and ``label`` the move
+    into it (``-1`` and ``""`` at the root), ``added`` its number of children and
+    ``priors`` each child's prior from the evaluator (``None`` under UCT)."""
 
     parent: str
     node: str
@@ -137,14 +168,23 @@ class Expansion:
     label: str
     added: int
     untried_left: int
+    priors: tuple[ChildPrior, ...] | None = None
 
 
 @dataclass(frozen=True)
 class Simulation:
-    """Phase 3. ``kind``: ``"playout"`` (moves played from ``start``), ``"terminal"``
-    (the leaf is the end of the game: its exact rewards, no moves) or ``"proven"``
-    (MCTS-Solver knows the leaf's value). ``cutoff``: the playout stopped at
-    ``cutoff_depth`` and the heuristic scored it. ``rewards``: per player, in ``[0, 1]``."""
+    """Phase 3. ``kind``: ``"playout"`` (moves played from ``start``), ``"evaluation"``
+    (PUCT: the evaluator's value of the leaf, with a playout's moves too when ``mix`` >
+    0), ``"terminal"`` (the leaf is the end of the game: its exact rewards, no moves) or
+    ``"proven"`` (MCTS-Solver knows the leaf's value). ``cutoff``: the playout stopped
+    at ``cutoff_depth`` and the heuristic scored it. ``rewards``: per player, in
+    ``[0, 1]``: what is backed up.
+
+    Under PUCT: ``evaluator`` names the evaluator (``None`` under UCT); ``value`` is the
+    evaluator's value as rewards per player in ``[0, 1]`` (``None`` when it gives none:
+    ``"uniform+rollout"``, whose value is the playout, or at a chance node);
+    ``playout_rewards`` the playout's own rewards when one was mixed in, and ``mix`` the
+    playout's share (``rewards = (1 - mix) * value + mix * playout_rewards``)."""
 
     start: str
     kind: LeafKind
@@ -152,6 +192,10 @@ class Simulation:
     labels: tuple[str, ...]
     cutoff: bool
     rewards: tuple[float, ...]
+    evaluator: str | None = None
+    value: tuple[float, ...] | None = None
+    playout_rewards: tuple[float, ...] | None = None
+    mix: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -177,7 +221,8 @@ class Update:
 class IterationTrace:
     """What one iteration did, phase by phase; ``to_dict()`` gives JSON-ready data.
 
-    ``root_visits`` and ``nodes`` are the root's ``N`` and the tree's size after it.
+    ``root_visits`` and ``nodes`` are the root's ``N`` and the tree's size after it;
+    ``selection_rule`` is ``"uct"`` or ``"puct"``, and ``c`` its constant.
     """
 
     selection: tuple[SelectionStep, ...]
@@ -187,6 +232,7 @@ class IterationTrace:
     root_visits: int
     nodes: int
     c: float
+    selection_rule: Literal["uct", "puct"] = "uct"
 
     @property
     def path(self) -> tuple[str, ...]:
@@ -202,21 +248,48 @@ class IterationTrace:
         return data
 
 
-def _scores(parent: Node, chosen: Node, state: State, c: float, solver: bool) -> SelectionStep:
+def _priors(parent: Node, tree: SearchTree) -> list[float] | None:
+    """The priors selection used at ``parent`` under PUCT (``None`` under UCT, and at a
+    chance node, whose outcome the dice draw)."""
+    if tree.config.puct is None or parent.outcomes is not None:
+        return None
+    if parent is tree.root and tree.root_priors is not None:
+        return list(tree.root_priors)
+    return [ch.prior for ch in parent.children]
+
+
+def _scores(parent: Node, chosen: Node, state: State, tree: SearchTree) -> SelectionStep:
+    config, puct = tree.config, tree.config.puct
+    priors = _priors(parent, tree)
+    explore = 0.0 if puct is None else puct_exploration(puct.c, puct.c_base, parent.visits)
+
+    def score(i: int, ch: Node) -> float:
+        if puct is None or priors is None:
+            return uct_value(parent, ch, config.c)
+        return puct_score(ch.value_sum, ch.visits, priors[i], explore, puct.fpu)
+
     children = tuple(
         ChildScore(
             action=ch.action,
             label=state.action_to_string(ch.action),
             visits=ch.visits,
             mean=ch.mean,
-            uct=uct_value(parent, ch, c),
+            uct=score(i, ch),
             proven=ch.proven,
-            eligible=not (solver and ch.proven is not None),
+            eligible=not (config.solver and ch.proven is not None),
             chosen=ch is chosen,
+            prior=None if priors is None else priors[i],
         )
-        for ch in parent.children
+        for i, ch in enumerate(parent.children)
     )
     return SelectionStep(node_id(parent), parent.to_play, parent.visits, children, chosen.action)
+
+
+def _evaluator_name(evaluator: object) -> str:
+    """A PUCT evaluator's name: a built-in's, else its class's."""
+    if isinstance(evaluator, str):
+        return evaluator
+    return str(getattr(evaluator, "name", None) or type(evaluator).__name__)
 
 
 def _labels(state: State, actions: list[int]) -> tuple[str, ...]:
@@ -235,12 +308,18 @@ def traced_iteration(
     and report what each phase did.
 
     The steps are those of :func:`mctslab.search.mcts.iterate`, one by one, with the same
-    functions and draws from the searcher's generator. Raises
+    functions and draws from the searcher's generator; traced iterations at one position
+    continue one search (PUCT's root noise is drawn once, at the first). Raises
     :class:`~mctslab.core.errors.InvalidConfigError` for a terminal state, a root that
     MCTS-Solver has proven (a search would stop there) or a tree at ``max_nodes``.
     """
+    last = searcher._tree
     tree = searcher.prepare(state, game_info)
     config, root = tree.config, tree.root
+    if last is not None and last.root is root:
+        # Steps at one position are one search in progress: PUCT's root noise, drawn
+        # once per search, carries over from the step before.
+        tree.root_priors, tree.noise_due = last.root_priors, last.noise_due
     if config.solver and root.proven is not None:
         raise InvalidConfigError("MCTS-Solver has proven the root: no iteration is left to run")
     if config.max_nodes is not None and tree.nodes >= config.max_nodes:
@@ -253,7 +332,7 @@ def traced_iteration(
     selection = []
     for parent, chosen in itertools.pairwise(path):
         assert parent.state is not None
-        selection.append(_scores(parent, chosen, parent.state, config.c, config.solver))
+        selection.append(_scores(parent, chosen, parent.state, tree))
 
     # Phase 2: expansion.
     leaf = path[-1]
@@ -266,16 +345,31 @@ def traced_iteration(
                 f"the tree is at max_nodes={config.max_nodes}: it cannot grow"
             ) from None
         assert leaf.state is not None
-        expansion = Expansion(
-            parent=node_id(leaf),
-            node=node_id(new),
-            action=new.action,
-            label=leaf.state.action_to_string(new.action),
-            added=tree.nodes - nodes_before,
-            untried_left=len(leaf.untried),
-        )
-        path.append(new)
-        leaf = new
+        if new is leaf:  # PUCT: the leaf evaluated, all its children added with priors
+            parent_state = None if leaf.parent is None else leaf.parent.state
+            expansion = Expansion(
+                parent=node_id(leaf),
+                node=node_id(leaf),
+                action=leaf.action,
+                label="" if parent_state is None else parent_state.action_to_string(leaf.action),
+                added=tree.nodes - nodes_before,
+                untried_left=len(leaf.untried),
+                priors=tuple(
+                    ChildPrior(ch.action, leaf.state.action_to_string(ch.action), ch.prior)
+                    for ch in leaf.children
+                ),
+            )
+        else:
+            expansion = Expansion(
+                parent=node_id(leaf),
+                node=node_id(new),
+                action=new.action,
+                label=leaf.state.action_to_string(new.action),
+                added=tree.nodes - nodes_before,
+                untried_left=len(leaf.untried),
+            )
+            path.append(new)
+            leaf = new
 
     # Phase 3: simulation (or the exact value of a terminal or proven leaf).
     assert leaf.state is not None
@@ -283,15 +377,42 @@ def traced_iteration(
     actions: list[int] = []
     cutoff = False
     kind: LeafKind
+    puct = config.puct
+    value: list[float] | None = None
+    playout_rewards: list[float] | None = None
+    mix = 0.0
+
+    def playout() -> list[float]:
+        nonlocal actions, cutoff
+        assert leaf.state is not None
+        played = leaf.state.clone()
+        result = simulate(played, tree)
+        actions = played.history()[len(leaf.state.history()) :]
+        cutoff = not played.is_terminal()
+        return result
+
     if exact is not None:
         rewards = exact
         kind = "terminal" if leaf.terminal else "proven"
-    else:
-        playout = leaf.state.clone()
-        rewards = simulate(playout, tree)
-        actions = playout.history()[len(leaf.state.history()) :]
-        cutoff = not playout.is_terminal()
+    elif puct is None:
+        rewards = playout()
         kind = "playout"
+    else:
+        # mcts.evaluation, step by step: the leaf's estimate is used once (its first visit).
+        value, leaf.estimate = leaf.estimate, None
+        if value is None:  # "uniform+rollout", or a chance node: a playout alone
+            rewards = playout()
+            kind = "playout"
+        elif puct.mix == 0.0:
+            rewards = value
+            kind = "evaluation"
+        else:
+            playout_rewards = playout()
+            mix = puct.mix
+            rewards = [
+                (1.0 - mix) * v + mix * r for v, r in zip(value, playout_rewards, strict=True)
+            ]
+            kind = "evaluation"
     simulation = Simulation(
         start=node_id(leaf),
         kind=kind,
@@ -299,6 +420,10 @@ def traced_iteration(
         labels=_labels(leaf.state, actions),
         cutoff=cutoff,
         rewards=tuple(rewards),
+        evaluator=None if puct is None else _evaluator_name(puct.evaluator),
+        value=None if value is None else tuple(value),
+        playout_rewards=None if playout_rewards is None else tuple(playout_rewards),
+        mix=mix,
     )
 
     # Phase 4: backpropagation, recorded leaf to root.
@@ -328,5 +453,6 @@ def traced_iteration(
         backpropagation=updates,
         root_visits=root.visits,
         nodes=tree.nodes,
-        c=config.c,
+        c=config.c if puct is None else puct.c,
+        selection_rule="uct" if puct is None else "puct",
     )

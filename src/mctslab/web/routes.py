@@ -40,6 +40,7 @@ from mctslab.core.infoset import is_perfect_information
 from mctslab.core.registry import available_games, game_parameters, make, parse_value
 from mctslab.search.engine import Searcher, has_kernels, make_searcher, releases_gil
 from mctslab.search.mcts import MCTS, SearchConfig
+from mctslab.search.puct import PuctConfig
 from mctslab.search.trace import traced_iteration, tree_at, tree_size
 from mctslab.web.render import render, state_text
 from mctslab.web.runner import run_chunks
@@ -117,8 +118,12 @@ def _search_config(
         its = None if "time" in config.model_fields_set else min(DEFAULT_ITERATIONS, max_iterations)
     if iterations is not None or time_ is not None:
         its, secs = iterations, time_
+    puct = None
+    if config.selection == "puct":
+        puct = PuctConfig(c=config.c_puct, evaluator=config.evaluator, fpu=config.fpu)
     return SearchConfig(
         c=config.c,
+        puct=puct,
         expansion=config.expansion,
         simulation=config.simulation,
         final=config.final,
@@ -595,7 +600,8 @@ def add_routes(
             not_over(session)
             node_cap_reached(session)
             nodes, _ = tree_size(session.mcts)
-            if session.config.expansion == "one" and nodes + body.k > settings.max_nodes:
+            one_each = session.config.expansion == "one" and session.config.puct is None
+            if one_each and nodes + body.k > settings.max_nodes:
                 raise HTTPException(
                     413,
                     f"{body.k} iterations could grow the tree to {nodes + body.k} nodes, over "

@@ -23,6 +23,7 @@ __all__ = [
     "AiReport",
     "BudgetIn",
     "CancelOut",
+    "ChildPriorOut",
     "ChildScoreOut",
     "ChildView",
     "EngineConfig",
@@ -122,11 +123,41 @@ class EngineConfig(BaseModel):
         "is the one the lab shows), 'auto' for /api/move (compiled where the game has "
         "rule kernels).",
     )
+    selection: Literal["uct", "puct"] = Field(
+        default="uct",
+        description="Selection rule: 'uct' (UCT, with c), or 'puct' (AlphaGo's PUCT, with "
+        "c_puct, fpu and the evaluator's priors and values; expansion does not apply: a "
+        "node's children are added at once).",
+    )
     c: float = Field(
-        default=math.sqrt(2.0), ge=0, description="UCT exploration constant on rewards in [0, 1]."
+        default=math.sqrt(2.0),
+        ge=0,
+        description="UCT exploration constant on rewards in [0, 1] (selection 'uct').",
+    )
+    c_puct: float = Field(
+        default=1.25,
+        ge=0,
+        description="PUCT exploration constant on rewards in [0, 1] (selection 'puct'): "
+        "score = Q/N + c_puct * P * sqrt(N_parent) / (1 + N).",
+    )
+    evaluator: Literal["uniform+rollout", "uniform", "heuristic"] = Field(
+        default="uniform+rollout",
+        description="PUCT's evaluator (selection 'puct'): uniform priors with a random "
+        "playout's result ('uniform+rollout'), value 0 ('uniform') or the game's heuristic "
+        "('heuristic'; two-player zero-sum games with a heuristic).",
+    )
+    fpu: float = Field(
+        default=0.0,
+        ge=0,
+        le=1,
+        description="PUCT's first-play urgency: the Q/N of an unvisited child, in [0, 1] "
+        "(selection 'puct').",
     )
     expansion: Literal["one", "all"] = "one"
-    simulation: Literal["random", "heavy", "cutoff"] = "random"
+    simulation: Literal["random", "heavy", "cutoff"] = Field(
+        default="random",
+        description="Playout policy (under PUCT, of the 'uniform+rollout' evaluator's playouts).",
+    )
     final: Literal["robust", "max", "robust-max"] = Field(
         default="robust", description="Final-move rule."
     )
@@ -214,6 +245,9 @@ class ChildView(BaseModel):
     visits: int
     value: float = Field(description="Mean return of the move for the player to move.")
     proven: int | None = Field(description="1 / 0 / -1: proven win / draw / loss; null.")
+    prior: float | None = Field(
+        default=None, description="The evaluator's prior P of the move under PUCT; null under UCT."
+    )
 
 
 class AiReport(BaseModel):
@@ -320,10 +354,20 @@ class ChildScoreOut(BaseModel):
     label: str
     visits: int
     mean: float = Field(description="Q/N in [0, 1] of the player who moves into the child.")
-    uct: float | None = Field(description="UCT value; null when unvisited (infinite).")
+    uct: float | None = Field(
+        description="The selection's score: UCT (null when unvisited: infinite), or under "
+        "PUCT the PUCT score."
+    )
     proven: int | None
     eligible: bool = Field(description="False for a proven child that MCTS-Solver skips.")
     chosen: bool
+    prior: float | None = Field(description="The prior P selection used under PUCT; null: UCT.")
+
+
+class ChildPriorOut(BaseModel):
+    action: int
+    label: str
+    prior: float
 
 
 class SelectionStepOut(BaseModel):
@@ -341,15 +385,28 @@ class ExpansionOut(BaseModel):
     label: str
     added: int
     untried_left: int
+    priors: list[ChildPriorOut] | None = Field(
+        description="PUCT: the leaf is evaluated (node = parent = the leaf) and all its "
+        "children are added, with the evaluator's priors; null under UCT."
+    )
 
 
 class SimulationOut(BaseModel):
     start: str
-    kind: Literal["playout", "terminal", "proven"]
+    kind: Literal["playout", "evaluation", "terminal", "proven"]
     actions: list[int]
     labels: list[str]
     cutoff: bool
-    rewards: list[float]
+    rewards: list[float] = Field(description="Per player, in [0, 1]: what is backed up.")
+    evaluator: str | None = Field(description="PUCT's evaluator; null under UCT.")
+    value: list[float] | None = Field(
+        description="The evaluator's value of the leaf as rewards per player in [0, 1]; null "
+        "when it gives none (UCT, 'uniform+rollout': the playout is the value)."
+    )
+    playout_rewards: list[float] | None = Field(
+        description="A playout's rewards mixed with the value (PUCT with mix > 0); else null."
+    )
+    mix: float = Field(description="The playout's share of the rewards under PUCT's mix.")
 
 
 class UpdateOut(BaseModel):
@@ -377,7 +434,8 @@ class TraceOut(BaseModel):
     path: list[str] = Field(description="Node ids of the path, root first.")
     root_visits: int
     nodes: int
-    c: float
+    c: float = Field(description="The selection rule's exploration constant.")
+    selection_rule: Literal["uct", "puct"]
 
 
 class TreeNodeOut(BaseModel):
@@ -390,7 +448,14 @@ class TreeNodeOut(BaseModel):
     to_play: int
     visits: int
     value: float | None = Field(description="Q/N in [0, 1] of the player who moved in.")
-    uct: float | None
+    uct: float | None = Field(
+        description="The selection score from the parent: UCT (null when unvisited), or "
+        "under PUCT the PUCT score."
+    )
+    prior: float | None = Field(
+        description="The evaluator's prior P of the move into the node under PUCT; null "
+        "under UCT and at the root."
+    )
     proven: int | None
     terminal: bool
     untried: int

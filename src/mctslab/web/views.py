@@ -72,6 +72,7 @@ def _children(result: SearchResult, state: State) -> list[ChildView]:
             visits=ch.visits,
             value=ch.value,
             proven=ch.proven,
+            prior=ch.prior,
         )
         for ch in result.children
     ]

@@ -90,6 +90,15 @@ function wireControls() {
   $("simulation").addEventListener("change", () => {
     $("cutoff-row").hidden = $("simulation").value !== "cutoff";
   });
+  // PUCT's options show under PUCT; UCT's c and expansion apply to UCT only.
+  const syncSelection = () => {
+    const puct = $("selection").value === "puct";
+    $("puct-options").hidden = !puct;
+    $("uct-c").hidden = puct;
+    $("expansion").disabled = puct;
+  };
+  $("selection").addEventListener("change", syncSelection);
+  syncSelection();
   $("budget-kind").addEventListener("change", () => {
     $("budget").value = $("budget-kind").value === "time" ? "0.5" : "2000";
     setBudgetLimit();
@@ -205,7 +214,11 @@ function readConfig() {
   const budget = readBudget();
   return {
     engine: $("engine").value,
+    selection: $("selection").value,
     c: Number($("c").value),
+    c_puct: Number($("c-puct").value),
+    evaluator: $("evaluator").value,
+    fpu: Number($("fpu").value),
     expansion: $("expansion").value,
     simulation: $("simulation").value,
     final: $("final").value,

@@ -5,7 +5,8 @@ import { fmtValue, svg, valueColour } from "./dom.js";
 /**
  * Root statistics as horizontal bars: one per move, length = visits, colour and
  * figure = the move's value for the player to move (`moveValue`: on the game's scale
- * `scale` = [min, max], not the tree's Q/N in [0, 1]); the move played is outlined.
+ * `scale` = [min, max], not the tree's Q/N in [0, 1]); the move played is outlined;
+ * under PUCT each move's prior P follows its figures.
  * `player` names the player to move.
  */
 export function rootStatsChart(children, chosen, { player = "the player to move", scale = [-1, 1] } = {}) {
@@ -17,7 +18,8 @@ export function rootStatsChart(children, chosen, { player = "the player to move"
   const width = labelW + barW + 150;
   const height = rows.length * rowH + 24;
   const root = svg("svg", { class: "bars", width, height, viewBox: `0 0 ${width} ${height}`, "data-testid": "root-stats-chart" });
-  root.append(svg("text", { class: "axis-label", x: labelW, y: 12 }, [`visits (bar) · value for ${player} (${scaleText(scale)}) (colour, figure)`]));
+  const priors = rows.some((c) => typeof c.prior === "number") ? " · P: prior" : "";
+  root.append(svg("text", { class: "axis-label", x: labelW, y: 12 }, [`visits (bar) · value for ${player} (${scaleText(scale)}) (colour, figure)${priors}`]));
   rows.forEach((child, i) => {
     const y = 20 + i * rowH;
     const w = Math.max(1, (barW * child.visits) / most);
@@ -26,6 +28,8 @@ export function rootStatsChart(children, chosen, { player = "the player to move"
     g.append(svg("text", { class: "bar-label", x: labelW - 6, y: y + 13 }, [child.label ?? String(child.action)]));
     g.append(svg("rect", { x: labelW, y: y + 2, width: w, height: rowH - 5, rx: 2, fill: valueColour(toUnit(moveValue(child, scale), scale)) }));
     let note = `${child.visits}  ${valueText(child, scale)}`;
+    // PUCT: the evaluator's prior P of the move, beside N and the value.
+    if (typeof child.prior === "number") note += `  P ${child.prior.toFixed(2)}`;
     if (played) note += "  ◀ played";
     g.append(svg("text", { class: "bar-value", x: labelW + w + 6, y: y + 13 }, [note]));
     root.append(g);

@@ -5,6 +5,9 @@
 //   3 simulation:       the playout, replayed move by move on a small board, its result;
 //   4 backpropagation:  N and Q/N updated from the leaf up, the reward flipping between
 //                       the two players (r for the one who moved in, 1 - r above).
+// Under PUCT (trace.selection_rule "puct") the children show their prior P and PUCT score,
+// the expansion is the leaf's evaluation (all its children added, with the evaluator's
+// priors) and phase 3 the evaluator's value (or its playout: "uniform+rollout").
 // Means and rewards are on the engine's [0, 1] scale (win 1, draw 0.5, loss 0).
 
 import { applyAction, canReplay, drawBoard } from "./board.js";
@@ -20,6 +23,8 @@ const HEAD_TITLES = {
   "Q/N": "Q/N: mean reward in [0, 1] for the player who moved here (win 1, draw 0.5, loss 0)",
   reward: "the playout's reward in [0, 1] for the player who moved here",
   UCT: "Q/N + c·√(ln N_parent / N)",
+  P: "the evaluator's prior of the move",
+  PUCT: "Q/N + c·P·√N_parent / (1 + N) (Q/N is the FPU when N = 0)",
 };
 
 export class ThinkPanel {
@@ -78,7 +83,7 @@ export class ThinkPanel {
 
     const walked = [path[0]];
     for (const level of trace.selection) {
-      selBody.append(selectionLevel(level, name));
+      selBody.append(selectionLevel(level, name, trace.selection_rule === "puct"));
       const chosen = level.children.find((c) => c.chosen);
       walked.push(level.node === "" ? String(level.chosen) : `${level.node}.${level.chosen}`);
       this.hooks.highlight(walked.slice(), null);
@@ -93,7 +98,22 @@ export class ThinkPanel {
     this.enter("expansion");
     const exp = trace.expansion;
     const expBody = this.body("expansion");
-    if (exp) {
+    if (exp && exp.priors) {
+      // PUCT: the leaf is evaluated; every child is added at once, with its prior.
+      const priors = [...exp.priors].sort((a, b) => b.prior - a.prior || a.action - b.action);
+      const shownPriors = priors.slice(0, MAX_ROWS);
+      expBody.append(
+        html("div", { "data-testid": "expanded-node" }, [
+          `The evaluator (${trace.simulation.evaluator}) is asked about ${exp.node === "" ? "the root" : name(exp.node)}: its ${exp.added} move${exp.added === 1 ? "" : "s"} become children at once, each with its prior P.`,
+        ]),
+        html("table", { "data-testid": "expansion-priors" }, [
+          html("tr", {}, ["move", "P"].map((h) => html("th", { title: HEAD_TITLES[h] ?? "" }, [h]))),
+          ...shownPriors.map((p) => html("tr", {}, [html("td", {}, [p.label]), html("td", {}, [p.prior.toFixed(3)])])),
+        ]),
+        priors.length > shownPriors.length ? html("div", { class: "hint" }, [`(${priors.length - shownPriors.length} more)`]) : "",
+      );
+      this.hooks.highlight(path, exp.node);
+    } else if (exp) {
       expBody.append(
         html("div", { "data-testid": "expanded-node" }, [
           "Added ",
@@ -115,8 +135,24 @@ export class ThinkPanel {
     const sim = trace.simulation;
     const simBody = this.body("simulation");
     const result = html("div", { class: "result", "data-testid": "playout-result" }, [resultText(sim, this.who())]);
-    if (sim.kind !== "playout") {
-      simBody.append(html("div", {}, [sim.kind === "terminal" ? "The leaf ends the game: its exact result, no playout." : "MCTS-Solver knows the leaf's value: no playout."]), result);
+    if (sim.kind === "evaluation") {
+      const values = (sim.value || []).map((v, p) => `${this.who()(p)} ${fmtMean(v)}`).join(", ");
+      simBody.append(
+        html("div", { "data-testid": "evaluator-value" }, [
+          `The evaluator (${sim.evaluator}) values the leaf: `,
+          html("b", {}, [values]),
+          " (rewards in [0, 1]), in place of a playout",
+          sim.actions.length ? `, mixed with the playout below (${Math.round(100 * sim.mix)}% playout).` : ".",
+        ]),
+      );
+    } else if (sim.evaluator) {
+      simBody.append(html("div", { "data-testid": "evaluator-value" }, [`The evaluator (${sim.evaluator}) gives no value: a random playout's result is the leaf's value.`]));
+    }
+    if (sim.kind !== "playout" && !sim.actions.length) {
+      if (sim.kind !== "evaluation") {
+        simBody.append(html("div", {}, [sim.kind === "terminal" ? "The leaf ends the game: its exact result, no playout." : "MCTS-Solver knows the leaf's value: no playout."]));
+      }
+      simBody.append(result);
     } else {
       const moves = html("div", { class: "playout-moves", "data-testid": "playout-moves" });
       const chips = sim.labels.map((label) => html("span", { class: animate ? "later" : "" }, [label]));
@@ -203,7 +239,7 @@ export class ThinkPanel {
 }
 
 function canReplayKind(trace) {
-  return trace.simulation.kind === "playout";
+  return trace.simulation.kind === "playout" || (trace.simulation.actions || []).length > 0;
 }
 
 /**
@@ -224,7 +260,8 @@ function nodeNames(trace) {
     const id = level.node === "" ? String(level.chosen) : `${level.node}.${level.chosen}`;
     add(level.node, id, chosen ? chosen.label : String(level.chosen));
   }
-  if (trace.expansion) add(trace.expansion.parent, trace.expansion.node, trace.expansion.label);
+  // PUCT's expansion adds no node to the path (the leaf itself is evaluated).
+  if (trace.expansion && !trace.expansion.priors) add(trace.expansion.parent, trace.expansion.node, trace.expansion.label);
   return (id) => names.get(id) ?? `node ${id}`;
 }
 
@@ -243,21 +280,22 @@ function chanceLevel(level, name) {
   ]);
 }
 
-function selectionLevel(level, name) {
+function selectionLevel(level, name, puct = false) {
   if (level.to_play === -1) return chanceLevel(level, name);
-  // The most promising children by UCT, the pick always shown.
+  // The most promising children by UCT (or PUCT), the pick always shown.
   const sorted = [...level.children].sort((a, b) => uctKey(b) - uctKey(a) || a.action - b.action);
   let shown = sorted.slice(0, MAX_ROWS);
   const pick = level.children.find((c) => c.chosen);
   if (pick && !shown.includes(pick)) shown = [...shown.slice(0, MAX_ROWS - 1), pick];
   const where = name(level.node);
   const table = html("table", {}, [
-    html("tr", {}, ["move", "N", "Q/N", "UCT"].map((h) => html("th", { title: HEAD_TITLES[h] ?? "" }, [h]))),
+    html("tr", {}, (puct ? ["move", "N", "Q/N", "P", "PUCT"] : ["move", "N", "Q/N", "UCT"]).map((h) => html("th", { title: HEAD_TITLES[h] ?? "" }, [h]))),
     ...shown.map((c) =>
       html("tr", { class: c.chosen ? "chosen" : "", title: c.eligible === false ? "proven: MCTS-Solver skips it" : "" }, [
         html("td", {}, [c.label + (c.eligible === false ? " ✓" : "")]),
         html("td", {}, [String(c.visits)]),
         html("td", {}, [c.visits ? fmtMean(c.mean) : "–"]),
+        ...(puct ? [html("td", { "data-testid": "selection-prior" }, [typeof c.prior === "number" ? c.prior.toFixed(3) : "–"])] : []),
         html("td", {}, [fmtUct(c.uct)]),
       ]),
     ),
@@ -266,7 +304,7 @@ function selectionLevel(level, name) {
   return html("div", { class: "level" }, [
     html("div", { class: "level-head" }, [
       `${where === "the root" ? "At the root" : where[0].toUpperCase() + where.slice(1)} (N=${level.visits}): `,
-      html("b", {}, [pick ? `${pick.label}, the highest UCT` : String(level.chosen)]),
+      html("b", {}, [pick ? `${pick.label}, the highest ${puct ? "PUCT" : "UCT"}` : String(level.chosen)]),
       more > 0 ? ` (${more} more children not shown)` : "",
     ]),
     table,
@@ -281,6 +319,7 @@ function uctKey(child) {
 function stopText(name, trace) {
   const where = name === "the root" ? "at the root" : name;
   const kind = trace.simulation && trace.simulation.kind;
+  if (trace.expansion && trace.expansion.priors) return `Stops ${where}: a node not evaluated yet.`;
   if (trace.expansion) return `Stops ${where}: it has untried moves.`;
   if (kind === "terminal") return `Stops ${where}: the game is over there.`;
   if (kind === "proven") return `Stops ${where}: MCTS-Solver has proven it.`;

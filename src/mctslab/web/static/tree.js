@@ -1,7 +1,8 @@
 // The search tree as an interactive SVG: wheel to zoom, drag to pan, click a node to
 // collapse or expand it (fetching children the server left out), click its "+N" to show
 // the children outside the top-k, click its move label to see its position. Each node shows N, Q/N (the mean reward in [0, 1] of the player
-// who moved into it) and its UCT score from its parent; it is filled on the exports'
+// who moved into it) and its UCT score from its parent (under PUCT: its prior P and its
+// PUCT score); it is filled on the exports'
 // red - yellow - green scale of Q/N; a thick border and a mark show a proven node.
 
 import { fmtMean, fmtUct, html, svg, meanColour } from "./dom.js";
@@ -241,7 +242,21 @@ export class TreeView {
     // A chance outcome (player -1: the dice moved into it) is sampled, not chosen: no Q/N, no UCT.
     const chance = node.player === -1;
     g.append(svg("text", { class: "node-stat", x: 6, y: 31 }, [depth === 0 || chance ? `N ${shown.visits}` : `N ${shown.visits}  Q/N ${fmtMean(shown.value)}`]));
-    g.append(svg("text", { class: "node-stat", x: 6, y: 47, "data-testid": chance ? `chance-${id}` : null }, [depth === 0 ? (id === "" ? "" : `node ${id}`) : chance ? "chance outcome" : `UCT ${fmtUct(shown.uct)}`]));
+    const puct = typeof node.prior === "number" && !chance && depth > 0;
+    if (puct) {
+      // PUCT: the evaluator's prior P beside the score (Q/N + c·P·√N_parent / (1 + N)),
+      // squeezed to the box (left of a "+N" mark).
+      const marked = (collapsed && kids.length) || node.hidden;
+      const line = svg(
+        "text",
+        { class: "node-stat", x: 6, y: 47, textLength: BOX_W - (marked ? 34 : 12), lengthAdjust: "spacingAndGlyphs", "data-testid": `prior-${id}` },
+        [`P ${fmtMean(node.prior)} PUCT ${fmtUct(shown.uct)}`],
+      );
+      line.append(svg("title", {}, [`prior P ${node.prior.toFixed(3)} (the evaluator's); PUCT score ${fmtUct(shown.uct)} = Q/N + c·P·√N_parent / (1 + N)`]));
+      g.append(line);
+    } else {
+      g.append(svg("text", { class: "node-stat", x: 6, y: 47, "data-testid": chance ? `chance-${id}` : null }, [depth === 0 ? (id === "" ? "" : `node ${id}`) : chance ? "chance outcome" : `UCT ${fmtUct(shown.uct)}`]));
+    }
     if (proven) {
       const mark = proof === "win" ? "✓" : proof === "loss" ? "✗" : "=";
       g.append(svg("text", { class: `proof ${proof}`, x: BOX_W - 6, y: 15 }, [mark, svg("title", {}, [`proven ${proof}`])]));
@@ -405,12 +420,15 @@ function heldBack(trace, phase) {
   for (const u of trace.backpropagation) {
     const before = { visits: u.visits_before, value: u.visits_before ? u.mean_before : null, proven: u.proven_before };
     stats.set(u.node, { ...stats.get(u.node), ...before });
-    if (trace.expansion && u.node === trace.expansion.node) stats.get(u.node).uct = null; // unvisited
+    // The new node is unvisited (under PUCT the leaf was reached by selection, which scored it).
+    if (trace.expansion && !trace.expansion.priors && u.node === trace.expansion.node) stats.get(u.node).uct = null;
   }
   const exp = phase === "selection" ? trace.expansion : null;
   // Expansion "all" adds every child of the leaf: all of them are new.
   const parentOf = (id) => (id.includes(".") ? id.slice(0, id.lastIndexOf(".")) : "");
-  const hidden = (id) => Boolean(exp) && id !== "" && (id === exp.node || (exp.added > 1 && parentOf(id) === exp.parent));
+  // PUCT's expansion adds every child of the leaf (exp.node = exp.parent: the leaf itself).
+  const hidden = (id) =>
+    Boolean(exp) && id !== "" && (exp.priors ? parentOf(id) === exp.parent : id === exp.node || (exp.added > 1 && parentOf(id) === exp.parent));
   return { stats, hidden };
 }
 
