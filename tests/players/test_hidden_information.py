@@ -34,6 +34,7 @@ REFUSED = "kuhn_poker hides information and"
 READS_HIDDEN = {
     "mcts": True,
     "puct": True,  # an MCTSPlayer: searches the state it is handed
+    "gumbel": True,  # an MCTSPlayer too (Gumbel root search)
     "minimax": True,
     "openspiel-mcts": True,  # OpenSpiel's MCTSBot searches the state it is handed
     "pig-hold": True,  # reads the whole state (Pig has no hidden information)

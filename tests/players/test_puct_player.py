@@ -128,3 +128,18 @@ def test_the_same_seed_plays_the_same_game() -> None:
 
     assert game(5) == game(5)
     assert any(game(5) != game(s) for s in range(6, 12))
+
+
+def test_gumbel_spec_is_a_gumbel_search_with_its_own_budget() -> None:
+    from mctslab.players.player import GUMBEL_SIMULATIONS, make_player
+
+    info = mctslab.make("tic_tac_toe").info
+    player = make_player("gumbel:considered=4,scale=0", info, seed=3)
+    config = player.config  # type: ignore[attr-defined]
+    assert config.puct.gumbel and config.puct.considered == 4 and config.puct.gumbel_scale == 0.0
+    assert config.iterations == GUMBEL_SIMULATIONS
+    assert make_player("gumbel:simulations=8", info).config.iterations == 8  # type: ignore[attr-defined]
+    with pytest.raises(InvalidSpecError, match="iteration budget"):
+        make_player("gumbel:time=0.1", info)
+    with pytest.raises(InvalidSpecError, match="batch must be 1"):
+        make_player("gumbel:batch=4", info)

@@ -404,9 +404,8 @@ def test_gumbel_options_are_checked() -> None:
         PuctConfig(considered=0)
     with pytest.raises(InvalidConfigError, match="value_scale"):
         PuctConfig(value_scale=-1.0)
-    timed = SearchConfig(iterations=None, time=0.05, puct=PuctConfig(gumbel=True))
     with pytest.raises(InvalidConfigError, match="iteration budget"):
-        MCTS(timed).search(TTT.new_initial_state())
+        SearchConfig(iterations=None, time=0.05, puct=PuctConfig(gumbel=True))
 
 
 GUMBEL_CASES = [

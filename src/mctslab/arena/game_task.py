@@ -89,12 +89,14 @@ def derive_seed(*parts: int | str) -> int:
 
 
 def effective_spec(spec: str, time_per_move: float | None) -> str:
-    """``spec`` as played under a time control: an ``mcts`` spec with no budget gets one."""
+    """``spec`` as played under a time control: an ``mcts`` or ``puct`` spec with no budget
+    gets one (``gumbel`` keeps its simulations: Sequential Halving plans an iteration
+    budget)."""
     kind, options = parse_spec(spec)
-    if time_per_move is None or kind != "mcts" or _BUDGET_KEYS & set(options):
+    if time_per_move is None or kind not in ("mcts", "puct") or _BUDGET_KEYS & set(options):
         return spec
     extra = f"time={time_per_move!r}"
-    return f"{spec},{extra}" if options else f"mcts:{extra}"
+    return f"{spec},{extra}" if options else f"{kind}:{extra}"
 
 
 def _opening(state: State, plies: int, seed: int) -> list[int]:

@@ -105,6 +105,7 @@ INTEGER_OPTIONS = frozenset(
         "max_nodes",
         "nodes",
         "cutoff_depth",
+        "verdict_every",
         "depth",
         "workers",
         "seed",

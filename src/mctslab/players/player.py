@@ -9,6 +9,7 @@ Spec strings, usable everywhere a player is named (CLI, arena)::
     mcts:time=0.5
     puct:simulations=800,c=1.25,evaluator=uniform+rollout   # AlphaGo's PUCT (mctslab.search.puct)
     puct:evaluator=heuristic,noise=0.25,alpha=0.3,temperature=1
+    gumbel:simulations=16,considered=8,scale=1               # Gumbel root search (mctslab.search.gumbel)
     minimax:depth=4
     minimax            # exact
     random
@@ -246,6 +247,7 @@ _ALIASES = {
 KINDS = (
     "mcts",
     "puct",
+    "gumbel",
     "ismcts",
     "pimc",
     "minimax",
@@ -361,6 +363,8 @@ _INT_KEYS = {
     "workers",
     "determinizations",
     "at",
+    "considered",
+    "verdict_every",
 }
 _FLOAT_KEYS = {
     "c",
@@ -375,8 +379,12 @@ _FLOAT_KEYS = {
     "noise_fraction",
     "noise_alpha",
     "temperature",
+    "gumbel_scale",
+    "verdict_threshold",
+    "value_scale",
+    "maxvisit_init",
 }
-_BOOL_KEYS = {"solver", "reuse_tree", "smooth"}
+_BOOL_KEYS = {"solver", "reuse_tree", "smooth", "gumbel"}
 _OPTIONAL_KEYS = {"iterations", "time", "max_nodes", "c_base"}
 
 
@@ -433,6 +441,12 @@ _PUCT_KEYS = {
     "temperature": "temperature",
     "batch": "batch",
     "virtual_loss": "virtual_loss",
+    "gumbel": "gumbel",
+    "considered": "considered",
+    "scale": "gumbel_scale",
+    "gumbel_scale": "gumbel_scale",
+    "value_scale": "value_scale",
+    "maxvisit_init": "maxvisit_init",
 }
 #: ... and those that go to :class:`SearchConfig` (its ``c``, ``expansion`` and ``puct``
 #: do not apply: PUCT has its own ``c`` and creates a node's children together).
@@ -449,10 +463,16 @@ _PUCT_SEARCH_KEYS = {
     "robust_max_extra",
     "simulation",
     "cutoff_depth",
+    "verdict_every",
+    "verdict_threshold",
 }
 #: A ``puct:`` player's search budget when its spec names none (AlphaZero's 800
 #: simulations a move).
 PUCT_SIMULATIONS = 800
+
+
+#: ``gumbel:``'s default budget: Gumbel search is made to plan few simulations well.
+GUMBEL_SIMULATIONS = 64
 
 
 def puct_config(options: dict[str, str], seed: int | None = None) -> SearchConfig:
@@ -522,9 +542,11 @@ def make_player(spec: str, info: GameInfo, seed: int = 0) -> Player:
     if kind == "mcts":
         engine = options.pop("engine", "auto")
         return MCTSPlayer(info, search_config(options, seed), engine)
-    if kind == "puct":
+    if kind in ("puct", "gumbel"):
         engine = options.pop("engine", "auto")
-        return MCTSPlayer(info, puct_config(options, seed), engine, name="puct")
+        if kind == "gumbel":  # Gumbel root search: puct's options, its default budget
+            options = {"gumbel": "1", "simulations": str(GUMBEL_SIMULATIONS), **options}
+        return MCTSPlayer(info, puct_config(options, seed), engine, name=kind)
     if kind in ("ismcts", "pimc"):
         cls = ISMCTSConfig if kind == "ismcts" else PIMCConfig
         return ISMCTSPlayer(info, _dataclass_config(kind, cls, options, seed))

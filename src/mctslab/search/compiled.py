@@ -101,8 +101,8 @@ _STOP_NAMES = {
 }
 
 # cfg_i: integer options; cfg_f: float options.
-EXPANSION, SIMULATION, CUTOFF_DEPTH, SOLVER, MAX_NODES = 0, 1, 2, 3, 4
-C, MIN_UTILITY, SPAN = 0, 1, 2
+EXPANSION, SIMULATION, CUTOFF_DEPTH, SOLVER, MAX_NODES, VERDICT_EVERY = 0, 1, 2, 3, 4, 5
+C, MIN_UTILITY, SPAN, VERDICT_THRESHOLD = 0, 1, 2, 3
 # ctl: the search's counters, kept across chunks; IS_EXTENDED is set by the driver
 # (robust-max's extension is on: stop the chunk as soon as the two rules agree).
 # NODES counts the nodes created; HIGH is the first slot never used and FREE the
@@ -111,13 +111,14 @@ ITERATIONS, IS_EXTENDED, NODES, HIGH, FREE = 0, 1, 2, 3, 4
 
 # The values of cfg_i's options, named as SearchConfig names them.
 EXPANSION_ONE, EXPANSION_ALL = 0, 1
-SIMULATION_RANDOM, SIMULATION_HEAVY, SIMULATION_CUTOFF = 0, 1, 2
+SIMULATION_RANDOM, SIMULATION_HEAVY, SIMULATION_CUTOFF, SIMULATION_VERDICT = 0, 1, 2, 3
 
 _EXPANSION_CODE = {"one": EXPANSION_ONE, "all": EXPANSION_ALL}
 _SIMULATION_CODE = {
     "random": SIMULATION_RANDOM,
     "heavy": SIMULATION_HEAVY,
     "cutoff": SIMULATION_CUTOFF,
+    "verdict": SIMULATION_VERDICT,
 }
 
 #: The tree's arrays, one entry per node, in this order (31 bytes a node).
@@ -655,7 +656,7 @@ def simulate(
     state,
     params,
     simulation,
-    cutoff_depth,
+    cutoff,
     rng,
     a_buf,
     b_buf,
@@ -672,8 +673,12 @@ def simulate(
     write each player's reward in ``[0, 1]`` to ``rewards``: uniformly random moves
     (``SIMULATION_RANDOM``, the k-th legal action, ``k = rng_randint(n)``: the game's
     own ``playout_fn`` when it has one, which makes the same draws), the heavy
-    playout (``SIMULATION_HEAVY``), or ``cutoff_depth`` random plies scored by the
-    heuristic (``SIMULATION_CUTOFF``)."""
+    playout (``SIMULATION_HEAVY``), ``cutoff_depth`` random plies scored by the
+    heuristic (``SIMULATION_CUTOFF``), or random plies judged by the heuristic every
+    ``verdict_every`` plies, a player at ``verdict_threshold`` or more winning at once
+    (``SIMULATION_VERDICT``). ``cutoff = (cutoff_depth, verdict_every,
+    verdict_threshold)``."""
+    cutoff_depth, verdict_every, verdict_threshold = cutoff
     num_players = rewards.shape[0]
     if simulation == SIMULATION_RANDOM and game_playout(playout_fn, state, params, rng, rets) >= 0:
         for p in range(num_players):
@@ -686,6 +691,16 @@ def simulate(
             for p in range(num_players):
                 rewards[p] = (rets[p] + 1.0) / 2.0
             return
+        if simulation == SIMULATION_VERDICT and plies % verdict_every == 0:
+            heuristic_fn(state, params, rets)
+            winner = -1
+            for p in range(num_players):
+                if winner < 0 and rets[p] >= verdict_threshold:
+                    winner = p
+            if winner >= 0:  # a clear verdict: the playout ends as winner's win
+                for p in range(num_players):
+                    rewards[p] = 1.0 if p == winner else 0.0
+                return
         if simulation == SIMULATION_HEAVY:
             a = _heavy_action(
                 legal_fn,
@@ -778,7 +793,7 @@ def run_chunk(  # type: ignore[no-untyped-def]
     path = borrow(path)
     expansion = cfg_i[EXPANSION]
     simulation = cfg_i[SIMULATION]
-    cutoff_depth = cfg_i[CUTOFF_DEPTH]
+    cutoff = (cfg_i[CUTOFF_DEPTH], cfg_i[VERDICT_EVERY], cfg_f[VERDICT_THRESHOLD])
     solver = cfg_i[SOLVER] != 0
     max_nodes = cfg_i[MAX_NODES]
     c = cfg_f[C]
@@ -834,7 +849,7 @@ def run_chunk(  # type: ignore[no-untyped-def]
         ):
             simulate(
                 legal_fn, apply_fn, returns_fn, heuristic_fn, state, params, simulation,
-                cutoff_depth, rng, a_buf, b_buf, safe, tmp1, tmp2, rewards, rets, min_u, span,
+                cutoff, rng, a_buf, b_buf, safe, tmp1, tmp2, rewards, rets, min_u, span,
                 playout_fn,
             )  # fmt: skip
         backpropagate(tree, path, depth, rewards, solver)
@@ -865,8 +880,8 @@ def run_chunk(  # type: ignore[no-untyped-def]
 #   that point) and writes the noisy root priors.
 
 # cfg_i / cfg_f entries after UCT's (compiled.EXPANSION .. MAX_NODES; C, MIN_UTILITY, SPAN).
-BATCH, VIRTUAL_LOSS, EVALUATOR, GUMBEL = 5, 6, 7, 8
-C_BASE, FPU, MIX, VALUE_SCALE, MAXVISIT_INIT = 3, 4, 5, 6, 7
+BATCH, VIRTUAL_LOSS, EVALUATOR, GUMBEL = 6, 7, 8, 9
+C_BASE, FPU, MIX, VALUE_SCALE, MAXVISIT_INIT = 4, 5, 6, 7, 8
 # Rows of the per-node extra array (PUCT's prior; the node's own value, which Gumbel's
 # completed Q-values read) and of the root's (noisy priors; Gumbel noise), by action.
 PRIOR_ROW, RAW_ROW = 0, 1
@@ -1183,7 +1198,7 @@ def run_puct_chunk(  # type: ignore[no-untyped-def]
     bufs = borrow(bufs)
     fbufs = borrow(fbufs)
     simulation = cfg_i[SIMULATION]
-    cutoff_depth = cfg_i[CUTOFF_DEPTH]
+    cutoff = (cfg_i[CUTOFF_DEPTH], cfg_i[VERDICT_EVERY], cfg_f[VERDICT_THRESHOLD])
     solver = cfg_i[SOLVER] != 0
     max_nodes = cfg_i[MAX_NODES]
     batch = cfg_i[BATCH]
@@ -1241,7 +1256,7 @@ def run_puct_chunk(  # type: ignore[no-untyped-def]
                 if evaluator == EVAL_ROLLOUT:
                     simulate(
                         legal_fn, apply_fn, returns_fn, heuristic_fn, states[j], params,
-                        simulation, cutoff_depth, rng, a_buf, b_buf, safe, tmp1, tmp2, rewards,
+                        simulation, cutoff, rng, a_buf, b_buf, safe, tmp1, tmp2, rewards,
                         rets, min_u, span, playout_fn,
                     )  # fmt: skip
                 else:
@@ -1249,7 +1264,7 @@ def run_puct_chunk(  # type: ignore[no-untyped-def]
                     if mix > 0.0:
                         simulate(
                             legal_fn, apply_fn, returns_fn, heuristic_fn, states[j], params,
-                            simulation, cutoff_depth, rng, a_buf, b_buf, safe, tmp1, tmp2,
+                            simulation, cutoff, rng, a_buf, b_buf, safe, tmp1, tmp2,
                             played, rets, min_u, span, playout_fn,
                         )  # fmt: skip
                         for p in range(rewards.shape[0]):
@@ -1592,6 +1607,10 @@ class CompiledMCTS:
                 # otherwise start small and double when an iteration might not fit.
                 one = config.expansion == "one" and config.time is None and puct is None
                 cap = (config.iterations or 0) + num_actions + 1 if one else 1 << 16
+                if puct is not None and config.time is None and config.iterations is not None:
+                    # PUCT adds at most one node's children an iteration: a small search
+                    # (self-play's hundreds of simulations) allocates a small tree.
+                    cap = min(cap, (config.iterations + puct.batch + 1) * num_actions + 1)
             self.tree = _allocate(cap)
             self._extra = np.zeros((2, cap if puct is not None else 0), dtype=np.float64)
             self.nodes = 1
@@ -1608,9 +1627,10 @@ class CompiledMCTS:
             config.cutoff_depth,
             int(config.solver),
             -1 if config.max_nodes is None else config.max_nodes,
+            config.verdict_every,
         ]
         span = info.max_utility - info.min_utility
-        cfg_f = [config.c, info.min_utility, span]
+        cfg_f = [config.c, info.min_utility, span, config.verdict_threshold]
         ctl = [0, 0, self.nodes, *self._slots]
         width = max(len(root_state), num_actions)
         bufs = np.zeros((7, width), dtype=np.int64)
@@ -1647,9 +1667,11 @@ class CompiledMCTS:
         cfg_f_arr = np.array(cfg_f, dtype=np.float64)
         ctl_arr = np.array(ctl, dtype=np.int64)
 
+        capacity = np.array([0, num_actions], dtype=np.int64)
+
         def call(max_chunk: int) -> int:
             assert self.tree is not None
-            capacity = np.array([len(self.tree.first_child), num_actions], dtype=np.int64)
+            capacity[0] = len(self.tree.first_child)
             head: tuple[Any, ...] = (self.tree,)
             if puct is not None:
                 head = (self.tree, self._extra, root_prior)
@@ -1755,7 +1777,8 @@ class CompiledMCTS:
         return result
 
     def _leaf_batch(self, pending: Pending, k: int, root: State) -> LeafBatch:
-        """The ``k`` waiting leaves as a :class:`LeafBatch` (states made only if read)."""
+        """The ``k`` waiting leaves as a :class:`LeafBatch` (states made only if read; the
+        arrays are views of the search's buffers, valid until the search goes on)."""
         game: Any = root.game  # type: ignore[attr-defined]
         history = root.history()
         tree = self.tree
@@ -1773,10 +1796,10 @@ class CompiledMCTS:
         observations = None
         if game.kernels.observation is not None:
             shape = game.observation_shape()
-            observations = pending.observations[:k].reshape((k, *shape)).copy()
+            observations = pending.observations[:k].reshape((k, *shape))
         return LeafBatch(
-            pending.masks[:k].copy(),
-            pending.to_play[:k].copy(),
+            pending.masks[:k],
+            pending.to_play[:k],
             observations=observations,
             make_states=states,
         )

@@ -18,7 +18,9 @@ tree search methods") repeats four phases until the budget is spent:
    (``"random"``), a heavy playout that wins at once when it can and otherwise
    avoids letting the opponent win at once (``"heavy"``), or at most
    ``cutoff_depth`` random plies scored with the game's ``heuristic()``
-   (``"cutoff"``).
+   (``"cutoff"``), or random moves with the position judged every
+   ``verdict_every`` plies, a clear verdict (a player's heuristic at least
+   ``verdict_threshold``) ending the playout as that player's win (``"verdict"``).
 4. :func:`backpropagate`: add the playout's rewards to every node on the path.
    Each node keeps the statistics of the player who moved into it, so the
    parent's UCT reads its children directly: no sign flip, and games of any
@@ -129,13 +131,13 @@ __all__ = [
 ]
 
 Expansion = Literal["one", "all"]
-Simulation = Literal["random", "heavy", "cutoff"]
+Simulation = Literal["random", "heavy", "cutoff", "verdict"]
 FinalRule = Literal["robust", "max", "robust-max"]
 
 C = TypeVar("C", bound="ChildLike")
 
 _EXPANSIONS = ("one", "all")
-_SIMULATIONS = ("random", "heavy", "cutoff")
+_SIMULATIONS = ("random", "heavy", "cutoff", "verdict")
 _PARALLEL = ("auto", "threads", "processes")
 _FINAL_RULES = ("robust", "max", "robust-max")
 
@@ -147,8 +149,13 @@ class SearchConfig:
     Attributes:
         c: UCT exploration constant on rewards in ``[0, 1]`` (``sqrt(2)``: UCB1).
         expansion: ``"one"`` untried child per iteration (random order) or ``"all"``.
-        simulation: ``"random"``, ``"heavy"`` or ``"cutoff"`` playouts.
+        simulation: ``"random"``, ``"heavy"``, ``"cutoff"`` or ``"verdict"`` playouts.
         cutoff_depth: plies a ``"cutoff"`` playout plays before ``heuristic()`` scores it.
+        verdict_every: a ``"verdict"`` playout judges the position by ``heuristic()`` every
+            this many plies (from its first position on), the cut-off rule of the
+            lecture: a clear verdict ends it, otherwise it goes on.
+        verdict_threshold: a clear verdict: a player's heuristic at least this (in
+            ``(0, 1]``), scored as that player's win (reward 1, the others 0).
         final: final-move rule: ``"robust"`` (most visits), ``"max"`` (highest
             mean) or ``"robust-max"`` (both; while they disagree the search goes on
             for up to ``robust_max_extra`` times the budget, then plays robust).
@@ -177,6 +184,8 @@ class SearchConfig:
     expansion: Expansion = "one"
     simulation: Simulation = "random"
     cutoff_depth: int = 8
+    verdict_every: int = 4
+    verdict_threshold: float = 0.9
     final: FinalRule = "robust"
     robust_max_extra: float = 0.5
     solver: bool = False
@@ -196,6 +205,18 @@ class SearchConfig:
         check_choice(where, "simulation", self.simulation, _SIMULATIONS)
         check_choice(where, "final", self.final, _FINAL_RULES)
         check_choice(where, "parallel", self.parallel, _PARALLEL)
+        if not is_int(self.verdict_every) or not 1 <= self.verdict_every <= 10**6:
+            raise InvalidConfigError(
+                f"{where}: verdict_every must be an integer >= 1, got {self.verdict_every!r}"
+            )
+        if (
+            not isinstance(self.verdict_threshold, int | float)
+            or isinstance(self.verdict_threshold, bool)
+            or not 0.0 < self.verdict_threshold <= 1.0
+        ):
+            raise InvalidConfigError(
+                f"{where}: verdict_threshold must be in (0, 1], got {self.verdict_threshold!r}"
+            )
         if not is_int(self.cutoff_depth) or self.cutoff_depth < 0:
             raise InvalidConfigError(
                 f"{where}: cutoff_depth must be an integer >= 0, got {self.cutoff_depth!r}"
@@ -218,6 +239,15 @@ class SearchConfig:
             )
         if self.puct is not None and not isinstance(self.puct, PuctConfig):
             raise InvalidConfigError(f"{where}: puct must be a PuctConfig or None")
+        if (
+            self.puct is not None
+            and self.puct.gumbel
+            and (self.iterations is None or self.time is not None)
+        ):
+            raise InvalidConfigError(
+                f"{where}: gumbel=True plans Sequential Halving over an iteration budget: "
+                "give iterations, not time"
+            )
 
 
 @dataclass(frozen=True)
@@ -453,11 +483,6 @@ def check_puct(config: SearchConfig, info: GameInfo, state: State) -> None:
     if puct.evaluator == "heuristic" and heuristic_or_none(state) is None:
         raise InvalidConfigError(
             f"evaluator='heuristic' needs the game's heuristic(); {info.name} has none"
-        )
-    if puct.gumbel and (config.iterations is None or config.time is not None):
-        raise InvalidConfigError(
-            "gumbel=True plans Sequential Halving over an iteration budget: give iterations, "
-            "not time"
         )
     if puct.batch > 1 and has_chance_nodes(getattr(state, "game", None)):
         raise InvalidConfigError(
@@ -834,6 +859,12 @@ def simulate(state: State, tree: SearchTree) -> list[float]:
             h = heuristic_or_none(state)
             assert h is not None  # checked when the search starts
             return [(v + 1.0) / 2.0 for v in h]
+        if config.simulation == "verdict" and plies % config.verdict_every == 0:
+            h = heuristic_or_none(state)
+            assert h is not None  # checked when the search starts
+            for p, v in enumerate(h):
+                if v >= config.verdict_threshold:  # a clear verdict: p wins
+                    return [1.0 if i == p else 0.0 for i in range(len(h))]
         if config.simulation == "heavy" and state.current_player() != CHANCE:
             action = _heavy_action(state, rng)
         else:
@@ -1164,9 +1195,10 @@ class MCTS:
             )
         info = game_info or game_info_of(state)
         check_solver(config, info)
-        if config.simulation == "cutoff" and heuristic_or_none(state) is None:
+        if config.simulation in ("cutoff", "verdict") and heuristic_or_none(state) is None:
             raise InvalidConfigError(
-                f"simulation='cutoff' needs the game's heuristic(); {info.name} has none"
+                f"simulation={config.simulation!r} needs the game's heuristic(); "
+                f"{info.name} has none"
             )
         if config.puct is not None:
             check_puct(config, info, state)

@@ -413,6 +413,8 @@ def traced_iteration(
                 (1.0 - mix) * v + mix * r for v, r in zip(value, playout_rewards, strict=True)
             ]
             kind = "evaluation"
+    if puct is not None and exact is None and leaf.to_play >= 0:
+        leaf.raw = 2.0 * rewards[leaf.to_play] - 1.0  # as mcts.evaluation: Gumbel reads it
     simulation = Simulation(
         start=node_id(leaf),
         kind=kind,
