@@ -286,7 +286,14 @@ def make_evaluator(spec: str | Evaluator | Callable[[LeafBatch], tuple[Any, Any]
     if isinstance(spec, Evaluator):
         return spec
     if type(spec).__module__.startswith("torch") or _is_torch_module(spec):
-        return TorchEvaluator(spec)
+        # One wrapper per module: many searchers of one network (self-play's, search_many's)
+        # share it instead of each moving the module to its device again.
+        # (Kept on the module: a cycle the garbage collector frees with the module.)
+        cached = getattr(spec, "_mctslab_evaluator", None)
+        if not isinstance(cached, TorchEvaluator):
+            cached = TorchEvaluator(spec)
+            spec._mctslab_evaluator = cached
+        return cached
     if callable(spec):
         return FunctionEvaluator(spec)
     raise EvaluatorError(f"not an evaluator: {spec!r}")
