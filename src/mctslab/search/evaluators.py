@@ -292,7 +292,7 @@ def make_evaluator(spec: str | Evaluator | Callable[[LeafBatch], tuple[Any, Any]
         cached = getattr(spec, "_mctslab_evaluator", None)
         if not isinstance(cached, TorchEvaluator):
             cached = TorchEvaluator(spec)
-            spec._mctslab_evaluator = cached
+            setattr(spec, "_mctslab_evaluator", cached)  # noqa: B010
         return cached
     if callable(spec):
         return FunctionEvaluator(spec)
