@@ -429,3 +429,44 @@ def test_compiled_gumbel_builds_the_reference_tree(
     comp = search(state, config, engine="compiled")
     assert comp.children == ref.children
     assert (comp.nodes, comp.action, comp.final_rule) == (ref.nodes, ref.action, "gumbel")
+
+
+@cache
+def _c4_solution(key: bytes, history: tuple[int, ...]) -> tuple[float, frozenset[int]]:
+    from mctslab.search.minimax import solve as solve_c4
+
+    result = solve_c4(mctslab.make("connect_four").state_from_actions(list(history)))
+    return float(result.outcome), frozenset(result.best_actions)
+
+
+def perfect_connect_four(batch: LeafBatch) -> tuple[np.ndarray, np.ndarray]:
+    """Connect Four's exact value (the project's solver) and priors on the optimal moves."""
+    priors = np.zeros(batch.legal_mask.shape)
+    values = np.zeros(len(batch))
+    for i, state in enumerate(batch.states):
+        value, best = _c4_solution(state.key(), tuple(state.history()))  # type: ignore[attr-defined]
+        values[i] = value
+        priors[i, list(best)] = 1.0
+    return priors, values
+
+
+def test_a_perfect_evaluator_plays_connect_four_end_games_optimally() -> None:
+    """Every 10th position of Pons's Test_L3_R1 (100 end-games), 4 simulations, both
+    engines: the move played keeps the position's exact outcome."""
+    from test_minimax import connect4_positions
+
+    c4 = mctslab.make("connect_four")
+    wrong = []
+    for i, (moves, outcome) in list(enumerate(connect4_positions()))[::10]:
+        state = c4.state_from_actions(moves)
+        config = SearchConfig(iterations=4, seed=i, puct=PuctConfig(evaluator=perfect_connect_four))
+        for engine in ("reference", "compiled"):
+            action = search(state, config, engine=engine).action
+            after = state.child(action)
+            if after.is_terminal():
+                kept = after.returns()[state.current_player()]
+            else:  # the reply's value is the opponent's
+                kept = -_c4_solution(b"", tuple(after.history()))[0]
+            if kept != outcome:
+                wrong.append((i, engine, action))
+    assert not wrong
