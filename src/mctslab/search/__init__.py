@@ -3,6 +3,10 @@
 - :mod:`~mctslab.search.mcts`: the reference MCTS engine (the four phases as four
   functions, MCTS-Solver, chance nodes, tree reuse);
 - :mod:`~mctslab.search.compiled`: its compiled twin over rule kernels (numba);
+- :mod:`~mctslab.search.puct`: AlphaGo's PUCT rule and its options (``PuctConfig``);
+- :mod:`~mctslab.search.evaluators`: priors and values for PUCT (built in, functions,
+  torch networks);
+- :mod:`~mctslab.search.gumbel`: Gumbel root search (Danihelka et al. 2022);
 - :mod:`~mctslab.search.engine`: engine choice (``make_searcher``, ``search``);
 - :mod:`~mctslab.search.parallel`: root parallelism in processes;
 - :mod:`~mctslab.search.trace`: the step-by-step tracer of the reference engine;
