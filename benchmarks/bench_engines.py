@@ -30,7 +30,6 @@ import argparse
 import datetime as dt
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -38,11 +37,10 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-import numba
+import machine_info
 import numpy as np
 from numba import njit
 
@@ -640,7 +638,7 @@ def render(report: dict[str, Any]) -> str:
         f"mctslab c={C} = OpenSpiel uct_c={UCT_C}",
         f"{report['date']}  {report['machine']['cpu_model'] or report['machine']['processor']}  "
         f"{report['machine']['cpu_count']} CPUs  Python {report['versions']['python']}  "
-        f"numba {report['versions']['numba']}  open-spiel {report['versions']['open_spiel']}  "
+        f"numba {report['versions']['numba']}  open-spiel {report['versions']['open-spiel']}  "
         f"({report['mode']}: medians of {report['repeats']} repeats)",
         _rule("Simulations per second (search time only)"),
         f"{'game':<14}{'engine':<30}{'iterations':>11}{'per second':>13}"
@@ -715,34 +713,8 @@ def render(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def machine() -> dict[str, Any]:
-    model = ""
-    cpuinfo = Path("/proc/cpuinfo")
-    if cpuinfo.exists():
-        names = [ln for ln in cpuinfo.read_text().splitlines() if ln.startswith("model name")]
-        model = names[0].split(":", 1)[1].strip() if names else ""
-    return {
-        "processor": platform.processor() or platform.machine(),
-        "cpu_model": model,
-        "cpu_count": os.cpu_count(),
-        "platform": platform.platform(),
-    }
-
-
 def versions() -> dict[str, str]:
-    def version(dist: str) -> str:
-        try:
-            return metadata.version(dist)
-        except metadata.PackageNotFoundError:
-            return "not installed"
-
-    return {
-        "python": platform.python_version(),
-        "numba": numba.__version__,
-        "numpy": np.__version__,
-        "mctslab": mctslab.__version__,
-        "open_spiel": version("open-spiel"),
-    }
+    return machine_info.versions("numba", "numpy", "mctslab", "open-spiel")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -765,7 +737,7 @@ def main(argv: list[str] | None = None) -> int:
         report = {
             "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             "mode": "quick" if args.quick else "full",
-            "machine": machine(),
+            "machine": machine_info.machine(),
             "versions": versions(),
             "sizes": size_rows,
             "threads": threads,
@@ -792,7 +764,7 @@ def main(argv: list[str] | None = None) -> int:
         "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "mode": "quick" if args.quick else "full",
         "repeats": mode.repeats,
-        "machine": machine(),
+        "machine": machine_info.machine(),
         "versions": versions(),
         "settings": {
             "mctslab_c": C,
