@@ -25,12 +25,11 @@ import datetime as dt
 import json
 import shlex
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
+import common
 from tune_connect_four import RESULTS, machine
 
 DEFAULT_PLAYERS = ["mcts:iterations=100", "mcts:iterations=1000", "mcts:iterations=10000"]
@@ -56,15 +55,8 @@ def main(argv: list[str] | None = None) -> int:
                     "--json", "--no-progress"]  # fmt: skip
         if args.workers is not None:
             command += ["--workers", str(args.workers)]
-        print("running:", shlex.join(command), flush=True)
         argv_real = [str(Path(tmp) / "report") if a == "REPORT_DIR" else a for a in command[1:]]
-        start = time.perf_counter()
-        proc = subprocess.run(
-            [sys.executable, "-m", "mctslab", *argv_real, "--db", str(Path(tmp) / "analyze.db")],
-            capture_output=True,
-            text=True,
-        )
-        wall = time.perf_counter() - start
+        proc, wall = common.run_mctslab(argv_real, Path(tmp) / "analyze.db", shown=command[1:])
         if proc.returncode != 0:
             print(proc.stderr, file=sys.stderr)
             return proc.returncode

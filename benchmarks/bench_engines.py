@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import machine_info
+import common
 import numpy as np
 from numba import njit
 
@@ -714,7 +714,7 @@ def render(report: dict[str, Any]) -> str:
 
 
 def versions() -> dict[str, str]:
-    return machine_info.versions("numba", "numpy", "mctslab", "open-spiel")
+    return common.versions("numba", "numpy", "mctslab", "open-spiel")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -737,7 +737,7 @@ def main(argv: list[str] | None = None) -> int:
         report = {
             "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             "mode": "quick" if args.quick else "full",
-            "machine": machine_info.machine(),
+            "machine": common.machine(),
             "versions": versions(),
             "sizes": size_rows,
             "threads": threads,
@@ -764,7 +764,7 @@ def main(argv: list[str] | None = None) -> int:
         "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "mode": "quick" if args.quick else "full",
         "repeats": mode.repeats,
-        "machine": machine_info.machine(),
+        "machine": common.machine(),
         "versions": versions(),
         "settings": {
             "mctslab_c": C,

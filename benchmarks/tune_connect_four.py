@@ -26,13 +26,13 @@ import json
 import os
 import platform
 import shlex
-import subprocess
 import sys
 import tempfile
-import time
 from importlib import metadata
 from pathlib import Path
 from typing import Any
+
+import common
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -78,14 +78,7 @@ def main(argv: list[str] | None = None) -> int:
             command += ["--workers", str(args.workers)]
         if args.resume:
             command.append("--resume")
-        print("running:", shlex.join(command), flush=True)
-        start = time.perf_counter()
-        proc = subprocess.run(
-            [sys.executable, "-m", "mctslab", *command[1:], "--db", str(db)],
-            capture_output=True,
-            text=True,
-        )
-        wall = time.perf_counter() - start
+        proc, wall = common.run_mctslab(command[1:], db)
     if proc.returncode != 0:
         print(proc.stderr, file=sys.stderr)
         return proc.returncode

@@ -1,4 +1,5 @@
-"""What every benchmark records beside its numbers: the machine and the versions.
+"""What the benchmark scripts share: the machine and the versions they record beside
+their numbers, and running ``mctslab`` commands.
 
 Imported by the benchmark scripts of this folder (run as ``python benchmarks/<name>.py``,
 so this folder is on ``sys.path``).
@@ -8,11 +9,16 @@ from __future__ import annotations
 
 import os
 import platform
+import shlex
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-__all__ = ["machine", "versions"]
+__all__ = ["machine", "run_mctslab", "versions"]
 
 
 def machine() -> dict[str, Any]:
@@ -39,3 +45,16 @@ def versions(*distributions: str) -> dict[str, str]:
         except metadata.PackageNotFoundError:
             out[dist] = "not installed"
     return out
+
+
+def run_mctslab(
+    argv: Sequence[str], db: Path, shown: Sequence[str] | None = None
+) -> tuple[subprocess.CompletedProcess[str], float]:
+    """``mctslab ARGV --db DB`` in this interpreter, its output captured: (the finished
+    process, wall seconds). Prints the command first (``shown`` in place of ``argv``)."""
+    print("running:", shlex.join(["mctslab", *(argv if shown is None else shown)]), flush=True)
+    start = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, "-m", "mctslab", *argv, "--db", str(db)], capture_output=True, text=True
+    )
+    return proc, time.perf_counter() - start
