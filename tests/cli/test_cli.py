@@ -90,8 +90,9 @@ def test_search_json_is_complete_and_reproducible() -> None:
     children = first["children"]
     assert {c["action"] for c in children} == {1, 2, 3, 5, 6, 7, 8}
     for child in children:
-        assert set(child) == {"action", "visits", "value", "proven", "prior"}
+        assert set(child) == {"action", "visits", "value", "proven", "prior", "policy"}
         assert child["prior"] is None  # UCT has no priors (PUCT's: --puct)
+        assert child["policy"] is None  # nor an improved policy (Gumbel search's)
     assert sum(c["visits"] for c in children) == 300
     assert first["action"] in {c["action"] for c in children}
     second = ok_json(*args)

@@ -152,8 +152,10 @@ Tree init, expansion, backup, ``N``, ``V`` and ``Q`` as above.
 
 from __future__ import annotations
 
+import concurrent.futures
 import functools
 import math
+import multiprocessing
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -530,7 +532,23 @@ def _search_fn(policy: str, num_simulations: int, static: tuple[Any, ...]) -> An
     return jax.jit(run)
 
 
-def mctx_search(
+def mctx_search(tree: RandomTree, policy: str, num_simulations: int, **options: Any) -> MctxResult:
+    """:func:`search_here` (same arguments) in a spawned child process that alone imports
+    jax: JAX starts threads, and a pytest worker that imported it would later fork
+    (root parallelism's and the arena's worker processes) with those threads running,
+    which may deadlock. One child serves every call (jax compiles once)."""
+    global _POOL
+    if _POOL is None:
+        _POOL = concurrent.futures.ProcessPoolExecutor(
+            max_workers=1, mp_context=multiprocessing.get_context("spawn")
+        )
+    return _POOL.submit(search_here, tree, policy, num_simulations, **options).result()
+
+
+_POOL: concurrent.futures.ProcessPoolExecutor | None = None
+
+
+def search_here(
     tree: RandomTree,
     policy: str,
     num_simulations: int,
