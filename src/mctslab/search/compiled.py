@@ -1454,6 +1454,82 @@ def _check_wrapper(wrapper: Any) -> None:
         )
 
 
+class _Run:
+    """One search's working set between :meth:`CompiledMCTS._start` and ``_finish``: the
+    arrays a chunk reads and writes, its budget and clock (mutable: tree growth and the
+    many-search driver rebind some of them)."""
+
+    def __init__(
+        self,
+        searcher: CompiledMCTS,
+        info: GameInfo,
+        kernels: Any,
+        root_state: Any,
+        params: Any,
+        bufs: Any,
+        budget: Budget,
+        entered: float,
+    ) -> None:
+        self.searcher = searcher
+        self.info = info
+        self.kernels = kernels
+        self.root_state = root_state
+        self.params = params
+        self.bufs = bufs
+        self.budget = budget
+        self.entered = entered
+        self.start = entered
+        self.compile_seconds = 0.0
+        self.chunk = 64  # under a time budget: iterations between looks at the clock
+        self.chunk_fn: Callable[..., int] = run_chunk
+        self.cfg_i: Any = None
+        self.cfg_f: Any = None
+        self.ctl: Any = None
+        self.fbufs: Any = None
+        self.path: Any = None
+        self.pending: Any = None
+        self.root_prior: Any = None
+        self.capacity: Any = None
+
+    def max_chunk(self) -> int:
+        """Iterations the next chunk may run (the budget's; a slice of a time budget)."""
+        left = self.budget.iterations_left(int(self.ctl[ITERATIONS]))
+        limit = 1 << 62 if left is None else left
+        if self.budget.timed:
+            limit = min(limit, self.chunk)
+        self.ctl[IS_EXTENDED] = self.budget.extended
+        return limit
+
+    def call(self, max_chunk: int) -> int:
+        """One chunk of this search (:func:`run_chunk` or :func:`run_puct_chunk`)."""
+        searcher = self.searcher
+        tree = searcher.tree
+        assert tree is not None
+        self.capacity[0] = len(tree.first_child)
+        if self.pending is None:
+            head: tuple[Any, ...] = (tree,)
+            tail: tuple[Any, ...] = (self.path,)
+        else:
+            head = (tree, searcher._extra, self.root_prior)
+            tail = (self.pending,)
+        return int(
+            self.chunk_fn(
+                *head,
+                self.root_state,
+                self.params,
+                self.cfg_i,
+                self.cfg_f,
+                self.ctl,
+                searcher.rng,
+                self.bufs,
+                self.fbufs,
+                *tail,
+                self.capacity,
+                max_chunk,
+            )
+        )
+
+
 class CompiledMCTS:
     """The compiled engine behind the same interface as :class:`mctslab.search.mcts.MCTS`.
 
@@ -1570,6 +1646,21 @@ class CompiledMCTS:
         and takes back ``(priors, values)`` as :func:`~mctslab.search.evaluators.check_output`
         returns them; it returns the :class:`SearchResult`. Many searches stepped together
         can share one evaluator call (:func:`search_many`)."""
+        run = self._start(state, game_info)
+        while True:
+            code = run.call(run.max_chunk())
+            if code == NEED_EVAL:
+                k = int(run.ctl[PENDING])
+                priors, values = yield self._leaf_batch(run.pending, k, state)
+                run.pending.priors[:k] = priors
+                run.pending.values[:k] = values
+                continue
+            stopped_by = self._after_chunk(run, code)
+            if stopped_by is not None:
+                return self._finish(run, stopped_by)
+
+    def _start(self, state: State, game_info: GameInfo | None) -> _Run:
+        """Check the search, set up (or re-root) the tree and everything a chunk reads."""
         config = self.config
         if config.workers != 1:
             raise InvalidConfigError("workers > 1: make the searcher with mctslab.make_searcher")
@@ -1633,15 +1724,22 @@ class CompiledMCTS:
         cfg_f = [config.c, info.min_utility, span, config.verdict_threshold]
         ctl = [0, 0, self.nodes, *self._slots]
         width = max(len(root_state), num_actions)
-        bufs = np.zeros((7, width), dtype=np.int64)
-        path = np.zeros(info.max_game_length + 2, dtype=np.int64)
-        params = game.params
+        run = _Run(
+            searcher=self,
+            info=info,
+            kernels=kernels,
+            root_state=root_state,
+            params=game.params,
+            bufs=np.zeros((7, width), dtype=np.int64),
+            budget=Budget.of(config),
+            entered=entered,
+        )
         if puct is None:
-            chunk_fn = self._chunk_fn(kernels)
-            fbufs = np.zeros((2, info.num_players), dtype=np.float64)
-            tail: tuple[Any, ...] = (path,)
+            run.chunk_fn = self._chunk_fn(kernels)
+            run.fbufs = np.zeros((2, info.num_players), dtype=np.float64)
+            run.path = np.zeros(info.max_game_length + 2, dtype=np.int64)
         else:
-            chunk_fn = self._puct_chunk_fn(kernels)
+            run.chunk_fn = self._puct_chunk_fn(kernels)
             evaluator = self._evaluator
             builtin = getattr(evaluator, "builtin", False)
             code = EVALUATOR_CODES[evaluator.name] if builtin else EVAL_EXTERNAL
@@ -1650,10 +1748,10 @@ class CompiledMCTS:
             cfg_f += [-1.0 if puct.c_base is None else puct.c_base, puct.fpu, puct.mix]
             cfg_f += [puct.value_scale, puct.maxvisit_init]
             ctl += [0, int(puct.noise_fraction > 0.0 or puct.gumbel), 0]
-            fbufs = np.zeros((3, info.num_players), dtype=np.float64)
+            run.fbufs = np.zeros((3, info.num_players), dtype=np.float64)
             observe = kernels.observation is not None and code == EVAL_EXTERNAL
             obs_size = math.prod(game.observation_shape()) if observe else 1
-            pending = make_pending(
+            run.pending = make_pending(
                 puct.batch,
                 info.max_game_length + 2,
                 len(root_state),
@@ -1661,115 +1759,79 @@ class CompiledMCTS:
                 num_actions,
                 (config.iterations or 2) - 1 if puct.gumbel else 1,
             )
-            root_prior = np.zeros((2, num_actions), dtype=np.float64)
-            tail = (pending,)
-        cfg_i_arr = np.array(cfg_i, dtype=np.int64)
-        cfg_f_arr = np.array(cfg_f, dtype=np.float64)
-        ctl_arr = np.array(ctl, dtype=np.int64)
-
-        capacity = np.array([0, num_actions], dtype=np.int64)
-
-        def call(max_chunk: int) -> int:
-            assert self.tree is not None
-            capacity[0] = len(self.tree.first_child)
-            head: tuple[Any, ...] = (self.tree,)
-            if puct is not None:
-                head = (self.tree, self._extra, root_prior)
-            return int(
-                chunk_fn(
-                    *head,
-                    root_state,
-                    params,
-                    cfg_i_arr,
-                    cfg_f_arr,
-                    ctl_arr,
-                    self.rng,
-                    bufs,
-                    fbufs,
-                    *tail,
-                    capacity,
-                    max_chunk,
-                )
-            )
-
-        compile_seconds = 0.0
-        key = (id(chunk_fn), len(root_state))
+            run.root_prior = np.zeros((2, num_actions), dtype=np.float64)
+        run.cfg_i = np.array(cfg_i, dtype=np.int64)
+        run.cfg_f = np.array(cfg_f, dtype=np.float64)
+        run.ctl = np.array(ctl, dtype=np.int64)
+        run.capacity = np.array([0, num_actions], dtype=np.int64)
+        key = (id(run.chunk_fn), len(root_state))
         if key not in self._compiled:
             # The first call compiles (or loads from numba's cache); time it apart.
             t0 = time.perf_counter()
-            call(0)
-            compile_seconds = time.perf_counter() - t0
+            run.call(0)
+            run.compile_seconds = time.perf_counter() - t0
             self._compiled.add(key)
         # The clock started on entry; compiling or loading code is reported apart.
-        start = entered + compile_seconds
-        budget = Budget.of(config)
-        chunk = 64  # under a time budget: iterations between looks at the clock, adapted
-        while True:
-            left = budget.iterations_left(int(ctl_arr[ITERATIONS]))
-            max_chunk = 1 << 62 if left is None else left
-            if budget.timed:
-                max_chunk = min(max_chunk, chunk)
-            ctl_arr[IS_EXTENDED] = budget.extended
-            code = call(max_chunk)
-            if code == CHUNK_DONE:
-                done = int(ctl_arr[ITERATIONS])
-                seconds = time.perf_counter() - start
-                stop = budget.stop(done, seconds, agree=lambda: rules_agree(self._root_children()))
-                if stop is not None:
-                    stopped_by = stop
-                    break
-                if config.time is not None:
-                    # Aim for chunks of about a hundredth of the time budget.
-                    per = seconds / max(1, done)
-                    chunk = max(16, min(1 << 20, int(config.time / 100 / max(per, 1e-9))))
-                continue
-            if code == NEED_EVAL:
-                k = int(ctl_arr[PENDING])
-                priors, values = yield self._leaf_batch(pending, k, state)
-                pending.priors[:k] = priors
-                pending.values[:k] = values
-                continue
-            if code == NEED_NOISE:
-                self._root_noise(root_prior, ctl_arr, pending)
-                continue
-            if code == NEED_SPACE:
-                assert self.tree is not None
-                self.tree = _grow(self.tree, 2 * len(self.tree.first_child))
-                if puct is not None:
-                    grown = np.zeros((2, len(self.tree.first_child)), dtype=np.float64)
-                    grown[:, : self._extra.shape[1]] = self._extra
-                    self._extra = grown
-                continue
-            if code == NOT_WIN_LOSS:
-                self.reset()  # the iteration stopped half-way: the tree is not kept
-                raise NotWinLossDrawError(not_win_loss_message(info, fbufs[1].tolist()))
-            if code == NODE_BUDGET:
-                if self._root_children() == []:
-                    raise InvalidConfigError(
-                        f"max_nodes={config.max_nodes} is too small to expand the root"
-                    )
-                stopped_by = "nodes"
-            else:
-                stopped_by = _STOP_NAMES[code]
-            break
-        seconds = time.perf_counter() - start
-        self.nodes = int(ctl_arr[NODES])
-        self._slots = (int(ctl_arr[HIGH]), int(ctl_arr[FREE]))
+        run.start = entered + run.compile_seconds
+        return run
+
+    def _after_chunk(self, run: _Run, code: int) -> str | None:
+        """What a chunk's return code means (all but ``NEED_EVAL``): ``None`` to go on
+        (the budget not spent, noise drawn, the tree grown), else why the search stopped."""
+        config = self.config
+        if code == CHUNK_DONE:
+            done = int(run.ctl[ITERATIONS])
+            seconds = time.perf_counter() - run.start
+            stop = run.budget.stop(done, seconds, agree=lambda: rules_agree(self._root_children()))
+            if stop is None and config.time is not None:
+                # Aim for chunks of about a hundredth of the time budget.
+                per = seconds / max(1, done)
+                run.chunk = max(16, min(1 << 20, int(config.time / 100 / max(per, 1e-9))))
+            return stop
+        if code == NEED_NOISE:
+            self._root_noise(run.root_prior, run.ctl, run.pending)
+            return None
+        if code == NEED_SPACE:
+            assert self.tree is not None
+            self.tree = _grow(self.tree, 2 * len(self.tree.first_child))
+            if config.puct is not None:
+                grown = np.zeros((2, len(self.tree.first_child)), dtype=np.float64)
+                grown[:, : self._extra.shape[1]] = self._extra
+                self._extra = grown
+            return None
+        if code == NOT_WIN_LOSS:
+            self.reset()  # the iteration stopped half-way: the tree is not kept
+            raise NotWinLossDrawError(not_win_loss_message(run.info, run.fbufs[1].tolist()))
+        if code == NODE_BUDGET:
+            if self._root_children() == []:
+                raise InvalidConfigError(
+                    f"max_nodes={config.max_nodes} is too small to expand the root"
+                )
+            return "nodes"
+        return _STOP_NAMES[code]
+
+    def _finish(self, run: _Run, stopped_by: str) -> SearchResult:
+        """The search's :class:`SearchResult`; the tree's counters kept for the next one."""
+        seconds = time.perf_counter() - run.start
+        self.nodes = int(run.ctl[NODES])
+        self._slots = (int(run.ctl[HIGH]), int(run.ctl[FREE]))
         tree = self.tree
+        assert tree is not None
         to_play = int(tree.to_play[ROOT])
         root_proven = int(tree.proven[ROOT])
         rng = Rng(int(self.rng[0]))  # PUCT's temperature draws the move from the stream
+        puct = self.config.puct
         result = make_result(
             self._root_children(),
             to_play,
             None if root_proven == UNPROVEN else root_proven,
-            config,
-            info,
-            iterations=int(ctl_arr[ITERATIONS]),
+            self.config,
+            run.info,
+            iterations=int(run.ctl[ITERATIONS]),
             nodes=self.nodes,
             seconds=seconds,
             stopped_by=stopped_by,
-            compile_seconds=compile_seconds,
+            compile_seconds=run.compile_seconds,
             rng=rng,
             gumbel=(self._gumbel, float(self._extra[RAW_ROW, ROOT])) if puct is not None else None,
         )
