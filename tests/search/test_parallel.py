@@ -84,8 +84,14 @@ def test_compiled_search_releases_the_gil() -> None:
     from mctslab.search import compiled, kernel_chunks
 
     chunks = [getattr(kernel_chunks, name) for name in kernel_chunks.__all__]
-    assert len(chunks) == 8
-    for fn in (*chunks, compiled.run_chunk, compiled.run_puct_chunk, compiled.compact):
+    assert len(chunks) == 12
+    for fn in (
+        *chunks,
+        compiled.run_chunk,
+        compiled.run_puct_chunk,
+        compiled.run_puct_round,
+        compiled.compact,
+    ):
         assert fn.targetoptions.get("nogil") is True, fn
 
 

@@ -470,3 +470,42 @@ def test_a_perfect_evaluator_plays_connect_four_end_games_optimally() -> None:
             if kept != outcome:
                 wrong.append((i, engine, action))
     assert not wrong
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"noise_fraction": 0.25},
+        {"gumbel": True, "considered": 4},
+        {"temperature": 1.0, "c_base": 19652.0},
+        {"batch": 3, "solver": True},
+    ],
+)
+def test_many_searches_in_one_compiled_call_a_round_equal_searches_alone(
+    options: dict[str, Any],
+) -> None:
+    """search_many's compiled rounds (one call a round for every search) make each
+    search's choices as it makes them alone, whatever it waits for (noise, evaluation)."""
+    from mctslab.search.compiled import CompiledMCTS, _rounds_apply, search_many
+
+    c4 = mctslab.make("connect_four")
+    states = [c4.state_from_actions(m) for m in ([], [3], [3, 3], [0, 6, 1, 5], [2, 2, 2])]
+    solver = options.pop("solver", False)
+    puct = PuctConfig(evaluator=observation_evaluator, **options)
+    config = SearchConfig(iterations=90, seed=5, solver=solver, puct=puct)
+    searchers = [CompiledMCTS(config) for _ in states]
+    assert _rounds_apply(searchers, states)
+    together = search_many(searchers, states)
+    alone = [CompiledMCTS(config).search(s) for s in states]
+    assert [r.children for r in together] == [r.children for r in alone]
+    assert [(r.action, r.nodes, r.iterations) for r in together] == [
+        (r.action, r.nodes, r.iterations) for r in alone
+    ]
+    # The searchers keep their generators' state: a second search goes on from it.
+    again = [s.search(x) for s, x in zip(searchers, states, strict=True)]
+    following = [CompiledMCTS(config) for _ in states]
+    for f, s in zip(following, states, strict=True):
+        f.search(s)
+    assert [r.children for r in again] == [
+        f.search(x).children for f, x in zip(following, states, strict=True)
+    ]

@@ -39,6 +39,7 @@ parallelism's threads, the web lab's concurrent sessions) use every core.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import math
 import sys
@@ -50,6 +51,7 @@ import numpy as np
 from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
+from numba.typed import List as TypedList
 
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import TERMINAL, GameInfo, State, has_chance_nodes, same_rules
@@ -1359,6 +1361,60 @@ def run_puct_chunk(  # type: ignore[no-untyped-def]
             return NEED_EVAL
 
 
+# Inlined into each game's cached round wrapper (kernel_chunks), as run_chunk is.
+@njit(inline="always", nogil=True)
+def run_puct_round(  # type: ignore[no-untyped-def]
+    legal_fn,
+    apply_fn,
+    returns_fn,
+    heuristic_fn,
+    observation_fn,
+    trees,
+    extras,
+    root_priors,
+    root_states,
+    params,
+    cfg_i,
+    cfg_f,
+    ctls,
+    rngs,
+    bufs,
+    fbufs,
+    pend,
+    capacities,
+    max_chunks,
+    codes,
+    playout_fn=None,
+):
+    """One round of many PUCT searches of one game and config in one call
+    (:func:`search_many`): search ``j`` runs :func:`run_puct_chunk` on its own tree
+    (``trees[j]``, ``extras[j]``: typed lists), root, counters (``ctls[j]``) and
+    generator (``rngs[j]``), its pending leaves in row ``j`` of ``pend`` (a
+    :class:`Pending` of arrays with a leading search axis), and writes its return
+    code to ``codes[j]``; a search whose code is negative (finished) is skipped. The
+    scratch buffers are shared: the searches run one after the other."""
+    for j in range(len(trees)):
+        if codes[j] < 0:
+            continue
+        pending = Pending(
+            pend.paths[j],
+            pend.depths[j],
+            pend.states[j],
+            pend.observations[j],
+            pend.masks[j],
+            pend.to_play[j],
+            pend.priors[j],
+            pend.values[j],
+            pend.halving[j],
+        )
+        codes[j] = run_puct_chunk(
+            legal_fn, apply_fn, returns_fn, heuristic_fn, observation_fn, trees[j], extras[j],
+            root_priors[j], root_states[j], params, cfg_i, cfg_f, ctls[j], rngs[j], bufs, fbufs,
+            pending, capacities[j], max_chunks[j], playout_fn,
+        )  # fmt: skip
+    return 0
+
+
 @njit(cache=True, nogil=True)
 def compact(old, root, new, old_prior, new_prior):  # type: ignore[no-untyped-def]
     """Copy the subtree under ``root`` of :class:`Tree` ``old`` into the empty tree
@@ -1417,10 +1473,14 @@ def bytes_per_node() -> int:
 # caches on disk.
 _CACHED_CHUNKS: dict[Any, Callable[..., int]] = {}
 _CACHED_PUCT_CHUNKS: dict[Any, Callable[..., int]] = {}
+_CACHED_PUCT_ROUNDS: dict[Any, Callable[..., int]] = {}
 
 
 def register_cached_chunk(
-    kernels: Any, chunk: Callable[..., int], puct_chunk: Callable[..., int] | None = None
+    kernels: Any,
+    chunk: Callable[..., int],
+    puct_chunk: Callable[..., int] | None = None,
+    puct_round: Callable[..., int] | None = None,
 ) -> None:
     """Use ``chunk`` (:func:`run_chunk` bound to ``kernels`` in a module-level function
     compiled with ``cache=True``) for games with these kernels, and ``puct_chunk``
@@ -1430,6 +1490,28 @@ def register_cached_chunk(
     _CACHED_CHUNKS[kernels] = chunk
     if puct_chunk is not None:
         _CACHED_PUCT_CHUNKS[kernels] = puct_chunk
+    if puct_round is not None:
+        _CACHED_PUCT_ROUNDS[kernels] = puct_round
+
+
+def _puct_round_fn(kernels: Any) -> Callable[..., int]:
+    """:func:`run_puct_round` bound to the game's kernels (cached wrapper, or bound here)."""
+    wrapper = _CACHED_PUCT_ROUNDS.get(kernels)
+    if wrapper is not None:
+        return wrapper
+
+    def generic(*args: Any) -> int:
+        return run_puct_round(  # type: ignore[no-any-return,call-arg]
+            kernels.legal_actions,
+            kernels.apply_action,
+            kernels.returns,
+            kernels.heuristic,
+            getattr(kernels, "observation", None),
+            *args,
+            getattr(kernels, "playout", None),
+        )
+
+    return generic
 
 
 #: The arguments a game's ``search_chunk`` wrapper passes on to :func:`run_chunk`.
@@ -1946,11 +2028,158 @@ def search_many(
     ``evaluator``: a spec as ``PuctConfig.evaluator`` takes it, by default the first
     searcher's. Each search makes the same choices as it would alone (its own tree,
     generator and budget), so results equal ``[s.search(x) for s, x in zip(...)]``.
+
+    Searches of one game and one config with an iteration budget run each round in one
+    compiled call (:func:`run_puct_round`); others are stepped one by one
+    (:meth:`CompiledMCTS.search_steps`).
     """
     if len(searchers) != len(states):
         raise InvalidConfigError(
             f"search_many: {len(searchers)} searchers for {len(states)} states"
         )
+    if _rounds_apply(searchers, states):
+        return _search_rounds(searchers, states, evaluator)
+    return _search_stepped(searchers, states, evaluator)
+
+
+def _rounds_apply(searchers: Sequence[CompiledMCTS], states: Sequence[State]) -> bool:
+    """Whether :func:`_search_rounds` can run these searches: one config but the seed
+    (PUCT with an evaluator in Python, an iteration budget, no robust-max extension) and
+    one game."""
+    if not searchers:
+        return False
+    config = searchers[0].config
+    puct = config.puct
+    game = getattr(states[0], "game", None)
+    return (
+        puct is not None
+        and not (isinstance(puct.evaluator, str) and puct.evaluator in EVALUATOR_CODES)
+        and config.time is None
+        and config.iterations is not None
+        and config.final != "robust-max"
+        and all(dataclasses.replace(s.config, seed=config.seed) == config for s in searchers)
+        and all(getattr(x, "game", None) is game for x in states)
+    )
+
+
+def _search_rounds(
+    searchers: Sequence[CompiledMCTS], states: Sequence[State], evaluator: Any
+) -> list[SearchResult]:
+    """:func:`search_many` with one compiled call a round for every search."""
+    runs = [s._start(x, None) for s, x in zip(searchers, states, strict=True)]
+    first = runs[0]
+    b = len(runs)
+    # The searches' own arrays, stacked, each search keeping a view of its row.
+    fields = Pending._fields
+    pend = Pending(*(np.stack([getattr(r.pending, f) for r in runs]) for f in fields))
+    ctls = np.stack([r.ctl for r in runs])
+    rngs = np.stack([s.rng for s in searchers])
+    root_priors = np.stack([r.root_prior for r in runs])
+    root_states = np.stack([r.root_state for r in runs])
+    capacities = np.stack([r.capacity for r in runs])
+    for j, (r, s) in enumerate(zip(runs, searchers, strict=True)):
+        r.pending = Pending(*(getattr(pend, f)[j] for f in fields))
+        r.ctl, r.root_prior, r.capacity = ctls[j], root_priors[j], capacities[j]
+        s.rng = rngs[j]
+    trees, extras = TypedList(), TypedList()
+    for s in searchers:
+        trees.append(s.tree)
+        extras.append(s._extra)
+    round_fn = _puct_round_fn(first.kernels)
+    codes = np.zeros(b, dtype=np.int64)
+    for j, s in enumerate(searchers):
+        assert s.tree is not None
+        capacities[j, 0] = len(s.tree.first_child)
+    budget = first.searcher.config.iterations
+    assert budget is not None
+    game: Any = getattr(states[0], "game", None)
+    shape = game.observation_shape() if first.kernels.observation is not None else None
+    results: list[SearchResult | None] = [None] * b
+    chosen = None if evaluator is None else make_evaluator(evaluator)
+    try:
+        while True:
+            # The iteration budget's rest (no robust-max extension here: see _rounds_apply).
+            max_chunks = budget - ctls[:, ITERATIONS]
+            round_fn(
+                trees, extras, root_priors, root_states, first.params, first.cfg_i,
+                first.cfg_f, ctls, rngs, first.bufs, first.fbufs, pend, capacities,
+                max_chunks, codes,
+            )  # fmt: skip
+            waiting = np.flatnonzero(codes == NEED_EVAL).tolist()
+            for j in np.flatnonzero((codes >= 0) & (codes != NEED_EVAL)).tolist():
+                r, code = runs[j], int(codes[j])
+                stopped_by = searchers[j]._after_chunk(r, code)
+                if stopped_by is not None:
+                    results[j] = searchers[j]._finish(r, stopped_by)
+                    codes[j] = -1
+                elif code == NEED_SPACE:
+                    grown = searchers[j].tree
+                    assert grown is not None
+                    trees[j], extras[j] = grown, searchers[j]._extra
+                    capacities[j, 0] = len(grown.first_child)
+            if waiting:
+                batch = _round_batch(searchers, states, runs, pend, ctls, waiting, shape)
+                if chosen is None:
+                    chosen = searchers[waiting[0]]._evaluator
+                raw_priors, raw_values = chosen.evaluate(batch)
+                priors, values = check_output(raw_priors, raw_values, batch.legal_mask)
+                counts = ctls[waiting, PENDING]
+                if np.all(counts == 1):
+                    pend.priors[waiting, 0] = priors
+                    pend.values[waiting, 0] = values
+                else:
+                    at = 0
+                    for j, k in zip(waiting, counts.tolist(), strict=True):
+                        pend.priors[j, :k] = priors[at : at + k]
+                        pend.values[j, :k] = values[at : at + k]
+                        at += k
+            elif np.all(codes < 0):
+                break
+    finally:
+        for s in searchers:
+            s.rng = s.rng.copy()  # its own word again, not a view of the stack
+    return [r for r in results if r is not None]
+
+
+def _round_batch(
+    searchers: Sequence[CompiledMCTS],
+    states: Sequence[State],
+    runs: Sequence[_Run],
+    pend: Pending,
+    ctls: Any,
+    waiting: list[int],
+    shape: tuple[int, ...] | None,
+) -> LeafBatch:
+    """The waiting searches' leaves as one :class:`LeafBatch`, read from the stacked
+    pending rows (one leaf each, the usual case, by one fancy index)."""
+    counts = ctls[waiting, PENDING]
+    pairs = list(zip(waiting, counts.tolist(), strict=True))
+    if np.all(counts == 1):
+        rows: Any = np.asarray(waiting)
+        masks, to_play = pend.masks[rows, 0], pend.to_play[rows, 0]
+        observations = pend.observations[rows, 0] if shape is not None else None
+    else:
+        masks = np.concatenate([pend.masks[j, :k] for j, k in pairs])
+        to_play = np.concatenate([pend.to_play[j, :k] for j, k in pairs])
+        observations = None
+        if shape is not None:
+            observations = np.concatenate([pend.observations[j, :k] for j, k in pairs])
+    if observations is not None and shape is not None:
+        observations = observations.reshape((len(masks), *shape))
+
+    def make_states() -> list[State]:
+        out: list[State] = []
+        for j, k in pairs:
+            out.extend(searchers[j]._leaf_batch(runs[j].pending, k, states[j]).states)
+        return out
+
+    return LeafBatch(masks, to_play, observations=observations, make_states=make_states)
+
+
+def _search_stepped(
+    searchers: Sequence[CompiledMCTS], states: Sequence[State], evaluator: Any
+) -> list[SearchResult]:
+    """:func:`search_many` by each search's generator (:meth:`CompiledMCTS.search_steps`)."""
     steps = [s.search_steps(x) for s, x in zip(searchers, states, strict=True)]
     results: list[SearchResult | None] = [None] * len(steps)
     waiting: dict[int, LeafBatch] = {}

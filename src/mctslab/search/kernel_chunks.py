@@ -17,17 +17,26 @@ from __future__ import annotations
 from numba import njit
 
 from mctslab.games import bohnenspiel, connect_four, nim, tic_tac_toe
-from mctslab.search.compiled import register_cached_chunk, run_chunk, run_puct_chunk
+from mctslab.search.compiled import (
+    register_cached_chunk,
+    run_chunk,
+    run_puct_chunk,
+    run_puct_round,
+)
 
 __all__ = [
     "bohnenspiel_chunk",
     "bohnenspiel_puct_chunk",
+    "bohnenspiel_puct_round",
     "connect_four_chunk",
     "connect_four_puct_chunk",
+    "connect_four_puct_round",
     "nim_chunk",
     "nim_puct_chunk",
+    "nim_puct_round",
     "tic_tac_toe_chunk",
     "tic_tac_toe_puct_chunk",
+    "tic_tac_toe_puct_round",
 ]
 
 
@@ -110,10 +119,62 @@ def bohnenspiel_puct_chunk(  # type: ignore[no-untyped-def]
     )  # fmt: skip
 
 
-for _game, _chunk, _puct in (
-    (tic_tac_toe.TicTacToe, tic_tac_toe_chunk, tic_tac_toe_puct_chunk),
-    (connect_four.ConnectFour, connect_four_chunk, connect_four_puct_chunk),
-    (nim.Nim, nim_chunk, nim_puct_chunk),
-    (bohnenspiel.Bohnenspiel, bohnenspiel_chunk, bohnenspiel_puct_chunk),
+# Many PUCT searches a round in one call (run_puct_round), one per game likewise.
+
+
+@njit(cache=True, nogil=True)
+def tic_tac_toe_puct_round(  # type: ignore[no-untyped-def]
+    trees, extras, root_priors, roots, params, ci, cf, ctls, rngs, bufs, fbufs, pend, caps, n, codes
 ):
-    register_cached_chunk(_game.kernels, _chunk, _puct)
+    return run_puct_round(
+        tic_tac_toe.legal_actions, tic_tac_toe.apply_action, tic_tac_toe.returns, tic_tac_toe.heuristic, tic_tac_toe.observation,
+        trees, extras, root_priors, roots, params, ci, cf, ctls, rngs, bufs, fbufs, pend, caps,
+        n, codes, tic_tac_toe.playout,
+    )  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def connect_four_puct_round(  # type: ignore[no-untyped-def]
+    trees, extras, root_priors, roots, params, ci, cf, ctls, rngs, bufs, fbufs, pend, caps, n, codes
+):
+    return run_puct_round(
+        connect_four.legal_actions, connect_four.apply_action, connect_four.returns, connect_four.heuristic, connect_four.observation,
+        trees, extras, root_priors, roots, params, ci, cf, ctls, rngs, bufs, fbufs, pend, caps,
+        n, codes, connect_four.playout,
+    )  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def nim_puct_round(  # type: ignore[no-untyped-def]
+    trees, extras, root_priors, roots, params, ci, cf, ctls, rngs, bufs, fbufs, pend, caps, n, codes
+):
+    return run_puct_round(
+        nim.legal_actions, nim.apply_action, nim.returns, nim.heuristic, nim.observation,
+        trees, extras, root_priors, roots, params, ci, cf, ctls, rngs, bufs, fbufs, pend, caps,
+        n, codes, nim.playout,
+    )  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def bohnenspiel_puct_round(  # type: ignore[no-untyped-def]
+    trees, extras, root_priors, roots, params, ci, cf, ctls, rngs, bufs, fbufs, pend, caps, n, codes
+):
+    return run_puct_round(
+        bohnenspiel.legal_actions, bohnenspiel.apply_action, bohnenspiel.returns, bohnenspiel.heuristic, bohnenspiel.observation,
+        trees, extras, root_priors, roots, params, ci, cf, ctls, rngs, bufs, fbufs, pend, caps,
+        n, codes, bohnenspiel.playout,
+    )  # fmt: skip
+
+
+for _game, _chunk, _puct, _round in (
+    (tic_tac_toe.TicTacToe, tic_tac_toe_chunk, tic_tac_toe_puct_chunk, tic_tac_toe_puct_round),
+    (
+        connect_four.ConnectFour,
+        connect_four_chunk,
+        connect_four_puct_chunk,
+        connect_four_puct_round,
+    ),
+    (nim.Nim, nim_chunk, nim_puct_chunk, nim_puct_round),
+    (bohnenspiel.Bohnenspiel, bohnenspiel_chunk, bohnenspiel_puct_chunk, bohnenspiel_puct_round),
+):
+    register_cached_chunk(_game.kernels, _chunk, _puct, _round)
