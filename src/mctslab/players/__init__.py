@@ -5,5 +5,6 @@
   players that would read hidden information;
 - :mod:`~mctslab.players.openspiel`: OpenSpiel's bots as players.
 
-May import: :mod:`mctslab.search`, :mod:`mctslab.games`, :mod:`mctslab.core`.
+May import: :mod:`mctslab.nn`, :mod:`mctslab.search`, :mod:`mctslab.games`,
+:mod:`mctslab.core`.
 """

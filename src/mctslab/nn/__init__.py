@@ -1,0 +1,8 @@
+"""Networks: policy-value networks for PUCT's evaluators (the ``nn`` extra, PyTorch).
+
+- :mod:`~mctslab.nn.networks`: AlphaZero's residual tower over board observations and a
+  small MLP over flat ones, sized by options, made for a game by ``make_network``.
+
+Imports PyTorch; nothing below it does (``mctslab`` itself runs without the extra).
+May import: :mod:`mctslab.search` and the layers below it.
+"""
