@@ -156,25 +156,27 @@ def make_network(
             f"a resnet needs observations shaped (planes, rows, columns); {game.info.name}'s "
             f"are {shape}"
         )
+    if kind == "resnet":
+        sizes = {
+            "channels": _size("channels", channels, 1, 1024),
+            "blocks": _size("blocks", blocks, 0, 64),
+            "hidden": _size("hidden", hidden, 1, 4096),
+        }
+    else:
+        sizes = {
+            "hidden": _size("hidden", hidden, 1, 4096),
+            "layers": _size("layers", layers, 0, 16),
+        }
     state = torch.random.get_rng_state()
     torch.manual_seed(seed)
     try:
-        if kind == "resnet":
-            return ResNet(
-                shape,
-                num_actions,
-                channels=_size("channels", channels, 1, 1024),
-                blocks=_size("blocks", blocks, 0, 64),
-                hidden=_size("hidden", hidden, 1, 4096),
-            )
-        return MLP(
-            shape,
-            num_actions,
-            hidden=_size("hidden", hidden, 1, 4096),
-            layers=_size("layers", layers, 0, 16),
-        )
+        cls = ResNet if kind == "resnet" else MLP
+        net: nn.Module = cls(shape, num_actions, **sizes)
     finally:
         torch.random.set_rng_state(state)
+    # What rebuilds it (mctslab.nn.checkpoint saves it beside the weights).
+    object.__setattr__(net, "mctslab_spec", {"kind": kind, **sizes, "seed": seed})
+    return net
 
 
 def parameter_count(net: nn.Module) -> int:
