@@ -338,47 +338,11 @@ def against_mctx(mode: Mode) -> list[dict[str, Any]]:
 
 
 def make_net() -> Any:
-    """A small AlphaZero-style net: 3x6x7 -> stem -> 3 residual blocks of 32 channels ->
-    (7 policy logits, tanh value)."""
+    """A small AlphaZero-style net for Connect Four: a stem, 3 residual blocks of 32
+    channels, (7 policy logits, tanh value) (``mctslab.nn.networks.make_network``)."""
+    from mctslab.nn.networks import make_network
 
-    class Block(nn.Module):
-        def __init__(self, ch: int) -> None:
-            super().__init__()
-            self.c1 = nn.Conv2d(ch, ch, 3, padding=1, bias=False)
-            self.b1 = nn.BatchNorm2d(ch)
-            self.c2 = nn.Conv2d(ch, ch, 3, padding=1, bias=False)
-            self.b2 = nn.BatchNorm2d(ch)
-
-        def forward(self, x: Any) -> Any:
-            y = torch.relu(self.b1(self.c1(x)))
-            return torch.relu(x + self.b2(self.c2(y)))
-
-    class Net(nn.Module):
-        def __init__(self, ch: int = 32, blocks: int = 3) -> None:
-            super().__init__()
-            self.stem = nn.Sequential(
-                nn.Conv2d(3, ch, 3, padding=1, bias=False), nn.BatchNorm2d(ch), nn.ReLU()
-            )
-            self.blocks = nn.Sequential(*(Block(ch) for _ in range(blocks)))
-            self.policy = nn.Sequential(
-                nn.Conv2d(ch, 2, 1), nn.ReLU(), nn.Flatten(), nn.Linear(2 * 42, NUM_ACTIONS)
-            )
-            self.value = nn.Sequential(
-                nn.Conv2d(ch, 1, 1),
-                nn.ReLU(),
-                nn.Flatten(),
-                nn.Linear(42, 64),
-                nn.ReLU(),
-                nn.Linear(64, 1),
-                nn.Tanh(),
-            )
-
-        def forward(self, x: Any) -> tuple[Any, Any]:
-            h = self.blocks(self.stem(x))
-            return self.policy(h), self.value(h)
-
-    torch.manual_seed(0)
-    return Net()
+    return make_network(mctslab.make(GAME), channels=32, blocks=3, hidden=64, seed=0)
 
 
 def timed_module(net: Any) -> Any:

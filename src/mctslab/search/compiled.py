@@ -744,6 +744,33 @@ def backpropagate(tree, path, depth, rewards, solver):  # type: ignore[no-untype
             proving = _prove(tree, nd)
 
 
+@njit(inline="always")
+def borrow_tree(tree):  # type: ignore[no-untyped-def]
+    """The :class:`Tree` of borrowed views of ``tree``'s arrays (see :func:`borrow`): what
+    the chunks work on."""
+    return Tree(
+        borrow(tree.first_child),
+        borrow(tree.next_sibling),
+        borrow(tree.action),
+        borrow(tree.visits),
+        borrow(tree.value_sum),
+        borrow(tree.n_untried),
+        borrow(tree.to_play),
+        borrow(tree.proven),
+        borrow(tree.flags),
+    )
+
+
+@njit(inline="always")
+def scratch_rows(bufs, n_state):  # type: ignore[no-untyped-def]
+    """The chunks' scratch rows of ``bufs``: the working state, two scratch states, three
+    legal-action buffers and the safe-move buffer."""
+    return (
+        bufs[0, :n_state], bufs[1, :n_state], bufs[2, :n_state], bufs[3], bufs[4], bufs[5],
+        bufs[6],
+    )  # fmt: skip
+
+
 # Inlined into each game's cached wrapper (see the module docstring); nogil: called
 # from Python (a game without a wrapper), it lets other threads run meanwhile.
 @njit(inline="always", nogil=True)
@@ -775,17 +802,7 @@ def run_chunk(  # type: ignore[no-untyped-def]
     ``capacity`` = (node capacity, number of actions). ``playout_fn``: the game's own
     random playout (``RuleKernels.playout``), or left out for the generic loop.
     """
-    tree = Tree(
-        borrow(tree.first_child),
-        borrow(tree.next_sibling),
-        borrow(tree.action),
-        borrow(tree.visits),
-        borrow(tree.value_sum),
-        borrow(tree.n_untried),
-        borrow(tree.to_play),
-        borrow(tree.proven),
-        borrow(tree.flags),
-    )
+    tree = borrow_tree(tree)
     root_state = borrow(root_state)
     params = borrow(params)
     ctl = borrow(ctl)
@@ -804,13 +821,7 @@ def run_chunk(  # type: ignore[no-untyped-def]
     max_u = min_u + span
     n_state = root_state.shape[0]
     num_actions = capacity[1]
-    state = bufs[0, :n_state]
-    tmp1 = bufs[1, :n_state]
-    tmp2 = bufs[2, :n_state]
-    a_buf = bufs[3]
-    b_buf = bufs[4]
-    legal = bufs[5]
-    safe = bufs[6]
+    state, tmp1, tmp2, a_buf, b_buf, legal, safe = scratch_rows(bufs, n_state)
     rewards = fbufs[0]
     rets = fbufs[1]
     if tree.flags[ROOT] == 0:
@@ -1179,17 +1190,7 @@ def run_puct_chunk(  # type: ignore[no-untyped-def]
     playout's rewards for ``mix``). ``observation_fn`` is the game's observation
     kernel, or ``None``.
     """
-    tree = Tree(
-        borrow(tree.first_child),
-        borrow(tree.next_sibling),
-        borrow(tree.action),
-        borrow(tree.visits),
-        borrow(tree.value_sum),
-        borrow(tree.n_untried),
-        borrow(tree.to_play),
-        borrow(tree.proven),
-        borrow(tree.flags),
-    )
+    tree = borrow_tree(tree)
     extra = borrow(prior)
     prior = extra[PRIOR_ROW]
     raw = extra[RAW_ROW]
@@ -1218,13 +1219,7 @@ def run_puct_chunk(  # type: ignore[no-untyped-def]
     max_u = min_u + span
     n_state = root_state.shape[0]
     num_actions = capacity[1]
-    state = bufs[0, :n_state]
-    tmp1 = bufs[1, :n_state]
-    tmp2 = bufs[2, :n_state]
-    a_buf = bufs[3]
-    b_buf = bufs[4]
-    legal = bufs[5]
-    safe = bufs[6]
+    state, tmp1, tmp2, a_buf, b_buf, legal, safe = scratch_rows(bufs, n_state)
     rewards = fbufs[0]
     rets = fbufs[1]
     played = fbufs[2]
