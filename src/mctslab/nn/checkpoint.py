@@ -25,7 +25,13 @@ from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import rules_fingerprint
 from mctslab.nn.networks import make_network
 
-__all__ = ["FORMAT", "CheckpointError", "load_checkpoint", "save_checkpoint"]
+__all__ = [
+    "FORMAT",
+    "CheckpointError",
+    "load_checkpoint",
+    "peek_checkpoint",
+    "save_checkpoint",
+]
 
 #: The format's name and version, the first thing a loader checks.
 FORMAT = ("mctslab-network", 1)
@@ -68,10 +74,7 @@ def save_checkpoint(
     return path
 
 
-def load_checkpoint(path: str | Path, game: Any) -> tuple[nn.Module, dict[str, Any]]:
-    """The network saved at ``path`` for ``game`` (in eval mode, on the CPU) and its
-    ``meta``. Raises :class:`CheckpointError` if it cannot be."""
-    path = Path(path)
+def _read(path: Path) -> dict[str, Any]:
     if not path.is_file():
         raise CheckpointError(f"no network checkpoint at {path}")
     try:
@@ -83,6 +86,22 @@ def load_checkpoint(path: str | Path, game: Any) -> tuple[nn.Module, dict[str, A
         ) from None
     if not isinstance(payload, dict) or payload.get("format") != list(FORMAT):
         raise CheckpointError(f"{path} is not a mctslab network checkpoint ({FORMAT[0]} v1)")
+    return payload
+
+
+def peek_checkpoint(path: str | Path) -> dict[str, Any]:
+    """What a checkpoint says about itself without building its network: ``game`` (name,
+    version, rules), ``network`` (kind and sizes) and ``meta``. Raises
+    :class:`CheckpointError` for a missing, corrupt or foreign file."""
+    payload = _read(Path(path))
+    return {k: payload.get(k, {}) for k in ("game", "network", "meta")}
+
+
+def load_checkpoint(path: str | Path, game: Any) -> tuple[nn.Module, dict[str, Any]]:
+    """The network saved at ``path`` for ``game`` (in eval mode, on the CPU) and its
+    ``meta``. Raises :class:`CheckpointError` if it cannot be."""
+    path = Path(path)
+    payload = _read(path)
     saved, here = payload.get("game", {}), _game_key(game)
     if saved != here:
         raise CheckpointError(

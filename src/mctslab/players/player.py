@@ -20,6 +20,8 @@ Spec strings, usable everywhere a player is named (CLI, arena)::
     ismcts:smooth=1,final=sample              # Smooth UCT, playing its average strategy
     pimc:determinizations=20,iterations=1000  # determinized UCT
     pig-hold:at=20                            # Pig's "hold at 20" strategy
+    az:model=connect_four,simulations=200     # PUCT with a trained network (mctslab.players.network)
+    policy:model=connect_four                 # the network's policy alone, no search
 
 Every player is handed the full state, but in a game with hidden information
 (cards; ``perfect_information = False``, :func:`mctslab.core.infoset.is_perfect_information`)
@@ -40,13 +42,15 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import fields
+from dataclasses import fields, replace
+from pathlib import Path
 from typing import Any, Protocol, TextIO, runtime_checkable
 
 from mctslab.core.errors import IllegalActionError, InvalidConfigError, InvalidSpecError
 from mctslab.core.game import CHANCE, GameInfo, State, sample_chance_outcome
 from mctslab.core.infoset import is_perfect_information
 from mctslab.core.rng import Rng
+from mctslab.players.network import NETWORK_KINDS, load_model, make_network_player, network_game
 from mctslab.players.openspiel import KINDS as OPENSPIEL_KINDS
 from mctslab.players.openspiel import make_openspiel_player
 from mctslab.search.engine import ENGINES, Searcher, make_searcher
@@ -58,6 +62,7 @@ from mctslab.search.puct import PuctConfig
 __all__ = [
     "KINDS",
     "OWN_INFORMATION_KINDS",
+    "AzPlayer",
     "HumanPlayer",
     "ISMCTSPlayer",
     "MCTSPlayer",
@@ -152,6 +157,23 @@ class MCTSPlayer:
     def inform(self, action: int) -> None:
         # Tree reuse follows the state's history in search(); nothing to do here.
         pass
+
+
+class AzPlayer(MCTSPlayer):
+    """AlphaZero's player (``az:model=...``): PUCT whose evaluator is a trained network
+    (:mod:`mctslab.players.network`), loaded at the first move, where the game and its
+    parameters are known."""
+
+    def __init__(self, info: GameInfo, path: Path, config: SearchConfig, engine: str) -> None:
+        super().__init__(info, config, engine, name="az")
+        self.path = path
+
+    def choose(self, state: State) -> int:
+        puct = self.config.puct
+        if puct is not None and isinstance(puct.evaluator, str):
+            net = load_model(self.path, network_game(state))
+            self.config = replace(self.config, puct=replace(puct, evaluator=net))
+        return super().choose(state)
 
 
 class ISMCTSPlayer:
@@ -254,6 +276,7 @@ KINDS = (
     "random",
     "human",
     "pig-hold",
+    *NETWORK_KINDS,
     *OPENSPIEL_KINDS,
 )
 
@@ -539,6 +562,14 @@ def make_player(spec: str, info: GameInfo, seed: int = 0) -> Player:
     kind, options = parse_spec(spec)
     if kind in OPENSPIEL_KINDS:  # pyspiel is imported only now
         return make_openspiel_player(kind, options, info, seed)
+    if kind in NETWORK_KINDS:  # PyTorch is imported only now
+        made = make_network_player(kind, options, info, seed)
+        if not isinstance(made, tuple):
+            return made
+        path, options = made
+        engine = options.pop("engine", "auto")
+        # The placeholder "uniform" is replaced by the network at the first move.
+        return AzPlayer(info, path, puct_config({**options, "evaluator": "uniform"}, seed), engine)
     if kind == "mcts":
         engine = options.pop("engine", "auto")
         return MCTSPlayer(info, search_config(options, seed), engine)

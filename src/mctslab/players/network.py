@@ -1,0 +1,235 @@
+"""Players guided by a trained network: ``az:`` (PUCT with the network's priors and value,
+AlphaZero's player) and ``policy:`` (the network's policy alone, no search).
+
+Spec strings::
+
+    az:model=connect_four,simulations=200        # the shipped Connect Four network
+    az:model=runs/c4/checkpoints/gen-0012.pt     # a checkpoint by path
+    az:model=connect_four,simulations=64,gumbel=1
+    policy:model=connect_four                    # the most probable legal move
+    policy:model=connect_four,temperature=1      # a move drawn from the policy
+
+``model`` is the name of a network shipped in the package (:func:`shipped_models`:
+``connect_four``, ``tic_tac_toe``) or the path of a checkpoint written by
+:func:`mctslab.nn.checkpoint.save_checkpoint` (``mctslab train`` writes them). ``az:``
+takes every ``puct:`` option but ``evaluator`` (:func:`~mctslab.players.player.puct_config`);
+its default budget is :data:`AZ_SIMULATIONS`. Networks need the ``nn`` extra (PyTorch);
+a spec is checked when the player is made (the model exists, is a checkpoint, plays this
+game) and the network is loaded at the first move, where the game's parameters are
+known (a Connect Four network of 6x7 refuses a 5x4 board: ``CheckpointError``).
+Loaded networks are shared by the players of one process (keyed by the file's path,
+size and modification time).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mctslab.core.errors import InvalidSpecError
+from mctslab.core.game import GameInfo, State
+from mctslab.core.rng import Rng
+
+__all__ = [
+    "AZ_SIMULATIONS",
+    "NETWORK_KINDS",
+    "NetworkPolicyPlayer",
+    "check_model",
+    "load_model",
+    "make_network_player",
+    "model_card",
+    "network_game",
+    "resolve_model",
+    "shipped_models",
+]
+
+#: The player kinds of this module.
+NETWORK_KINDS = ("az", "policy")
+#: ``az:``'s default budget (simulations a move).
+AZ_SIMULATIONS = 200
+
+_MODELS_PACKAGE = "mctslab.nn"
+_MODELS_DIR = "models"
+_cache: dict[tuple[str, int, int, str], Any] = {}
+_cache_lock = threading.Lock()
+_CACHE_SIZE = 8
+
+
+def _models_dir() -> Path:
+    return Path(str(resources.files(_MODELS_PACKAGE).joinpath(_MODELS_DIR)))
+
+
+def shipped_models() -> dict[str, Path]:
+    """The networks shipped in the package: name -> checkpoint path."""
+    folder = _models_dir()
+    if not folder.is_dir():
+        return {}
+    return {p.stem: p for p in sorted(folder.glob("*.pt"))}
+
+
+def model_card(name_or_path: str) -> dict[str, Any]:
+    """The sidecar JSON of a model (``NAME.json`` beside ``NAME.pt``: how it was trained
+    and what it scored), ``{}`` where there is none."""
+    path = resolve_model(name_or_path).with_suffix(".json")
+    if not path.is_file():
+        return {}
+    card: dict[str, Any] = json.loads(path.read_text())
+    return card
+
+
+def resolve_model(name_or_path: str) -> Path:
+    """The checkpoint file a ``model=`` option names: a shipped model's name or a path.
+    Raises :class:`InvalidSpecError` if it names neither."""
+    shipped = shipped_models()
+    if name_or_path in shipped:
+        return shipped[name_or_path]
+    path = Path(name_or_path).expanduser()
+    if path.is_file():
+        return path.resolve()
+    names = ", ".join(shipped) or "none"
+    raise InvalidSpecError(
+        f"unknown model {name_or_path!r}: neither a shipped model ({names}) nor a file"
+    )
+
+
+def _checkpoint_module() -> Any:
+    try:
+        from mctslab.nn import checkpoint
+    except ImportError as err:  # pragma: no cover - the nn extra is installed in tests
+        raise InvalidSpecError(
+            f"network players need PyTorch: pip install 'mctslab[nn]' ({err})"
+        ) from None
+    return checkpoint
+
+
+def check_model(path: Path, info: GameInfo) -> dict[str, Any]:
+    """Read ``path``'s header and check that it is a network for ``info``'s game."""
+    peek = _checkpoint_module().peek_checkpoint(path)
+    name = peek["game"].get("name")
+    if name != info.name:
+        raise _checkpoint_module().CheckpointError(
+            f"{path} is a network for {name}, not for {info.name}"
+        )
+    return dict(peek)
+
+
+def load_model(path: str | Path, game: Any) -> Any:
+    """The network at ``path`` for ``game`` (eval mode, CPU), loaded once per process."""
+    checkpoint = _checkpoint_module()
+    p = Path(path).resolve()
+    try:
+        stat = p.stat()
+    except OSError:
+        raise checkpoint.CheckpointError(f"no network checkpoint at {p}") from None
+    from mctslab.core.game import rules_fingerprint
+
+    key = (str(p), stat.st_size, stat.st_mtime_ns, repr(rules_fingerprint(game)))
+    with _cache_lock:
+        net = _cache.get(key)
+        if net is None:
+            net, _ = checkpoint.load_checkpoint(p, game)
+            if len(_cache) >= _CACHE_SIZE:
+                _cache.pop(next(iter(_cache)))
+            _cache[key] = net
+    return net
+
+
+def network_game(state: State) -> Any:
+    """The game of ``state``, which a network player needs to load its network."""
+    game = getattr(state, "game", None)
+    if game is None or getattr(state, "observation_tensor", None) is None:
+        raise InvalidSpecError(
+            "network players need a game with observation tensors (tic_tac_toe, "
+            "connect_four, nim, bachet, bohnenspiel)"
+        )
+    return game
+
+
+class NetworkPolicyPlayer:
+    """The network alone (``policy:``): the legal move of highest prior, or with
+    ``temperature > 0`` a move drawn with probability ``p^(1/temperature)``."""
+
+    reads_hidden_information = True
+
+    def __init__(self, path: Path, temperature: float = 0.0, seed: int = 0) -> None:
+        self.name = "policy"
+        self.path = path
+        self.temperature = temperature
+        self.rng = Rng(seed)
+        self.last_priors: np.ndarray[Any, Any] | None = None
+        self.last_value: float | None = None
+
+    def evaluate(self, state: State) -> tuple[np.ndarray[Any, Any], float]:
+        """The network's priors (over all actions, 0 on illegal ones) and value for the
+        player to move."""
+        from mctslab.search.evaluators import LeafBatch, make_evaluator
+
+        game = network_game(state)
+        net = load_model(self.path, game)
+        mask = np.zeros((1, game.info.num_actions), dtype=np.bool_)
+        mask[0, state.legal_actions()] = True
+        batch = LeafBatch(mask, np.array([state.current_player()]), states=[state])
+        priors, values = make_evaluator(net).evaluate(batch)
+        return priors[0], float(values[0])
+
+    def choose(self, state: State) -> int:
+        priors, value = self.evaluate(state)
+        self.last_priors, self.last_value = priors, value
+        legal = state.legal_actions()
+        p = np.array([priors[a] for a in legal], dtype=np.float64)
+        if self.temperature <= 0:
+            return int(legal[int(np.argmax(p))])
+        w = p ** (1.0 / self.temperature)
+        total = float(w.sum())
+        if not total > 0:
+            return int(legal[int(np.argmax(p))])
+        u = self.rng.random() * total
+        acc = 0.0
+        for a, x in zip(legal, w, strict=True):
+            acc += float(x)
+            if u < acc:
+                return int(a)
+        return int(legal[-1])
+
+    def inform(self, action: int) -> None:
+        pass
+
+
+def make_network_player(
+    kind: str, options: dict[str, str], info: GameInfo, seed: int
+) -> NetworkPolicyPlayer | tuple[Path, dict[str, str]]:
+    """A ``policy:`` player from raw options; for ``az:``, the checked model path and
+    the ``puct:`` options that remain (:class:`~mctslab.players.player.AzPlayer` is
+    made from them; see the module docstring)."""
+    options = dict(options)
+    model = options.pop("model", None)
+    if not model:
+        raise InvalidSpecError(f"{kind}: name a network with model=NAME_OR_PATH")
+    path = resolve_model(model)
+    check_model(path, info)
+    if kind == "policy":
+        unknown = sorted(set(options) - {"temperature", "seed"})
+        if unknown:
+            raise InvalidSpecError(
+                f"unknown policy option {unknown[0]!r}; valid options: model, seed, temperature"
+            )
+        try:
+            temperature = float(options.get("temperature", "0"))
+            own_seed = int(options.get("seed", str(seed)))
+        except ValueError:
+            raise InvalidSpecError(f"bad option value in policy:{options}") from None
+        if not temperature >= 0:
+            raise InvalidSpecError(f"policy: temperature must be >= 0, got {temperature}")
+        return NetworkPolicyPlayer(path, temperature, own_seed)
+    if "evaluator" in options:
+        raise InvalidSpecError("az: the network is the evaluator; evaluator= does not apply")
+    if options.pop("gumbel", "0").lower() in ("1", "true", "yes", "on"):
+        options["gumbel"] = "1"
+    if not {"simulations", "iterations", "iters", "n", "time"} & set(options):
+        options["simulations"] = str(AZ_SIMULATIONS)
+    return path, options
