@@ -525,6 +525,7 @@ from mctslab.cli import (  # noqa: E402, F401
     exploitability,
     selfplay,
     serve,  # mctslab serve: the web lab
+    train,  # mctslab train: AlphaZero self-play training (the nn extra)
     tree,
     tune,
 )

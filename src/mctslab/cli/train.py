@@ -1,0 +1,272 @@
+"""``mctslab train``: the AlphaZero loop (:mod:`mctslab.train`), resumable::
+
+    mctslab train tic_tac_toe --out runs/ttt --generations 10
+    mctslab train connect_four --out runs/c4 --minutes 85 --generations 200 \\
+        --games-per-generation 256 --simulations 100
+    mctslab train connect_four --out runs/c4 --minutes 85 --generations 200 --resume
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from mctslab.cli.app import (
+    CliError,
+    GameArg,
+    ParamOpt,
+    ProgressOpt,
+    app,
+    make_console,
+    parse_pairs,
+    parse_value,
+    user_errors,
+)
+
+__all__ = ["train"]
+
+Int = Annotated[int | None, typer.Option(show_default=False)]
+
+
+def _opt(name: str, help_text: str) -> Any:
+    return typer.Option(name, help=help_text, show_default=False)
+
+
+@app.command()
+def train(
+    game: GameArg,
+    out: Annotated[Path, _opt("--out", "The run directory (checkpoints, metrics, store).")],
+    resume: Annotated[
+        bool, typer.Option("--resume", help="Continue the run in --out from its last generation.")
+    ] = False,
+    generations: Annotated[int | None, _opt("--generations", "Generations in all [10].")] = None,
+    minutes: Annotated[
+        float | None, _opt("--minutes", "Wall-time budget of this invocation, in minutes.")
+    ] = None,
+    games_per_generation: Annotated[
+        int | None, _opt("--games-per-generation", "Self-play games a generation [64].")
+    ] = None,
+    simulations: Annotated[
+        int | None, _opt("--simulations", "PUCT simulations a move [100].")
+    ] = None,
+    parallel_games: Annotated[
+        int | None, _opt("--parallel-games", "Games played at once per worker [64].")
+    ] = None,
+    workers: Annotated[int | None, _opt("--workers", "Self-play worker processes [1].")] = None,
+    threads: Annotated[
+        int | None, _opt("--threads", "PyTorch threads (default: all cores, 1 per worker).")
+    ] = None,
+    seed: Annotated[int | None, _opt("--seed", "Seed of every random choice [0].")] = None,
+    network: Annotated[str | None, _opt("--network", "auto, resnet or mlp [auto].")] = None,
+    channels: Annotated[int | None, _opt("--channels", "Residual tower width [32].")] = None,
+    blocks: Annotated[int | None, _opt("--blocks", "Residual blocks [3].")] = None,
+    hidden: Annotated[int | None, _opt("--hidden", "Value head / MLP width [64].")] = None,
+    layers: Annotated[int | None, _opt("--layers", "MLP hidden layers [2].")] = None,
+    c: Annotated[float | None, _opt("--c", "PUCT exploration constant [1.25].")] = None,
+    noise_alpha: Annotated[float | None, _opt("--noise-alpha", "Dirichlet alpha [1.0].")] = None,
+    noise_fraction: Annotated[
+        float | None, _opt("--noise-fraction", "Weight of the root noise [0.25].")
+    ] = None,
+    temperature_plies: Annotated[
+        int | None, _opt("--temperature-plies", "Plies with moves drawn by visits [8].")
+    ] = None,
+    resign_threshold: Annotated[
+        float | None, _opt("--resign-threshold", "Resign below -T root value (default: never).")
+    ] = None,
+    resign_playout: Annotated[
+        float | None, _opt("--resign-playout", "Share of games played out to check [0.1].")
+    ] = None,
+    max_moves: Annotated[
+        int | None, _opt("--max-moves", "Cut games after this many moves.")
+    ] = None,
+    buffer: Annotated[
+        int | None, _opt("--buffer", "Replay buffer: last N positions [50000].")
+    ] = None,
+    batch_size: Annotated[int | None, _opt("--batch-size", "Minibatch size [256].")] = None,
+    replay_ratio: Annotated[
+        float | None, _opt("--replay-ratio", "Samples drawn per new position [4].")
+    ] = None,
+    optimizer: Annotated[str | None, _opt("--optimizer", "adam or sgd [adam].")] = None,
+    lr: Annotated[float | None, _opt("--lr", "Learning rate [0.001].")] = None,
+    momentum: Annotated[float | None, _opt("--momentum", "SGD momentum [0.9].")] = None,
+    l2: Annotated[float | None, _opt("--l2", "L2 weight c of c*||theta||^2 [0.0001].")] = None,
+    eval_games: Annotated[
+        int | None, _opt("--eval-games", "Games against each opponent (0: none) [10].")
+    ] = None,
+    eval_every: Annotated[
+        int | None, _opt("--eval-every", "Evaluate every N generations [1].")
+    ] = None,
+    eval_simulations: Annotated[
+        int | None, _opt("--eval-simulations", "The network's simulations in evaluation.")
+    ] = None,
+    eval_openings: Annotated[
+        int | None, _opt("--eval-openings", "Random opening plies of evaluation games [2].")
+    ] = None,
+    baseline: Annotated[
+        list[str] | None,
+        _opt("--baseline", "NAME=SPEC, repeatable (default: uct100, uct1000, minimax4)."),
+    ] = None,
+    device: Annotated[str | None, _opt("--device", "auto, cpu or cuda [auto].")] = None,
+    from_dataset: Annotated[
+        Path | None, _opt("--from-dataset", "Pretrain on a `mctslab selfplay` .npz file.")
+    ] = None,
+    pretrain_steps: Annotated[
+        int | None, _opt("--pretrain-steps", "Steps on --from-dataset (default: 2 epochs).")
+    ] = None,
+    param: ParamOpt = None,
+    progress: ProgressOpt = True,
+) -> None:
+    """AlphaZero training: self-play, learning, checkpoints and evaluation, generation by
+    generation; kill it at any moment and continue with --resume."""
+    given_values: dict[str, Any] = {
+        "generations": generations,
+        "minutes": minutes,
+        "games_per_generation": games_per_generation,
+        "simulations": simulations,
+        "parallel_games": parallel_games,
+        "workers": workers,
+        "threads": threads,
+        "seed": seed,
+        "network": network,
+        "channels": channels,
+        "blocks": blocks,
+        "hidden": hidden,
+        "layers": layers,
+        "c": c,
+        "noise_alpha": noise_alpha,
+        "noise_fraction": noise_fraction,
+        "temperature_plies": temperature_plies,
+        "resign_threshold": resign_threshold,
+        "resign_playout": resign_playout,
+        "max_moves": max_moves,
+        "buffer": buffer,
+        "batch_size": batch_size,
+        "replay_ratio": replay_ratio,
+        "optimizer": optimizer,
+        "lr": lr,
+        "momentum": momentum,
+        "l2": l2,
+        "eval_games": eval_games,
+        "eval_every": eval_every,
+        "eval_simulations": eval_simulations,
+        "eval_openings": eval_openings,
+        "device": device,
+        "from_dataset": str(from_dataset) if from_dataset is not None else None,
+        "pretrain_steps": pretrain_steps,
+    }
+    with user_errors():
+        try:
+            from mctslab.train import TrainConfig
+            from mctslab.train import train as run_training
+        except ImportError as err:
+            raise CliError(f"training needs PyTorch: pip install 'mctslab[nn]' ({err})") from None
+        values = {k: v for k, v in given_values.items() if v is not None}
+        if baseline is not None:
+            pairs = parse_pairs(baseline, "--baseline")
+            values["baselines"] = tuple(pairs.items())
+        params = {k: parse_value(v) for k, v in parse_pairs(param, "--param").items()}
+        config = TrainConfig(game=game, game_params=tuple(sorted(params.items())), **values)
+        if resume and from_dataset is not None:
+            raise CliError("--from-dataset starts a run; a resumed run has its data already")
+        console = make_console(stderr=True)
+        display = _Display(console, progress)
+        result = run_training(
+            config,
+            out,
+            resume=resume,
+            given=set(values) | ({"game_params"} if params else set()),
+            on_event=display.event,
+            command=["mctslab", "train", *sys.argv[2:]] if sys.argv[1:2] == ["train"] else [],
+        )
+        display.close()
+    print(
+        f"{result.generation} generations in {out} ({result.wall_seconds / 60:.1f} min in all; "
+        f"stopped by {result.stopped_by}); latest network: {result.checkpoint()}"
+    )
+
+
+class _Display:
+    """The rich display: a status line during self-play and a row per generation."""
+
+    def __init__(self, console: Any, enabled: bool) -> None:
+        self.console = console
+        self.enabled = enabled
+        self.status: Any = None
+
+    def _say(self, text: str) -> None:
+        if not self.enabled:
+            return
+        if self.status is None:
+            self.status = self.console.status(text)
+            self.status.start()
+        else:
+            self.status.update(text)
+
+    def close(self) -> None:
+        if self.status is not None:
+            self.status.stop()
+            self.status = None
+
+    def event(self, kind: str, payload: dict[str, Any]) -> None:
+        if kind == "start":
+            cfg = payload["config"]
+            if self.enabled:
+                self.console.print(
+                    f"[bold]{cfg.game}[/]: from generation {payload['generation']} to "
+                    f"{cfg.generations}, {cfg.games_per_generation} games x {cfg.simulations} "
+                    f"simulations a generation, on {payload['device']}"
+                )
+        elif kind == "selfplay":
+            self._say(
+                f"generation {payload['generation']}: self-play {payload['games']}/{payload['of']} games"
+            )
+        elif kind == "train":
+            self._say(
+                f"generation {payload['generation']}: training ({payload['losses'].steps} steps)"
+            )
+        elif kind == "eval":
+            self._say(
+                f"generation {payload['generation']}: evaluation vs {payload['opponent']} "
+                f"{payload['score']:.2f}"
+            )
+        elif kind == "generation" and self.enabled:
+            self._row(payload["record"])
+
+    def _row(self, r: dict[str, Any]) -> None:
+        table = Table(show_header=r["generation"] == 1 or not hasattr(self, "_shown"), box=None)
+        self._shown = True
+        for col in (
+            "gen",
+            "games",
+            "pos/s",
+            "evals/s",
+            "loss v",
+            "loss p",
+            "Elo [95%]",
+            "scores",
+            "min",
+        ):
+            table.add_column(col, justify="right")
+        elo = "-"
+        if r.get("elo") is not None:
+            lo, hi = r.get("elo_low"), r.get("elo_high")
+            span = f" [{lo:.0f}, {hi:.0f}]" if lo is not None and hi is not None else ""
+            elo = f"{r['elo']:.0f}{span}"
+        scores = " ".join(f"{k}:{v['score']:.2f}" for k, v in (r.get("scores") or {}).items())
+        table.add_row(
+            str(r["generation"]),
+            str(r["games"]),
+            f"{r['positions_per_s']:.0f}" if r.get("positions_per_s") else "-",
+            f"{r['evaluations_per_s']:.0f}" if r.get("evaluations_per_s") else "-",
+            f"{r['value_loss']:.3f}",
+            f"{r['policy_loss']:.3f}",
+            elo,
+            scores or "-",
+            f"{r['wall_seconds'] / 60:.1f}",
+        )
+        self.close()
+        self.console.print(table)

@@ -1,0 +1,18 @@
+"""AlphaZero training (the ``nn`` extra): self-play with the batched compiled PUCT, a
+replay buffer with the game's symmetries, AlphaZero's loss, generations with
+checkpoints, evaluation through the arena, crash-safe resumption.
+
+- :mod:`~mctslab.train.config`: :class:`TrainConfig`, every option of a run;
+- :mod:`~mctslab.train.selfplay`: many games at once, one network call a search round;
+- :mod:`~mctslab.train.buffer`: the replay buffer, saved atomically;
+- :mod:`~mctslab.train.symmetry`: board symmetries as augmentation;
+- :mod:`~mctslab.train.learner`: the loss and optimizer steps;
+- :mod:`~mctslab.train.loop`: :func:`train`, the loop, the run directory, metrics and plots.
+
+May import: :mod:`mctslab.arena`, :mod:`mctslab.analysis` and the layers below them.
+"""
+
+from mctslab.train.config import DEFAULT_BASELINES, TrainConfig
+from mctslab.train.loop import TrainError, TrainResult, load_run, train
+
+__all__ = ["DEFAULT_BASELINES", "TrainConfig", "TrainError", "TrainResult", "load_run", "train"]

@@ -1,0 +1,720 @@
+"""The AlphaZero loop (Silver et al. 2018), one generation at a time, crash-safe.
+
+A generation ``g``:
+
+1. **self-play**: ``games_per_generation`` games of the network of generation ``g - 1``
+   against itself (:func:`mctslab.train.selfplay.play_games`: batched compiled PUCT,
+   Dirichlet noise, temperature, optional resignation), in ``workers`` processes;
+2. **learn**: the new positions join the replay buffer (:class:`~mctslab.train.buffer.ReplayBuffer`);
+   ``replay_ratio * new positions / batch_size`` optimizer steps on minibatches drawn
+   from it under random symmetries (:mod:`mctslab.train.learner`) make generation ``g``;
+3. **checkpoint**: ``checkpoints/gen-g.pt`` (:func:`mctslab.nn.checkpoint.save_checkpoint`);
+4. **evaluate** (every ``eval_every`` generations): ``eval_games`` games through the
+   arena (:func:`mctslab.arena.tournament.run_arena`, colours alternated, random
+   openings) against the previous evaluated generation and each fixed baseline, into
+   the run's SQLite store (``results.sqlite``); Elo of every generation from all of them
+   (:func:`mctslab.arena.ratings.compute_ratings`, the first baseline at 0);
+5. **commit**: the buffer (``buffer-g.npz``) and optimizer (``optimizer-g.pt``) files,
+   then ``state.json`` naming them, each written to a temporary file and renamed; then
+   ``metrics.csv`` and ``training.png`` are rewritten from ``state.json``.
+
+``state.json`` is the commit point: a run killed at any moment (``kill -9``) resumes
+(``resume=True``, ``mctslab train ... --resume``) from the last generation it names,
+with the files it names, and plays the lost generation again; files of an uncommitted
+generation are overwritten or ignored. ``run.json`` holds the game and the options,
+written once; a resumed run keeps its options except :data:`~mctslab.train.config.RESUMABLE`.
+
+Reproducible: every random choice is drawn from a seed derived from ``seed`` and the
+generation (network initialisation, self-play games, minibatches, evaluation games),
+so with one worker the same seed gives the same networks (with more workers the games
+are the same but the network sees other batches, which changes its floating-point
+sums in the last bits).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import multiprocessing
+import os
+import platform
+import tempfile
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from mctslab.arena.game_task import Entrant, derive_seed
+from mctslab.arena.ratings import GameOutcome, compute_ratings, wilson_interval
+from mctslab.arena.store import ResultStore
+from mctslab.arena.tournament import ArenaConfig, run_arena
+from mctslab.core.errors import InvalidConfigError
+from mctslab.core.game import rules_fingerprint
+from mctslab.core.registry import make
+from mctslab.nn.checkpoint import load_checkpoint, save_checkpoint
+from mctslab.nn.networks import make_network, parameter_count
+from mctslab.train.buffer import ReplayBuffer
+from mctslab.train.config import RESUMABLE, TrainConfig
+from mctslab.train.learner import Losses, make_optimizer, train_steps
+from mctslab.train.selfplay import Examples, SelfPlayOptions, SelfPlayStats, play_games
+from mctslab.train.symmetry import symmetries
+
+__all__ = ["RUN_FORMAT", "TrainError", "TrainResult", "load_run", "train"]
+
+#: The run directory's format (``run.json``'s first key).
+RUN_FORMAT = ("mctslab-train", 1)
+
+Event = Callable[[str, dict[str, Any]], None]
+
+
+class TrainError(InvalidConfigError):
+    """A run directory that cannot be used as asked (the message says why)."""
+
+
+@dataclass(frozen=True)
+class TrainResult:
+    """A finished (or paused) run: its directory, last generation, total wall time in
+    seconds, why it stopped (``"generations"`` or ``"minutes"``), and the history of
+    generation records (``state.json``'s)."""
+
+    out: Path
+    generation: int
+    wall_seconds: float
+    stopped_by: str
+    history: tuple[dict[str, Any], ...]
+
+    def checkpoint(self) -> Path:
+        return self.out / "checkpoints" / f"gen-{self.generation:04d}.pt"
+
+
+# Files, written atomically ----------------------------------------------------------------
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _write_json(path: Path, obj: Any) -> None:
+    _atomic_write(path, (json.dumps(obj, indent=1, sort_keys=True) + "\n").encode())
+
+
+def _game_identity(game: Any) -> dict[str, Any]:
+    return {
+        "name": game.info.name,
+        "version": game.info.version,
+        "rules": repr(rules_fingerprint(game)),
+    }
+
+
+def load_run(out: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``run.json`` and ``state.json`` of a run directory; :class:`TrainError` if it is
+    not one."""
+    out = Path(out)
+    try:
+        run = json.loads((out / "run.json").read_text())
+        state = json.loads((out / "state.json").read_text())
+    except FileNotFoundError:
+        raise TrainError(f"{out} is not a training run (no run.json and state.json)") from None
+    except (OSError, ValueError) as err:
+        raise TrainError(f"{out}: unreadable run files ({err})") from None
+    if not isinstance(run, dict) or run.get("format") != list(RUN_FORMAT):
+        raise TrainError(f"{out} is not a mctslab training run")
+    return run, state
+
+
+def _resumed_config(
+    out: Path, run: dict[str, Any], asked: TrainConfig, given: set[str]
+) -> TrainConfig:
+    stored = TrainConfig.from_dict(run["config"])
+    if stored.game != asked.game:
+        raise TrainError(
+            f"{out} is a run of {stored.game}, not of {asked.game}; nothing was changed"
+        )
+    if dict(stored.game_params) != dict(asked.game_params):
+        raise TrainError(
+            f"{out} is a run of {stored.game} with parameters {dict(stored.game_params)}, "
+            f"not {dict(asked.game_params)}"
+        )
+    changed = sorted(
+        name
+        for name in given - RESUMABLE - {"game", "game_params"}
+        if getattr(asked, name) != getattr(stored, name)
+    )
+    if changed:
+        raise TrainError(
+            f"a resumed run keeps its options; {', '.join(changed)} differ from the run's "
+            f"(only {', '.join(sorted(RESUMABLE))} may change)"
+        )
+    return replace(stored, **{k: getattr(asked, k) for k in RESUMABLE})
+
+
+# Self-play in worker processes -----------------------------------------------------------
+
+_worker: dict[str, Any] = {}
+
+
+def _worker_init(threads: int) -> None:
+    torch.set_num_threads(threads)
+
+
+def _worker_play(
+    game_name: str,
+    params: tuple[tuple[str, Any], ...],
+    spec: dict[str, Any],
+    weights: bytes,
+    seeds: list[int],
+    options: SelfPlayOptions,
+) -> tuple[Examples, SelfPlayStats]:
+    key = (game_name, params, json.dumps(spec, sort_keys=True))
+    if _worker.get("key") != key:
+        game = make(game_name, **dict(params))
+        _worker.update(key=key, game=game, net=make_network(game, **spec))
+    net = _worker["net"]
+    net.load_state_dict(torch.load(io.BytesIO(weights), weights_only=True))
+    return play_games(net.eval(), _worker["game"], seeds, options)
+
+
+def _concat(parts: list[Examples]) -> Examples:
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
+# The loop ---------------------------------------------------------------------------------
+
+
+class _Run:
+    """A run in progress: its directory, config, network, optimizer, buffer and state."""
+
+    def __init__(self, out: Path, config: TrainConfig, on_event: Event | None) -> None:
+        self.out = out
+        self.config = config
+        self.on_event = on_event
+        self.game = make(config.game, **dict(config.game_params))
+        self.symmetries = symmetries(self.game)
+        cuda = torch.cuda.is_available()
+        if config.device == "cuda" and not cuda:
+            raise TrainError("--device cuda: no CUDA device is available")
+        self.device = (
+            "cuda" if config.device == "cuda" or (config.device == "auto" and cuda) else "cpu"
+        )
+        self.spec: dict[str, Any] = {
+            "kind": config.network,
+            "channels": config.channels,
+            "blocks": config.blocks,
+            "hidden": config.hidden,
+            "layers": config.layers,
+            "seed": derive_seed(config.seed, "network") % 2**31,
+        }
+        self.net = make_network(self.game, **self.spec)
+        self.actor = make_network(self.game, **self.spec).eval()  # self-play's CPU copy
+        self.net.to(self.device)
+        self.optimizer = make_optimizer(
+            self.net, config.optimizer, config.lr, config.l2, config.momentum
+        )
+        self.buffer = ReplayBuffer(config.buffer)
+        self.state: dict[str, Any] = {}
+
+    def emit(self, kind: str, **payload: Any) -> None:
+        if self.on_event is not None:
+            self.on_event(kind, payload)
+
+    # Files of a generation
+    def net_path(self, g: int) -> Path:
+        return self.out / "checkpoints" / f"gen-{g:04d}.pt"
+
+    def save_net(self, g: int) -> None:
+        meta = {"generation": g, "train": self.config.to_dict()}
+        save_checkpoint(self.net_path(g), self.net.to("cpu"), self.game, meta)
+        self.net.to(self.device)
+
+    def commit(self, g: int, record: dict[str, Any], wall: float) -> None:
+        buffer_file = f"buffer-{g:04d}.npz"
+        optimizer_file = f"optimizer-{g:04d}.pt"
+        self.buffer.save(self.out / buffer_file)
+        blob = io.BytesIO()
+        torch.save(self.optimizer.state_dict(), blob)
+        _atomic_write(self.out / optimizer_file, blob.getvalue())
+        old = self.state.get("files", {})
+        history = [*self.state.get("history", []), record]
+        self.state = {
+            "generation": g,
+            "wall_seconds": wall,
+            "games": self.state.get("games", 0) + record.get("games", 0),
+            "positions": self.state.get("positions", 0) + record.get("positions", 0),
+            "files": {
+                "network": str(self.net_path(g).relative_to(self.out)),
+                "buffer": buffer_file,
+                "optimizer": optimizer_file,
+            },
+            "history": history,
+        }
+        _write_json(self.out / "state.json", self.state)
+        for name in ("buffer", "optimizer"):
+            stale = old.get(name)
+            if stale and stale != self.state["files"][name]:
+                (self.out / stale).unlink(missing_ok=True)
+        write_metrics(self.out, self.config, history)
+
+    def restore(self) -> None:
+        files = self.state["files"]
+        net, _ = load_checkpoint(self.out / files["network"], self.game)
+        self.net.load_state_dict(net.state_dict())
+        self.net.to(self.device)
+        self.buffer = ReplayBuffer.load(self.out / files["buffer"], self.config.buffer)
+        opt = torch.load(self.out / files["optimizer"], map_location=self.device, weights_only=True)
+        self.optimizer.load_state_dict(opt)
+
+    # Self-play
+    def selfplay(self, g: int, pool: ProcessPoolExecutor | None) -> tuple[Examples, SelfPlayStats]:
+        c = self.config
+        seeds = [derive_seed(c.seed, "selfplay", g, i) for i in range(c.games_per_generation)]
+        options = c.selfplay()
+        self.actor.load_state_dict({k: v.cpu() for k, v in self.net.state_dict().items()})
+        self.actor.eval()
+        if pool is None:
+            parts: list[tuple[Examples, SelfPlayStats]] = []
+            step = max(c.parallel_games, 1)
+            for start in range(0, len(seeds), step):
+                parts.append(
+                    play_games(self.actor, self.game, seeds[start : start + step], options)
+                )
+                self.emit(
+                    "selfplay", generation=g, games=min(start + step, len(seeds)), of=len(seeds)
+                )
+        else:
+            blob = io.BytesIO()
+            torch.save(self.actor.state_dict(), blob)
+            chunks = [seeds[i :: c.workers] for i in range(c.workers)]
+            futures = [
+                pool.submit(
+                    _worker_play, c.game, c.game_params, self.spec, blob.getvalue(), ch, options
+                )
+                for ch in chunks
+                if ch
+            ]
+            parts = []
+            for fut in futures:
+                parts.append(fut.result())
+                self.emit(
+                    "selfplay", generation=g, games=sum(p[1].games for p in parts), of=len(seeds)
+                )
+        stats = SelfPlayStats(wins=[0] * self.game.info.num_players)
+        for _, s in parts:
+            stats.merge(s)
+        return _concat([p[0] for p in parts]), stats
+
+    # Learning
+    def learn(self, g: int, positions: int) -> Losses:
+        c = self.config
+        steps = max(1, math.ceil(c.replay_ratio * positions / c.batch_size))
+        rng = np.random.default_rng(derive_seed(c.seed, "minibatches", g))
+        torch.manual_seed(derive_seed(c.seed, "torch", g) % 2**63)
+        return train_steps(
+            self.net,
+            self.optimizer,
+            self.buffer,
+            steps,
+            c.batch_size,
+            self.symmetries,
+            rng,
+            c.l2,
+            self.device,
+        )
+
+    # Evaluation
+    def az_spec(self, g: int) -> str:
+        sims = self.config.eval_simulations or self.config.simulations
+        return f"az:model={self.net_path(g).resolve()},simulations={sims}"
+
+    def evaluate(self, g: int, previous: int) -> dict[str, Any]:
+        c = self.config
+        me = f"gen-{g:04d}"
+        opponents = [(f"gen-{previous:04d}", self.az_spec(previous)), *c.baselines]
+        runs: list[int] = []
+        scores: dict[str, list[float]] = {}
+        with ResultStore(self.out / "results.sqlite") as store:
+            for name, spec in opponents:
+                config = ArenaConfig(
+                    game=c.game,
+                    players=(Entrant(me, self.az_spec(g)), Entrant(name, spec)),
+                    games=c.eval_games,
+                    game_params=c.game_params,
+                    seed=derive_seed(c.seed, "eval", g, name),
+                    openings=c.eval_openings,
+                )
+                result = run_arena(config, store, kind="train-eval")
+                runs.append(result.run_id)
+                points = [r.score_of(me) for r in result.records]
+                scores[name] = [p for p in points if p is not None]
+                self.emit("eval", generation=g, opponent=name, score=float(np.mean(scores[name])))
+        return {"eval_runs": runs, "scores": {k: _score(v) for k, v in scores.items()}}
+
+    def ratings(self, history: list[dict[str, Any]]) -> dict[str, Any]:
+        runs = [r for rec in history for r in rec.get("eval_runs", [])]
+        if not runs:
+            return {}
+        with ResultStore(self.out / "results.sqlite") as store:
+            outcomes = [
+                GameOutcome(r.seats[0], r.seats[1], r.score)
+                for r in store.games(runs)
+                if r.score is not None
+            ]
+        anchor = self.config.baselines[0][0] if self.config.baselines else "gen-0000"
+        try:
+            ratings = compute_ratings(outcomes, anchor=anchor)
+        except InvalidConfigError:
+            return {}
+        return {
+            p.name: {"elo": p.elo, "low": p.low, "high": p.high, "unbounded": p.unbounded}
+            for p in ratings.players
+        }
+
+
+def _score(points: list[float]) -> dict[str, Any]:
+    n = len(points)
+    total = float(sum(points))
+    score, low, high = wilson_interval(total, n) if n else (math.nan, math.nan, math.nan)
+    return {"games": n, "score": score, "low": low, "high": high}
+
+
+def _start_new(run: _Run, command: list[str] | None) -> None:
+    c = run.config
+    out = run.out
+    out.mkdir(parents=True, exist_ok=True)
+    losses: Losses | None = None
+    pretrained = 0
+    if c.from_dataset is not None:
+        examples = _dataset_examples(c.from_dataset, run.game, c)
+        run.buffer.add(examples)
+        pretrained = len(examples["value"])
+        steps = (
+            c.pretrain_steps
+            if c.pretrain_steps is not None
+            else math.ceil(2 * pretrained / c.batch_size)
+        )
+        rng = np.random.default_rng(derive_seed(c.seed, "pretrain"))
+        torch.manual_seed(derive_seed(c.seed, "torch", "pretrain") % 2**63)
+        losses = train_steps(
+            run.net,
+            run.optimizer,
+            run.buffer,
+            steps,
+            c.batch_size,
+            run.symmetries,
+            rng,
+            c.l2,
+            run.device,
+        )
+        run.emit("train", generation=0, losses=losses)
+    _write_json(
+        out / "run.json",
+        {
+            "format": list(RUN_FORMAT),
+            "game": _game_identity(run.game),
+            "config": c.to_dict(),
+            "network": {**run.spec, "parameters": parameter_count(run.net)},
+            "command": command or [],
+            "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            "machine": machine(),
+        },
+    )
+    record: dict[str, Any] = {
+        "generation": 0,
+        "games": 0,
+        "positions": pretrained,
+        "wall_seconds": 0.0,
+    }
+    if losses is not None:
+        record.update(_loss_fields(losses))
+    run.save_net(0)
+    run.commit(0, record, 0.0)
+
+
+def _dataset_examples(path: str, game: Any, c: TrainConfig) -> Examples:
+    from mctslab.analysis.dataset import read_dataset, read_meta
+
+    try:
+        meta = read_meta(path)
+        arrays = read_dataset(path)
+    except (OSError, ValueError, KeyError) as err:
+        raise TrainError(f"--from-dataset {path}: not a self-play dataset ({err})") from None
+    if meta.get("game") != c.game or dict(meta.get("params") or {}) != dict(c.game_params):
+        raise TrainError(
+            f"--from-dataset {path} holds games of {meta.get('game')} "
+            f"{meta.get('params') or ''}, not of {c.game} {dict(c.game_params) or ''}".rstrip()
+        )
+    info = game.info
+    scale = max(abs(info.min_utility), abs(info.max_utility), 1e-12)
+    return {
+        "observation": arrays["observation"].astype(np.float32),
+        "legal_mask": arrays["legal_mask"].astype(np.bool_),
+        "policy": arrays["visits"].astype(np.float32),
+        "value": (arrays["outcome"] / scale).astype(np.float32),
+    }
+
+
+def _loss_fields(losses: Losses) -> dict[str, Any]:
+    return {
+        "value_loss": losses.value,
+        "policy_loss": losses.policy,
+        "l2_loss": losses.l2,
+        "total_loss": losses.total,
+        "steps": losses.steps,
+    }
+
+
+def machine() -> dict[str, Any]:
+    """Where a run ran: processor, cores, Python and PyTorch."""
+    return {
+        "processor": platform.processor() or platform.machine(),
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "cuda": torch.cuda.is_available(),
+    }
+
+
+def train(
+    config: TrainConfig,
+    out: str | Path,
+    *,
+    resume: bool = False,
+    given: set[str] | None = None,
+    on_event: Event | None = None,
+    command: list[str] | None = None,
+) -> TrainResult:
+    """Run (or with ``resume`` continue) the loop of the module docstring in ``out``.
+
+    ``given``: the options the user set explicitly (a resumed run refuses a change of
+    any but :data:`~mctslab.train.config.RESUMABLE`; default: all of them are checked).
+    ``on_event(kind, payload)`` reports progress: ``"start"``, ``"selfplay"``,
+    ``"train"``, ``"eval"``, ``"generation"`` (the committed record), ``"stop"``.
+    Raises :class:`TrainError` (a ``ValueError``), before any file is written, for a
+    directory that holds a run while ``resume`` is off, no run while it is on, or a
+    run of another game or other options.
+    """
+    out = Path(out)
+    started = time.monotonic()
+    if resume:
+        run_json, state = load_run(out)
+        if run_json["game"]["name"] != config.game:
+            raise TrainError(
+                f"{out} is a run of {run_json['game']['name']}, not of {config.game}; "
+                "nothing was changed"
+            )
+        from dataclasses import fields as dc_fields
+
+        names = given if given is not None else {f.name for f in dc_fields(TrainConfig)}
+        config = _resumed_config(out, run_json, config, names)
+        run = _Run(out, config, on_event)
+        if run_json["game"] != _game_identity(run.game):
+            raise TrainError(
+                f"{out} was trained under other rules of {config.game}; nothing was changed"
+            )
+        run.state = state
+        run.restore()
+    else:
+        if (out / "run.json").exists() or (out / "state.json").exists():
+            raise TrainError(
+                f"{out} already holds a training run: continue it with --resume or choose "
+                "another --out"
+            )
+        if out.exists() and not out.is_dir():
+            raise TrainError(f"{out} is a file, not a directory")
+        run = _Run(out, config, on_event)
+        _start_new(run, command)
+    c = run.config
+    wall0 = float(run.state.get("wall_seconds", 0.0))
+    run.emit("start", generation=run.state["generation"], config=c, device=run.device)
+    pool: ProcessPoolExecutor | None = None
+    threads = c.threads or (1 if c.workers > 1 else max(1, os.cpu_count() or 1))
+    torch.set_num_threads(threads)
+    if c.workers > 1:
+        pool = ProcessPoolExecutor(
+            max_workers=c.workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_worker_init,
+            initargs=(c.threads or 1,),
+        )
+    stopped_by = "generations"
+    last_duration = 0.0
+    try:
+        while run.state["generation"] < c.generations:
+            elapsed = time.monotonic() - started
+            if c.minutes is not None and elapsed + last_duration > c.minutes * 60:
+                stopped_by = "minutes"
+                break
+            g0 = time.monotonic()
+            g = run.state["generation"] + 1
+            t = time.monotonic()
+            examples, stats = run.selfplay(g, pool)
+            selfplay_s = time.monotonic() - t
+            run.buffer.add(examples)
+            t = time.monotonic()
+            losses = run.learn(g, stats.positions)
+            learn_s = time.monotonic() - t
+            run.emit("train", generation=g, losses=losses)
+            run.save_net(g)
+            record: dict[str, Any] = {
+                "generation": g,
+                "games": stats.games,
+                "positions": stats.positions,
+                "buffer": len(run.buffer),
+                "selfplay_seconds": selfplay_s,
+                "learn_seconds": learn_s,
+                "positions_per_s": stats.positions / selfplay_s if selfplay_s > 0 else None,
+                "evaluations_per_s": stats.evaluations / selfplay_s if selfplay_s > 0 else None,
+                "network_share": stats.network_seconds / selfplay_s
+                if selfplay_s > 0 and pool is None
+                else None,
+                "first_player_wins": stats.wins[0] if stats.wins else 0,
+                "draws": stats.draws,
+                "resigned": stats.resigned,
+                "false_resign_rate": stats.false_resign_rate,
+                **_loss_fields(losses),
+            }
+            due = c.eval_games > 0 and (g % c.eval_every == 0 or g == c.generations)
+            if due:
+                t = time.monotonic()
+                previous = max(
+                    [h["generation"] for h in run.state["history"] if h.get("eval_runs")] or [0]
+                )
+                record.update(run.evaluate(g, previous))
+                record["eval_seconds"] = time.monotonic() - t
+                ratings = run.ratings([*run.state["history"], record])
+                record["ratings"] = ratings
+                mine = ratings.get(f"gen-{g:04d}", {})
+                record["elo"], record["elo_low"], record["elo_high"] = (
+                    mine.get("elo"),
+                    mine.get("low"),
+                    mine.get("high"),
+                )
+            last_duration = time.monotonic() - g0
+            record["wall_seconds"] = wall0 + (time.monotonic() - started)
+            run.commit(g, record, record["wall_seconds"])
+            run.emit("generation", record=record)
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+    run.emit("stop", stopped_by=stopped_by, generation=run.state["generation"])
+    return TrainResult(
+        out,
+        run.state["generation"],
+        float(run.state["wall_seconds"]),
+        stopped_by,
+        tuple(run.state["history"]),
+    )
+
+
+# Metrics ------------------------------------------------------------------------------------
+
+_COLUMNS = (
+    "generation",
+    "wall_seconds",
+    "games",
+    "positions",
+    "buffer",
+    "positions_per_s",
+    "evaluations_per_s",
+    "network_share",
+    "value_loss",
+    "policy_loss",
+    "l2_loss",
+    "total_loss",
+    "steps",
+    "first_player_wins",
+    "draws",
+    "resigned",
+    "false_resign_rate",
+    "elo",
+    "elo_low",
+    "elo_high",
+)
+
+
+def write_metrics(out: Path, config: TrainConfig, history: list[dict[str, Any]]) -> None:
+    """``metrics.csv`` (one row a generation; the score against each evaluation opponent
+    as ``score_<name>``) and ``training.png`` (losses and Elo by generation), both
+    rewritten atomically from the committed history."""
+    opponents = ["previous", *(n for n, _ in config.baselines)]
+    buf = io.StringIO()
+    writer = csv.writer(buf)
+    writer.writerow([*_COLUMNS, *(f"score_{n}" for n in opponents)])
+    for rec in history:
+        scores = rec.get("scores", {})
+        by_name = {("previous" if k.startswith("gen-") else k): v for k, v in scores.items()}
+        row = [_cell(rec.get(k)) for k in _COLUMNS]
+        row += [_cell(by_name.get(n, {}).get("score")) for n in opponents]
+        writer.writerow(row)
+    _atomic_write(out / "metrics.csv", buf.getvalue().encode())
+    _atomic_write(out / "training.png", _plot(history, config))
+
+
+def _cell(v: Any) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    return str(v)
+
+
+def _plot(history: list[dict[str, Any]], config: TrainConfig) -> bytes:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+    gens = [h["generation"] for h in history if "total_loss" in h]
+    for key, label in (
+        ("value_loss", "value (MSE)"),
+        ("policy_loss", "policy (CE)"),
+        ("total_loss", "total"),
+    ):
+        ax1.plot(gens, [h[key] for h in history if "total_loss" in h], label=label)
+    ax1.set_xlabel("generation")
+    ax1.set_ylabel("loss")
+    ax1.set_title(f"{config.game}: training losses")
+    ax1.legend()
+    last = history[-1].get("ratings", {}) if history else {}
+    rated = [
+        (int(k[4:]), v)
+        for k, v in last.items()
+        if k.startswith("gen-") and v.get("elo") is not None
+    ]
+    rated.sort()
+    if rated:
+        xs = [g for g, _ in rated]
+        ys = [v["elo"] for _, v in rated]
+        lo = [v["elo"] - (v["low"] if v["low"] is not None else v["elo"]) for _, v in rated]
+        hi = [(v["high"] if v["high"] is not None else v["elo"]) - v["elo"] for _, v in rated]
+        ax2.errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3, label="network (95%)")
+        for name, _ in config.baselines:
+            b = last.get(name, {})
+            if b.get("elo") is not None:
+                ax2.axhline(b["elo"], linestyle="--", linewidth=0.8, color="gray")
+                ax2.annotate(name, (xs[0], b["elo"]), fontsize=8, color="gray")
+    ax2.set_xlabel("generation")
+    ax2.set_ylabel(f"Elo ({config.baselines[0][0] if config.baselines else 'gen-0000'} = 0)")
+    ax2.set_title("Elo by generation (all evaluation games)")
+    fig.tight_layout()
+    blob = io.BytesIO()
+    fig.savefig(blob, format="png", dpi=90)
+    plt.close(fig)
+    return blob.getvalue()
