@@ -21,7 +21,8 @@ The OpenAPI schema is exact (``tests/web/test_web_schema.py`` fuzzes the app aga
 with schemathesis): every error is :class:`mctslab.web.schemas.ErrorOut` (``{"detail":
 one line}``), each route lists every status it can send, and what the schema accepts
 the server accepts. 422 means the request does not match the schema (types, enums,
-patterns, the game names of ``GET /api/games``, and the budget caps of ``Settings``,
+patterns, the game names of ``GET /api/games``, the evaluators (the built-ins and the
+networks of ``GET /api/games``), and the budget caps of ``Settings``,
 which :func:`create_app` writes into the schema as maxima); 400 means it matches but
 the game refuses it (a bad game parameter, an illegal move, a position after the end,
 a node not in the tree), which no schema can tell in advance.
@@ -30,6 +31,7 @@ The modules, each importing only those before it: :mod:`~mctslab.web.settings` (
 caps), :mod:`~mctslab.web.schemas` (the models), :mod:`~mctslab.web.views` (models
 built from states and results), :mod:`~mctslab.web.sessions` (sessions, their store,
 freeing trees), :mod:`~mctslab.web.runner` (chunked searches),
+:mod:`~mctslab.web.networks` (the trained networks offered as PUCT's evaluator),
 :mod:`~mctslab.web.errors` (the error handlers), :mod:`~mctslab.web.routes` (the
 endpoints, listed there; ``/docs`` and ``/openapi.json`` describe them in full) and
 this one.
@@ -45,6 +47,7 @@ from typing import Any
 from fastapi import FastAPI
 
 import mctslab
+from mctslab.web import networks
 from mctslab.web.errors import add_error_handlers
 from mctslab.web.routes import add_routes, lab_game_names
 from mctslab.web.schemas import DEFAULT_ITERATIONS, OPENSPIEL_GAME
@@ -122,6 +125,8 @@ def _make_exact(schema: dict[str, Any], settings: Settings, games: list[str]) ->
     - The caps of ``settings`` become the maxima of the budget fields (the server
       checks them itself, with a ``detail`` that names the cap).
     - A game is a name of ``games`` (``GET /api/games``) or ``openspiel:NAME``.
+    - An evaluator is a built-in's name or ``network:NAME`` for a network the lab offers
+      (a game's ``models`` in ``GET /api/games``: those shipped, where PyTorch imports).
     """
     components = schema["components"]["schemas"]
     for operations in schema["paths"].values():
@@ -139,6 +144,9 @@ def _make_exact(schema: dict[str, Any], settings: Settings, games: list[str]) ->
         for branch in prop.get("anyOf", [prop]):
             if branch.get("type") in ("integer", "number"):
                 branch["maximum"] = getattr(settings, cap)
+    # PUCT's evaluator: a built-in, or a network the lab offers (GET /api/games).
+    evaluator = components["EngineConfig"]["properties"]["evaluator"]
+    evaluator["enum"] = networks.evaluator_names()
     for model in ("SessionIn", "MoveIn"):
         prop = components[model]["properties"]["game"]
         del prop["type"]

@@ -5,7 +5,8 @@ each a handler that checks its request against the caps of :class:`Settings` and
 the documented errors (:func:`mctslab.web.schemas.error_responses`):
 
 - ``GET /`` (the page) and ``/static``;
-- ``GET /api/health``, ``GET /api/games``;
+- ``GET /api/health``, ``GET /api/games`` (with each game's trained networks, offered
+  as PUCT's evaluator ``network:NAME``: :mod:`mctslab.web.networks`);
 - ``POST /api/move``: a stateless bot service (position and budget in, move out);
 - ``POST /api/sessions`` (create), ``GET`` / ``DELETE /api/sessions/{id}``;
 - ``POST /api/sessions/{id}/play|ai|iterations|step|reset|cancel``;
@@ -42,6 +43,7 @@ from mctslab.search.engine import Searcher, has_kernels, make_searcher, releases
 from mctslab.search.mcts import MCTS, SearchConfig
 from mctslab.search.puct import PuctConfig
 from mctslab.search.trace import traced_iteration, tree_at, tree_size
+from mctslab.web import networks
 from mctslab.web.render import render, state_text
 from mctslab.web.runner import run_chunks
 from mctslab.web.schemas import (
@@ -56,6 +58,7 @@ from mctslab.web.schemas import (
     HealthOut,
     IterationsIn,
     IterationsOut,
+    ModelOut,
     MoveIn,
     MoveOut,
     NodeOut,
@@ -108,11 +111,17 @@ def _position(name: str, params: dict[str, Any], actions: list[int]) -> tuple[Ga
 
 
 def _search_config(
-    config: EngineConfig, iterations: int | None, time_: float | None, max_iterations: int
+    config: EngineConfig,
+    iterations: int | None,
+    time_: float | None,
+    max_iterations: int,
+    evaluator: Any = None,
 ) -> SearchConfig:
     """The :class:`SearchConfig` of ``config``, with a request's budget if it gives one.
 
-    The default iterations are capped by ``max_iterations`` (the schema says so)."""
+    The default iterations are capped by ``max_iterations`` (the schema says so).
+    ``evaluator`` is PUCT's evaluator where ``config.evaluator`` names a network (the
+    loaded one, :func:`_evaluator`); else the name is the evaluator."""
     its, secs = config.iterations, config.time
     if "iterations" not in config.model_fields_set:
         its = None if "time" in config.model_fields_set else min(DEFAULT_ITERATIONS, max_iterations)
@@ -120,7 +129,11 @@ def _search_config(
         its, secs = iterations, time_
     puct = None
     if config.selection == "puct":
-        puct = PuctConfig(c=config.c_puct, evaluator=config.evaluator, fpu=config.fpu)
+        puct = PuctConfig(
+            c=config.c_puct,
+            evaluator=config.evaluator if evaluator is None else evaluator,
+            fpu=config.fpu,
+        )
     return SearchConfig(
         c=config.c,
         puct=puct,
@@ -132,6 +145,18 @@ def _search_config(
         seed=config.seed,
         iterations=its,
         time=secs,
+    )
+
+
+async def _evaluator(config: EngineConfig, game: Game) -> Any:
+    """PUCT's evaluator object for ``config`` in ``game``: a network's
+    (``network:NAME``, loaded in a worker thread: the first load takes a while), or
+    ``None`` where the evaluator is a built-in's name or the selection is UCT. A network
+    of another game, or of other parameters, is a 400."""
+    if config.selection != "puct" or networks.network_name(config.evaluator) is None:
+        return None
+    return await anyio.to_thread.run_sync(
+        lambda: networks.network_evaluator(config.evaluator, game)
     )
 
 
@@ -172,6 +197,23 @@ def add_routes(
             f"game: unknown game {name!r}; the lab's games: {', '.join(lab_games)} "
             "(and OpenSpiel's as openspiel:NAME)",
         )
+
+    def check_evaluator(config: EngineConfig) -> None:
+        """422 for an evaluator the schema does not name (a built-in, or network:NAME
+        for a network of GET /api/games)."""
+        why = networks.unknown_evaluator(config.evaluator)
+        if why is not None:
+            raise HTTPException(422, f"config.evaluator: {why}")
+
+    def room_for_one_more() -> None:
+        sessions.sweep()
+        if len(sessions) >= settings.max_sessions:
+            raise HTTPException(
+                429,
+                f"too many sessions: the server holds at most {settings.max_sessions} "
+                f"(max_sessions); delete one, or wait for idle ones to expire after "
+                f"{settings.session_ttl:g} s",
+            )
 
     def explicit_budget(config: EngineConfig) -> tuple[int | None, float | None]:
         """The budget ``config`` asks for (its default iterations are within the cap)."""
@@ -400,7 +442,8 @@ def add_routes(
     @app.get("/api/games", response_model=list[GameOut], tags=["service"])
     async def games() -> list[GameOut]:
         """The registered games the lab shows (those of perfect information), their
-        parameters (with defaults) and board kind."""
+        parameters (with defaults), board kind, and the trained networks it offers for
+        each as PUCT's evaluator (``network:NAME``, with their model cards)."""
         if not games_cache:
             for name in lab_games:  # card games are played in the terminal (mctslab play)
                 game = make(name)
@@ -419,7 +462,11 @@ def add_routes(
                         board=str(render(game.new_initial_state())["kind"]),
                     )
                 )
-        return games_cache
+        # The networks are looked up on each call (the first imports PyTorch: in a worker).
+        models: dict[str, list[ModelOut]] = {}
+        for model in await in_thread(lambda: networks.models_for(None)):
+            models.setdefault(model.game, []).append(model)
+        return [g.model_copy(update={"models": models.get(g.name, [])}) for g in games_cache]
 
     @app.post(
         "/api/move", response_model=MoveOut, tags=["service"], responses=error_responses(400, 422)
@@ -431,12 +478,16 @@ def add_routes(
         ``mctslab.search(state, config, engine=...)`` with the same seed (the search
         runs in chunks, taking turns with the sessions' searches)."""
         check_game(body.game)
+        check_evaluator(body.config)
         check_budget(*explicit_budget(body.config))  # even where overridden
         check_budget(body.iterations, body.time)
-        _, state = _position(body.game, body.params, body.actions)
+        game, state = _position(body.game, body.params, body.actions)
         if state.is_terminal():
             raise HTTPException(400, "the game is over at this position: no move to choose")
-        config = _search_config(body.config, body.iterations, body.time, settings.max_iterations)
+        evaluator = await _evaluator(body.config, game)
+        config = _search_config(
+            body.config, body.iterations, body.time, settings.max_iterations, evaluator
+        )
         config = replace(config, max_nodes=settings.max_nodes)
         engine = body.config.engine or "auto"
         searcher = make_searcher(config, state, engine)
@@ -472,15 +523,9 @@ def add_routes(
         """A new session: a game from its start (or after ``actions``), the configuration
         of the AI's moves, and which player the human plays."""
         check_game(body.game)
+        check_evaluator(body.config)
         check_budget(*explicit_budget(body.config))
-        sessions.sweep()
-        if len(sessions) >= settings.max_sessions:
-            raise HTTPException(
-                429,
-                f"too many sessions: the server holds at most {settings.max_sessions} "
-                f"(max_sessions); delete one, or wait for idle ones to expire after "
-                f"{settings.session_ttl:g} s",
-            )
+        room_for_one_more()
         game, state = _position(body.game, body.params, body.actions)
         if body.human_player is not None and body.human_player >= game.info.num_players:
             raise HTTPException(
@@ -488,7 +533,10 @@ def add_routes(
                 f"human_player must be a player of {body.game} (0 to "
                 f"{game.info.num_players - 1}) or null, got {body.human_player}",
             )
-        config = _search_config(body.config, None, None, settings.max_iterations)
+        evaluator = await _evaluator(body.config, game)
+        if evaluator is not None:
+            room_for_one_more()  # other sessions may have been made while it loaded
+        config = _search_config(body.config, None, None, settings.max_iterations, evaluator)
         config = replace(config, max_nodes=settings.max_nodes)
         wanted = body.config.engine or "reference"
         engine = (

@@ -36,6 +36,7 @@ __all__ = [
     "JsonInt",
     "KeptTree",
     "LegalMove",
+    "ModelOut",
     "MoveIn",
     "MoveOut",
     "NaturalInt",
@@ -140,11 +141,15 @@ class EngineConfig(BaseModel):
         description="PUCT exploration constant on rewards in [0, 1] (selection 'puct'): "
         "score = Q/N + c_puct * P * sqrt(N_parent) / (1 + N).",
     )
-    evaluator: Literal["uniform+rollout", "uniform", "heuristic"] = Field(
+    # The schema's enum of values is written by create_app (the built-ins, and
+    # network:NAME for each network of GET /api/games); the routes check it (422).
+    evaluator: str = Field(
         default="uniform+rollout",
         description="PUCT's evaluator (selection 'puct'): uniform priors with a random "
-        "playout's result ('uniform+rollout'), value 0 ('uniform') or the game's heuristic "
-        "('heuristic'; two-player zero-sum games with a heuristic).",
+        "playout's result ('uniform+rollout'), value 0 ('uniform'), the game's heuristic "
+        "('heuristic'; two-player zero-sum games with a heuristic), or a trained network's "
+        "priors and value ('network:NAME', one of the game's models in GET /api/games; "
+        "another game's is a 400).",
     )
     fpu: float = Field(
         default=0.0,
@@ -332,6 +337,23 @@ class MoveOut(BaseModel):
     children: list[ChildView]
 
 
+class ModelOut(BaseModel):
+    """A trained network the lab offers as PUCT's evaluator, with its model card."""
+
+    name: str = Field(description="The network's name (a network shipped in the package).")
+    evaluator: str = Field(description="The config's evaluator value that names it: network:NAME.")
+    game: str = Field(description="The game it plays (its checkpoint's header).")
+    label: str = Field(description="What the page's evaluator selector calls it.")
+    description: str | None = Field(description="What it is, from its model card.")
+    generations: int | None = Field(description="Generations of self-play it was trained for.")
+    wall_seconds: float | None = Field(description="Seconds its training took.")
+    command: str | None = Field(description="The command that trained it.")
+    evaluation: Any = Field(
+        default=None, description="How it scored, as its model card says (null: not said)."
+    )
+    card: dict[str, Any] = Field(description="The whole model card ({} if it has none).")
+
+
 class GameOut(BaseModel):
     name: str
     version: int
@@ -339,6 +361,12 @@ class GameOut(BaseModel):
     num_players: int
     num_actions: int
     board: str = Field(description="Kind of drawing: grid, piles or text.")
+    models: list[ModelOut] = Field(
+        default_factory=list,
+        description="The trained networks the lab offers for this game as PUCT's evaluator "
+        "(config.evaluator 'network:NAME'), with their model cards: the networks shipped "
+        "in the package, where the server has PyTorch (none without it).",
+    )
 
 
 class HealthOut(BaseModel):

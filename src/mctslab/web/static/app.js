@@ -26,6 +26,7 @@ const SPEEDS = [0.5, 1, 3, 10, 30];
 
 const app = {
   games: [],
+  models: [], // the trained networks of the chosen game (GET /api/games: its models): network:NAME evaluators
   caps: null, // the server's budget caps (GET /api/health): max_iterations, max_time
   view: null, // the last SessionView
   human: 0, // the human's player index, or null: the human plays both sides
@@ -70,6 +71,7 @@ async function main() {
   if (app.games.some((g) => g.name === preferred)) select.value = preferred;
   drawParams();
   setBudgetLimit();
+  loadModels();
   await newGame();
 }
 
@@ -85,8 +87,10 @@ function wireControls() {
   // A new game of the game chosen, at once (its parameters' fields show its defaults).
   $("game").addEventListener("change", () => {
     drawParams();
+    loadModels();
     newGame();
   });
+  $("evaluator").addEventListener("change", () => drawEvaluatorNote());
   $("simulation").addEventListener("change", () => {
     $("cutoff-row").hidden = $("simulation").value !== "cutoff";
   });
@@ -148,6 +152,60 @@ function drawParams() {
         : html("label", {}, [name, input]);
     box.append(label);
   }
+}
+
+/**
+ * The chosen game's trained networks as evaluator options ("network: NAME (...)"), after
+ * the built-in ones; a network chosen for another game falls back to the default. Without
+ * networks (none for this game, or no PyTorch on the server) the built-ins alone.
+ */
+function loadModels() {
+  const select = $("evaluator");
+  const chosen = select.value;
+  app.models = (currentGame() || {}).models || [];
+  for (const option of [...select.querySelectorAll("option[data-network]")]) option.remove();
+  for (const model of app.models) {
+    const option = html("option", { value: model.evaluator, title: model.description || model.label, "data-network": model.name }, [model.label]);
+    select.append(option);
+  }
+  select.value = [...select.options].some((o) => o.value === chosen) ? chosen : "uniform+rollout";
+  drawEvaluatorNote();
+}
+
+/** What the chosen evaluator is, when it is a trained network: its model card in short. */
+function drawEvaluatorNote() {
+  const note = $("evaluator-note");
+  const model = app.models.find((m) => m.evaluator === $("evaluator").value);
+  note.hidden = !model;
+  if (!model) {
+    note.replaceChildren();
+    return;
+  }
+  const trained = [];
+  if (typeof model.generations === "number") trained.push(`${model.generations} generation${model.generations === 1 ? "" : "s"} of self-play`);
+  if (typeof model.wall_seconds === "number") trained.push(model.wall_seconds >= 60 ? `${Math.round(model.wall_seconds / 60)} min` : `${Math.round(model.wall_seconds)} s`);
+  const parts = [
+    html("b", {}, [`${model.name}: `]),
+    html("span", { "data-testid": "evaluator-description" }, [
+      model.description || `a policy-value network trained for ${prettyName(model.game)}.`,
+    ]),
+    ` Its priors P weight the search and its value replaces the playout (AlphaZero's search).`,
+  ];
+  if (trained.length) parts.push(` Trained: ${trained.join(", ")}.`);
+  const scored = evaluationText(model.evaluation);
+  if (scored) parts.push(` Evaluation: ${scored}.`);
+  if (model.command) parts.push(" ", html("code", { title: "the command that trained it" }, [model.command]));
+  note.replaceChildren(...parts);
+}
+
+/** A model card's evaluation in one short line (it is free-form JSON). */
+function evaluationText(evaluation) {
+  if (evaluation === null || evaluation === undefined) return "";
+  if (typeof evaluation !== "object") return String(evaluation);
+  const text = Object.entries(evaluation)
+    .map(([k, v]) => `${k} ${v !== null && typeof v === "object" ? JSON.stringify(v) : v}`)
+    .join(", ");
+  return text.length > 200 ? `${text.slice(0, 199)}…` : text;
 }
 
 function paramEntries(parameters) {
