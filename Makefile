@@ -11,8 +11,9 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# The web lab offers the shipped networks as opponents: the nn extra (PyTorch's CPU build).
 $(STAMP_RUN): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[web]'
+	$(BIN)/pip install --quiet -e '.[web,nn]'
 	touch $@
 
 $(STAMP_TEST): pyproject.toml | $(BIN)/python

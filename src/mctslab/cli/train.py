@@ -196,6 +196,7 @@ class _Display:
         self.console = console
         self.enabled = enabled
         self.status: Any = None
+        self.shown = False
 
     def _say(self, text: str) -> None:
         if not self.enabled:
@@ -214,12 +215,12 @@ class _Display:
     def event(self, kind: str, payload: dict[str, Any]) -> None:
         if kind == "start":
             cfg = payload["config"]
-            if self.enabled:
-                self.console.print(
-                    f"[bold]{cfg.game}[/]: from generation {payload['generation']} to "
-                    f"{cfg.generations}, {cfg.games_per_generation} games x {cfg.simulations} "
-                    f"simulations a generation, on {payload['device']}"
-                )
+            # The header and the generation rows are printed even without --progress.
+            self.console.print(
+                f"[bold]{cfg.game}[/]: from generation {payload['generation']} to "
+                f"{cfg.generations}, {cfg.games_per_generation} games x {cfg.simulations} "
+                f"simulations a generation, on {payload['device']}"
+            )
         elif kind == "selfplay":
             self._say(
                 f"generation {payload['generation']}: self-play {payload['games']}/{payload['of']} games"
@@ -233,7 +234,7 @@ class _Display:
                 f"generation {payload['generation']}: evaluation vs {payload['opponent']} "
                 f"{payload['score']:.2f}"
             )
-        elif kind == "generation" and self.enabled:
+        elif kind == "generation":
             self._row(payload["record"])
 
     def _row(self, r: dict[str, Any]) -> None:

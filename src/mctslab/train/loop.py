@@ -348,6 +348,25 @@ class _Run:
         opponents = [(f"gen-{previous:04d}", self.az_spec(previous)), *c.baselines]
         runs: list[int] = []
         scores: dict[str, list[float]] = {}
+        # The players search one leaf at a time: a network call of batch 1 gains nothing
+        # from more threads, and spinning threads slow everything else on a busy machine.
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            self._play_evaluation(g, me, opponents, runs, scores)
+        finally:
+            torch.set_num_threads(threads)
+        return {"eval_runs": runs, "scores": {k: _score(v) for k, v in scores.items()}}
+
+    def _play_evaluation(
+        self,
+        g: int,
+        me: str,
+        opponents: list[tuple[str, str]],
+        runs: list[int],
+        scores: dict[str, list[float]],
+    ) -> None:
+        c = self.config
         with ResultStore(self.out / "results.sqlite") as store:
             for name, spec in opponents:
                 config = ArenaConfig(
@@ -363,7 +382,6 @@ class _Run:
                 points = [r.score_of(me) for r in result.records]
                 scores[name] = [p for p in points if p is not None]
                 self.emit("eval", generation=g, opponent=name, score=float(np.mean(scores[name])))
-        return {"eval_runs": runs, "scores": {k: _score(v) for k, v in scores.items()}}
 
     def ratings(self, history: list[dict[str, Any]]) -> dict[str, Any]:
         runs = [r for rec in history for r in rec.get("eval_runs", [])]
@@ -396,11 +414,11 @@ def _score(points: list[float]) -> dict[str, Any]:
 def _start_new(run: _Run, command: list[str] | None) -> None:
     c = run.config
     out = run.out
-    out.mkdir(parents=True, exist_ok=True)
     losses: Losses | None = None
     pretrained = 0
-    if c.from_dataset is not None:
-        examples = _dataset_examples(c.from_dataset, run.game, c)
+    examples = _dataset_examples(c.from_dataset, run.game, c) if c.from_dataset else None
+    out.mkdir(parents=True, exist_ok=True)
+    if examples is not None:
         run.buffer.add(examples)
         pretrained = len(examples["value"])
         steps = (
@@ -452,8 +470,12 @@ def _dataset_examples(path: str, game: Any, c: TrainConfig) -> Examples:
     try:
         meta = read_meta(path)
         arrays = read_dataset(path)
-    except (OSError, ValueError, KeyError) as err:
-        raise TrainError(f"--from-dataset {path}: not a self-play dataset ({err})") from None
+    except OSError as err:
+        raise TrainError(f"--from-dataset {path}: cannot be read ({err.strerror})") from None
+    except (ValueError, KeyError):
+        raise TrainError(
+            f"--from-dataset {path}: not a self-play dataset (write one with mctslab selfplay)"
+        ) from None
     if meta.get("game") != c.game or dict(meta.get("params") or {}) != dict(c.game_params):
         raise TrainError(
             f"--from-dataset {path} holds games of {meta.get('game')} "
