@@ -271,3 +271,29 @@ class _Display:
         )
         self.close()
         self.console.print(table)
+
+
+@app.command("export-model")
+def export_model_command(
+    run: Annotated[
+        Path, typer.Argument(help="A run directory of `mctslab train`.", show_default=False)
+    ],
+    out: Annotated[
+        Path, _opt("--out", "The model file to write (.pt); its card goes beside it (.json).")
+    ],
+    generation: Annotated[
+        int | None, _opt("--generation", "The generation to export (default: the last).")
+    ] = None,
+    description: Annotated[
+        str, typer.Option("--description", help="What the card says the network is.")
+    ] = "",
+) -> None:
+    """Export a trained network with its model card (how it was trained, what it scored),
+    loadable as az:model=FILE.pt."""
+    with user_errors():
+        try:
+            from mctslab.train.export import export_model
+        except ImportError as err:
+            raise CliError(f"exporting needs PyTorch: pip install 'mctslab[nn]' ({err})") from None
+        model, card = export_model(run, out, generation=generation, description=description)
+    print(f"wrote {model} and {card}")

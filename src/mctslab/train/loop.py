@@ -229,6 +229,9 @@ class _Run:
         )
         self.buffer = ReplayBuffer(config.buffer)
         self.state: dict[str, Any] = {}
+        # The commands that trained the run (each --resume adds one), for the model card.
+        self.past_invocations: list[dict[str, Any]] = []
+        self.invocation: dict[str, Any] = {}
 
     def emit(self, kind: str, **payload: Any) -> None:
         if self.on_event is not None:
@@ -263,6 +266,7 @@ class _Run:
                 "optimizer": optimizer_file,
             },
             "history": history,
+            "invocations": [*self.past_invocations, {**self.invocation, "last_generation": g}],
         }
         _write_json(self.out / "state.json", self.state)
         for name in ("buffer", "optimizer"):
@@ -550,6 +554,7 @@ def train(
                 f"{out} was trained under other rules of {config.game}; nothing was changed"
             )
         run.state = state
+        run.past_invocations = list(state.get("invocations", []))
         run.restore()
     else:
         if (out / "run.json").exists() or (out / "state.json").exists():
@@ -563,6 +568,11 @@ def train(
         _start_new(run, command)
     c = run.config
     wall0 = float(run.state.get("wall_seconds", 0.0))
+    run.invocation = {
+        "command": command or [],
+        "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "first_generation": run.state["generation"] + 1,
+    }
     run.emit("start", generation=run.state["generation"], config=c, device=run.device)
     pool: ProcessPoolExecutor | None = None
     threads = c.threads or (1 if c.workers > 1 else max(1, os.cpu_count() or 1))

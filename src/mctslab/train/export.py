@@ -1,0 +1,90 @@
+"""A trained network out of its run directory, with its model card: what ships in the
+package (``src/mctslab/nn/models/NAME.pt`` and ``NAME.json``) and what ``az:model=PATH``
+loads.
+
+The card (JSON) says what the network is and how it was made: the game, the network's
+kind, sizes and parameter count, the generation, the command lines that trained it
+(the first and every ``--resume``), the seed, the total wall time, the machine, the
+options, and the last evaluation (scores with 95% intervals against the previous
+generation and the fixed baselines, and the Elo ratings).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from mctslab.core.registry import make
+from mctslab.nn.checkpoint import load_checkpoint, save_checkpoint
+from mctslab.nn.networks import parameter_count
+from mctslab.train.loop import TrainError, load_run
+
+__all__ = ["export_model"]
+
+
+def export_model(
+    run_dir: str | Path,
+    dest: str | Path,
+    *,
+    generation: int | None = None,
+    description: str = "",
+) -> tuple[Path, Path]:
+    """Write the network of ``generation`` (default: the last committed one) of the run in
+    ``run_dir`` to ``dest`` (a ``.pt`` path) and its card beside it (``.json``); returns
+    both paths. Raises :class:`~mctslab.train.loop.TrainError` for a directory that is
+    not a run or a generation it does not have."""
+    run_dir, dest = Path(run_dir), Path(dest)
+    if dest.suffix != ".pt":
+        raise TrainError(f"{dest}: a model file ends in .pt")
+    run, state = load_run(run_dir)
+    last = int(state["generation"])
+    g = last if generation is None else generation
+    if not 0 <= g <= last:
+        raise TrainError(f"{run_dir} has generations 0 to {last}, not {g}")
+    config = run["config"]
+    game = make(config["game"], **dict(config.get("game_params") or {}))
+    net, meta = load_checkpoint(run_dir / "checkpoints" / f"gen-{g:04d}.pt", game)
+    history = [h for h in state["history"] if h["generation"] <= g]
+    evaluated = [h for h in history if h.get("scores")]
+    record = history[-1]
+    card: dict[str, Any] = {
+        "name": dest.stem,
+        "game": config["game"],
+        "game_params": config.get("game_params") or {},
+        "description": description,
+        "network": {
+            **meta.get("network", {}),
+            **run.get("network", {}),
+            "parameters": parameter_count(net),
+        },
+        "generation": g,
+        "generations": g,
+        "games": sum(h.get("games", 0) for h in history),
+        "positions": sum(h.get("positions", 0) for h in history),
+        "wall_seconds": record.get("wall_seconds", state["wall_seconds"]),
+        "command": run.get("command", []),
+        "invocations": [
+            i for i in state.get("invocations", []) if i.get("first_generation", 0) <= g
+        ],
+        "seed": config.get("seed"),
+        "machine": run.get("machine", {}),
+        "train_config": config,
+        "evaluation": (
+            {
+                "generation": evaluated[-1]["generation"],
+                "scores": evaluated[-1]["scores"],
+                "elo": evaluated[-1].get("ratings", {}),
+                "simulations": config.get("eval_simulations") or config.get("simulations"),
+                "baselines": config.get("baselines"),
+            }
+            if evaluated
+            else {}
+        ),
+        "exported": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    }
+    card["network"].pop("seed", None)
+    save_checkpoint(dest, net, game, {"generation": g, "card": dest.with_suffix(".json").name})
+    dest.with_suffix(".json").write_text(json.dumps(card, indent=1, sort_keys=True) + "\n")
+    return dest, dest.with_suffix(".json")
