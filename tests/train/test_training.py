@@ -175,3 +175,16 @@ def test_kill_9_at_any_moment_then_resume_gives_the_uninterrupted_networks(tmp_p
     _, a = load_run(whole)
     _, b = load_run(run)
     assert [h.get("scores") for h in a["history"]] == [h.get("scores") for h in b["history"]]
+
+
+def test_self_play_in_two_worker_processes_plays_every_game(tmp_path: Path) -> None:
+    """``workers=2``: the generation's games are shared between two spawned processes and
+    all of them come back (games and positions in the record; the buffer holds them)."""
+    config = TrainConfig(game="tic_tac_toe", workers=2, threads=1, seed=1, **REPRO)
+    result = train(config, tmp_path / "run")
+    assert result.generation == 2
+    for record in result.history[1:]:
+        assert record["games"] == REPRO["games_per_generation"]
+        assert record["positions"] >= 5 * record["games"]  # a tic-tac-toe game has >= 5 plies
+    _, state = load_run(tmp_path / "run")
+    assert state["positions"] == sum(h["positions"] for h in result.history)

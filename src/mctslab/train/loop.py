@@ -26,9 +26,10 @@ written once; a resumed run keeps its options except :data:`~mctslab.train.confi
 
 Reproducible: every random choice is drawn from a seed derived from ``seed`` and the
 generation (network initialisation, self-play games, minibatches, evaluation games),
-so with one worker the same seed gives the same networks (with more workers the games
-are the same but the network sees other batches, which changes its floating-point
-sums in the last bits).
+so with one worker the same seed gives the same networks. With more workers each
+worker plays a share of the games (game ``i`` goes to worker ``i mod workers``), and the
+network sees other batches of positions, whose floating-point sums can differ in the
+last bits: the games may then differ from one worker's.
 """
 
 from __future__ import annotations

@@ -1,0 +1,424 @@
+"""Learning against search at Connect Four: the shipped network (``az:model=connect_four``)
+side by side with the project's best pure search, on this machine (CPU only).
+
+Run ``python benchmarks/bench_training.py [--part NAME ...] [--model NAME_OR_PATH]``
+(``make bench`` runs every part). Parts (each writes its numbers into
+``benchmarks/results/training.json``, keeping the others'):
+
+- ``throughput``: self-play as ``mctslab train`` plays it (64 games at once, 100
+  simulations a move, Dirichlet noise): positions and network evaluations per second,
+  the share of the time inside the network, with PyTorch on 1 and on 2 threads;
+- ``strength``: ``az`` with 200 simulations against compiled UCT with 200 iterations,
+  and against compiled UCT + MCTS-Solver with 2,000 and 20,000 iterations a move;
+  ``--games`` games each (default 100), colours alternated, two random opening plies
+  (the arena's ``openings=2``), in the arena's SQLite store
+  ``benchmarks/results/training.sqlite`` (a rerun continues the unfinished runs);
+- ``time``: ``az`` against UCT + solver at 0.5 s a move each (``--time-games``, default 40);
+- ``quality``: move quality against the exact solver
+  (:class:`mctslab.games.connect_four_solver.ConnectFourSolver`): ``--positions``
+  positions (default 1,000) at plies 8 to 30 from games of UCT (1,000 iterations a move,
+  two random opening plies) against itself, each labelled with the exact score of every
+  move; the share of positions where each player's move is optimal (95% Wilson
+  intervals): the network alone (``policy:``), ``az`` at 50 / 200 / 800 simulations,
+  compiled UCT at 2,000 / 20,000 / 200,000 iterations; a table and
+  ``benchmarks/results/training_quality.png``;
+- ``curve``: Elo by generation against the fixed baselines, with wall time, from the
+  training run's directory (``--run``, default ``runs/connect_four``; skipped when it
+  is not there) into ``benchmarks/results/training_curve.png``.
+
+Strength is a score (win 1, draw 1/2) with its 95% Wilson interval; a target is met when
+the point estimate meets it, and the interval says what the games allow. The run always
+exits 0: benchmarks record, tests assert.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import machine, versions
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results"
+OUT = RESULTS / "training.json"
+PARTS = ("throughput", "strength", "time", "quality", "curve")
+
+
+def wilson(points: float, n: int) -> tuple[float, float, float]:
+    from mctslab.arena.ratings import wilson_interval
+
+    return wilson_interval(points, n) if n else (math.nan, math.nan, math.nan)
+
+
+def save(part: str, data: dict[str, Any]) -> None:
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    everything = json.loads(OUT.read_text()) if OUT.exists() else {}
+    everything[part] = {
+        **data,
+        "date": time.strftime("%Y-%m-%d"),
+        "machine": machine(),
+        "versions": versions("torch", "numba", "numpy"),
+    }
+    OUT.write_text(json.dumps(everything, indent=1, sort_keys=True) + "\n")
+
+
+# 1. Throughput -------------------------------------------------------------------------------
+
+
+def _throughput(model: str, threads: int, games: int, simulations: int) -> dict[str, Any]:
+    import torch
+
+    from mctslab.core.registry import make
+    from mctslab.players.network import load_model, resolve_model
+    from mctslab.train.selfplay import SelfPlayOptions, play_games
+
+    game = make("connect_four")
+    net = load_model(resolve_model(model), game)
+    torch.set_num_threads(threads)  # after load_model, which sets one thread
+    options = SelfPlayOptions(simulations=simulations, parallel_games=games)
+    play_games(net, game, [0, 1], SelfPlayOptions(simulations=4, parallel_games=2))  # warm up
+    start = time.perf_counter()
+    _, stats = play_games(net, game, list(range(1000, 1000 + games)), options)
+    seconds = time.perf_counter() - start
+    return {
+        "threads": threads,
+        "games": stats.games,
+        "positions": stats.positions,
+        "seconds": seconds,
+        "positions_per_s": stats.positions / seconds,
+        "evaluations_per_s": stats.evaluations / seconds,
+        "mean_batch": stats.evaluations / max(1, stats.positions * simulations) * games,
+        "network_share": stats.network_seconds / seconds,
+    }
+
+
+def part_throughput(args: argparse.Namespace) -> None:
+    ctx = multiprocessing.get_context("spawn")
+    rows = []
+    for threads in (1, 2):
+        with ctx.Pool(1) as pool:  # a fresh process each: PyTorch's threads are per process
+            rows.append(pool.apply(_throughput, (args.model, threads, 64, 100)))
+        r = rows[-1]
+        print(
+            f"self-play, {threads} thread(s): {r['positions_per_s']:.0f} positions/s, "
+            f"{r['evaluations_per_s']:.0f} network evaluations/s, "
+            f"{100 * r['network_share']:.0f}% of the time in the network"
+        )
+    save(
+        "throughput", {"model": args.model, "parallel_games": 64, "simulations": 100, "rows": rows}
+    )
+
+
+# 2 and 3. Strength through the arena ---------------------------------------------------------
+
+
+def _match(
+    name: str, az: str, opponent: str, games: int, seed: int, workers: int
+) -> dict[str, Any]:
+    from mctslab.arena.game_task import Entrant
+    from mctslab.arena.store import ResultStore
+    from mctslab.arena.tournament import ArenaConfig, run_arena
+
+    config = ArenaConfig(
+        game="connect_four",
+        players=(Entrant("az", az), Entrant("search", opponent)),
+        games=games,
+        seed=seed,
+        openings=2,
+        workers=workers,
+    )
+    start = time.perf_counter()
+    with ResultStore(RESULTS / "training.sqlite") as store:
+        result = run_arena(config, store, resume=True, kind=f"bench-training-{name}")
+    points = [r.score_of("az") for r in result.records]
+    scored = [p for p in points if p is not None]
+    score, low, high = wilson(sum(scored), len(scored))
+    wins = sum(1 for p in scored if p == 1.0)
+    draws = sum(1 for p in scored if p == 0.5)
+    row = {
+        "name": name,
+        "az": az,
+        "opponent": opponent,
+        "games": len(scored),
+        "wins": wins,
+        "draws": draws,
+        "losses": len(scored) - wins - draws,
+        "score": score,
+        "low": low,
+        "high": high,
+        "seconds_this_run": time.perf_counter() - start,
+    }
+    print(
+        f"{name}: {az} vs {opponent}: {score:.3f} [{low:.3f}, {high:.3f}] over {len(scored)} games"
+    )
+    return row
+
+
+def part_strength(args: argparse.Namespace) -> None:
+    m = args.model
+    matches = [
+        ("sims200_vs_uct200", f"az:model={m},simulations=200", "mcts:iterations=200", 0.95),
+        (
+            "sims200_vs_solver2000",
+            f"az:model={m},simulations=200",
+            "mcts:iterations=2000,solver=1",
+            0.70,
+        ),
+        (
+            "sims200_vs_solver20000",
+            f"az:model={m},simulations=200",
+            "mcts:iterations=20000,solver=1",
+            0.50,
+        ),
+    ]
+    rows = []
+    for name, az, opp, target in matches:
+        row = _match(name, az, opp, args.games, 17, args.workers)
+        row["target"] = target
+        row["met"] = row["score"] >= target
+        rows.append(row)
+    save("strength", {"model": m, "rows": rows})
+
+
+def part_time(args: argparse.Namespace) -> None:
+    m = args.model
+    row = _match(
+        "time0.5",
+        f"az:model={m},time=0.5",
+        "mcts:time=0.5,solver=1",
+        args.time_games,
+        23,
+        args.workers,
+    )
+    row["target"] = 0.5
+    row["met"] = row["score"] >= 0.5
+    save("time", {"model": m, "rows": [row]})
+
+
+# 4. Move quality against the exact solver ----------------------------------------------------
+
+
+def _positions(count: int, seed: int) -> list[list[int]]:
+    """``count`` positions at plies 8 to 30 from games of UCT (1,000 iterations) against
+    itself after two random opening plies, spread evenly over the plies."""
+    import numpy as np
+
+    from mctslab.core.registry import make
+    from mctslab.players.player import make_player
+
+    game = make("connect_four")
+    rng = np.random.default_rng(seed)
+    by_ply: dict[int, list[list[int]]] = {p: [] for p in range(8, 31)}
+    want = math.ceil(count / len(by_ply))
+    g = 0
+    while any(len(v) < want for v in by_ply.values()):
+        g += 1
+        state = game.new_initial_state()
+        moves: list[int] = []
+        players = [
+            make_player("mcts:iterations=1000", game.info, seed * 1000 + g + k) for k in (0, 1)
+        ]
+        while not state.is_terminal() and len(moves) <= 30:
+            if len(moves) < 2:
+                a = int(rng.choice(state.legal_actions()))
+            else:
+                a = players[state.current_player()].choose(state.clone())
+            if len(moves) in by_ply and len(by_ply[len(moves)]) < want and rng.random() < 0.5:
+                by_ply[len(moves)].append(list(moves))
+            state.apply_action(a)
+            moves.append(a)
+    picked = [p for v in by_ply.values() for p in v]
+    return picked[:count]
+
+
+def _label(chunk: list[list[int]]) -> list[dict[str, int]]:
+    from mctslab.games.connect_four_solver import ConnectFourSolver
+
+    solver = ConnectFourSolver()
+    return [{str(k): v for k, v in solver.move_scores(moves).items()} for moves in chunk]
+
+
+def _moves_of(spec: str, model: str, chunk: list[tuple[int, list[int]]]) -> list[int]:
+    import torch
+
+    from mctslab.core.registry import make
+    from mctslab.players.player import make_player
+
+    torch.set_num_threads(1)
+    game = make("connect_four")
+    out = []
+    for index, moves in chunk:
+        player = make_player(spec.replace("MODEL", model), game.info, seed=index)
+        state = game.state_from_actions(moves)
+        out.append(int(player.choose(state)))
+    return out
+
+
+QUALITY_PLAYERS = (
+    ("network alone", "policy:model=MODEL", 1),
+    ("az 50", "az:model=MODEL,simulations=50", 50),
+    ("az 200", "az:model=MODEL,simulations=200", 200),
+    ("az 800", "az:model=MODEL,simulations=800", 800),
+    ("uct 2000", "mcts:iterations=2000", 2000),
+    ("uct 20000", "mcts:iterations=20000", 20000),
+    ("uct 200000", "mcts:iterations=200000", 200000),
+)
+
+
+def part_quality(args: argparse.Namespace) -> None:
+    ctx = multiprocessing.get_context("spawn")
+    start = time.perf_counter()
+    positions = _positions(args.positions, 29)
+    print(f"{len(positions)} positions at plies 8-30 in {time.perf_counter() - start:.0f} s")
+    workers = max(1, args.workers)
+    start = time.perf_counter()
+    with ctx.Pool(workers) as pool:
+        chunks = [positions[i::workers] for i in range(workers)]
+        labelled = pool.map(_label, chunks)
+    scores: list[dict[str, int]] = [{}] * len(positions)
+    for i in range(workers):
+        for j, row in enumerate(labelled[i]):
+            scores[i + j * workers] = row
+    label_s = time.perf_counter() - start
+    print(f"labelled by the exact solver in {label_s:.0f} s")
+    optimal = [{int(a) for a, v in s.items() if v == max(s.values())} for s in scores]
+    rows = []
+    indexed = list(enumerate(positions))
+    for name, spec, sims in QUALITY_PLAYERS:
+        start = time.perf_counter()
+        with ctx.Pool(workers) as pool:
+            parts = pool.starmap(
+                _moves_of, [(spec, args.model, indexed[i::workers]) for i in range(workers)]
+            )
+        chosen = [0] * len(positions)
+        for i, part in enumerate(parts):
+            for j, a in enumerate(part):
+                chosen[i + j * workers] = a
+        hits = sum(1 for a, best in zip(chosen, optimal, strict=True) if a in best)
+        rate, low, high = wilson(hits, len(positions))
+        rows.append(
+            {
+                "player": name,
+                "spec": spec.replace("MODEL", args.model),
+                "simulations": sims,
+                "optimal": hits,
+                "positions": len(positions),
+                "rate": rate,
+                "low": low,
+                "high": high,
+                "seconds": time.perf_counter() - start,
+            }
+        )
+        print(
+            f"{name:>14}: optimal on {rate:.3f} [{low:.3f}, {high:.3f}] of {len(positions)} positions"
+        )
+    plot_quality(rows)
+    plies = [len(p) for p in positions]
+    save(
+        "quality",
+        {
+            "model": args.model,
+            "positions": len(positions),
+            "plies": [min(plies), max(plies)],
+            "label_seconds": label_s,
+            "rows": rows,
+        },
+    )
+
+
+def plot_quality(rows: list[dict[str, Any]]) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for family, marker in (("az", "o"), ("uct", "s")):
+        fam = [r for r in rows if r["player"].startswith(family)]
+        if family == "az":
+            fam = [r for r in rows if r["player"] == "network alone"] + fam
+        xs = [r["simulations"] for r in fam]
+        ys = [r["rate"] for r in fam]
+        err = [[r["rate"] - r["low"] for r in fam], [r["high"] - r["rate"] for r in fam]]
+        label = "network + PUCT (1 = the network alone)" if family == "az" else "compiled UCT"
+        ax.errorbar(xs, ys, yerr=err, marker=marker, capsize=3, label=label)
+    ax.set_xscale("log")
+    ax.set_xlabel("simulations (iterations) a move")
+    ax.set_ylabel("share of optimal moves (95% interval)")
+    ax.set_title("Connect Four, plies 8-30: learned guidance or more search?")
+    ax.legend()
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(RESULTS / "training_quality.png", dpi=90)
+    plt.close(fig)
+
+
+# 5. The training curve -------------------------------------------------------------------
+
+
+def part_curve(args: argparse.Namespace) -> None:
+    run = Path(args.run)
+    if not (run / "state.json").exists():
+        print(f"curve: no training run at {run}; skipped")
+        return
+    import shutil
+
+    state = json.loads((run / "state.json").read_text())
+    history = state["history"]
+    last = next((h["ratings"] for h in reversed(history) if h.get("ratings")), {})
+    rows = []
+    for h in history:
+        rating = last.get(f"gen-{h['generation']:04d}")
+        rows.append(
+            {
+                "generation": h["generation"],
+                "wall_seconds": h.get("wall_seconds"),
+                "elo": rating.get("elo") if rating else None,
+                "low": rating.get("low") if rating else None,
+                "high": rating.get("high") if rating else None,
+                "scores": h.get("scores"),
+            }
+        )
+    baselines = {k: v for k, v in last.items() if not k.startswith("gen-")}
+    shutil.copyfile(run / "training.png", RESULTS / "training_curve.png")
+    print(
+        f"curve: {state['generation']} generations, {state['wall_seconds'] / 60:.0f} min of training"
+    )
+    save(
+        "curve",
+        {
+            "run": str(run),
+            "generations": state["generation"],
+            "wall_seconds": state["wall_seconds"],
+            "baselines": baselines,
+            "rows": rows,
+        },
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--part", action="append", choices=PARTS, help="parts to run (default: all)"
+    )
+    parser.add_argument("--model", default="connect_four", help="the network (name or path)")
+    parser.add_argument("--games", type=int, default=100, help="games a strength match")
+    parser.add_argument("--time-games", type=int, default=40, help="games at 0.5 s a move")
+    parser.add_argument("--positions", type=int, default=1000, help="positions for move quality")
+    parser.add_argument("--workers", type=int, default=2, help="processes")
+    parser.add_argument("--run", default=str(ROOT / "runs" / "connect_four"), help="training run")
+    args = parser.parse_args()
+    for part in args.part or PARTS:
+        print(f"== {part}", flush=True)
+        globals()[f"part_{part}"](args)
+
+
+if __name__ == "__main__":
+    main()
