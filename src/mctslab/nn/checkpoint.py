@@ -67,6 +67,7 @@ def save_checkpoint(
     os.close(fd)
     try:
         torch.save(payload, tmp)
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; a checkpoint is for sharing
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):

@@ -36,6 +36,7 @@ def atomic_savez(path: Path, arrays: dict[str, Array]) -> None:
             np.savez(f, **arrays)  # type: ignore[arg-type]
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp makes it private
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):

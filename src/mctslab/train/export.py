@@ -45,7 +45,7 @@ def export_model(
         raise TrainError(f"{run_dir} has generations 0 to {last}, not {g}")
     config = run["config"]
     game = make(config["game"], **dict(config.get("game_params") or {}))
-    net, meta = load_checkpoint(run_dir / "checkpoints" / f"gen-{g:04d}.pt", game)
+    net, _ = load_checkpoint(run_dir / "checkpoints" / f"gen-{g:04d}.pt", game)
     history = [h for h in state["history"] if h["generation"] <= g]
     evaluated = [h for h in history if h.get("scores")]
     record = history[-1]
@@ -55,8 +55,7 @@ def export_model(
         "game_params": config.get("game_params") or {},
         "description": description,
         "network": {
-            **meta.get("network", {}),
-            **run.get("network", {}),
+            **getattr(net, "mctslab_spec", {}),
             "parameters": parameter_count(net),
         },
         "generation": g,

@@ -106,6 +106,7 @@ def _atomic_write(path: Path, data: bytes) -> None:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp makes it private
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
