@@ -38,6 +38,8 @@ READS_HIDDEN = {
     "minimax": True,
     "openspiel-mcts": True,  # OpenSpiel's MCTSBot searches the state it is handed
     "pig-hold": True,  # reads the whole state (Pig has no hidden information)
+    "az": True,  # PUCT with a network over the full observation tensor
+    "policy": True,  # the network over the full observation tensor
     "ismcts": False,
     "pimc": False,
     "random": False,

@@ -29,8 +29,8 @@ only some read just what their own seat may know: ``ismcts`` and ``pimc`` (throu
 ``information_state_string`` and ``resample_from_infostate``), ``random`` and
 ``openspiel-random`` (the legal moves, which the player to move always knows) and
 ``human`` (shown only its observation). ``mcts``, ``puct``, ``minimax``, ``openspiel-mcts``
-(OpenSpiel's MCTSBot searches the state it is given) and ``pig-hold`` read the
-whole state, the other players' cards included: they would cheat.
+(OpenSpiel's MCTSBot searches the state it is given), ``pig-hold``, ``az`` and ``policy``
+(a network over the full observation tensor) read the whole state, the other players' cards included: they would cheat.
 :func:`reads_hidden_information` says which is which, and every place that sets
 players against each other (:func:`play_game`, the arena, ``mctslab play``,
 ``tune``, ``analyze``) refuses a cheating player through
