@@ -272,12 +272,20 @@ QUALITY_PLAYERS = (
 )
 
 
-def part_quality(args: argparse.Namespace) -> None:
+def labelled_positions(
+    count: int, workers: int
+) -> tuple[list[list[int]], list[dict[str, int]], float]:
+    """The positions and every move's exact score, computed once and kept in
+    ``results/training_positions.json`` (the solver's labels do not depend on any player)."""
+    cache = RESULTS / "training_positions.json"
+    if cache.exists():
+        data = json.loads(cache.read_text())
+        if data["count"] == count:
+            return data["positions"], data["scores"], data["label_seconds"]
     ctx = multiprocessing.get_context("spawn")
     start = time.perf_counter()
-    positions = _positions(args.positions, 29)
+    positions = _positions(count, 29)
     print(f"{len(positions)} positions at plies 8-30 in {time.perf_counter() - start:.0f} s")
-    workers = max(1, args.workers)
     start = time.perf_counter()
     with ctx.Pool(workers) as pool:
         chunks = [positions[i::workers] for i in range(workers)]
@@ -288,6 +296,21 @@ def part_quality(args: argparse.Namespace) -> None:
             scores[i + j * workers] = row
     label_s = time.perf_counter() - start
     print(f"labelled by the exact solver in {label_s:.0f} s")
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    cache.write_text(
+        json.dumps(
+            {"count": count, "positions": positions, "scores": scores, "label_seconds": label_s}
+        )
+    )
+    return positions, scores, label_s
+
+
+def part_quality(args: argparse.Namespace) -> None:
+    ctx = multiprocessing.get_context("spawn")
+    workers = max(1, args.workers)
+    positions, scores, label_s = labelled_positions(args.positions, workers)
+    if args.label_only:
+        return
     optimal = [{int(a) for a, v in s.items() if v == max(s.values())} for s in scores]
     rows = []
     indexed = list(enumerate(positions))
@@ -414,6 +437,9 @@ def main() -> None:
     parser.add_argument("--positions", type=int, default=1000, help="positions for move quality")
     parser.add_argument("--workers", type=int, default=2, help="processes")
     parser.add_argument("--run", default=str(ROOT / "runs" / "connect_four"), help="training run")
+    parser.add_argument(
+        "--label-only", action="store_true", help="quality: only make and label the positions"
+    )
     args = parser.parse_args()
     for part in args.part or PARTS:
         print(f"== {part}", flush=True)
