@@ -188,3 +188,17 @@ def test_self_play_in_two_worker_processes_plays_every_game(tmp_path: Path) -> N
         assert record["positions"] >= 5 * record["games"]  # a tic-tac-toe game has >= 5 plies
     _, state = load_run(tmp_path / "run")
     assert state["positions"] == sum(h["positions"] for h in result.history)
+
+
+def test_minutes_stop_the_run_between_generations(tmp_path: Path) -> None:
+    """``minutes``: no generation starts once the budget is spent (here at once: the run
+    ends at generation 0, stopped by minutes, its files committed); ``--resume`` with a
+    larger budget then trains to ``generations``."""
+    config = TrainConfig(game="tic_tac_toe", minutes=1e-6, **REPRO)
+    first = train(config, tmp_path / "run")
+    assert (first.generation, first.stopped_by) == (0, "minutes")
+    assert _check_consistent(tmp_path / "run") == 0
+    again = train(
+        TrainConfig(game="tic_tac_toe", minutes=30.0, **REPRO), tmp_path / "run", resume=True
+    )
+    assert (again.generation, again.stopped_by) == (2, "generations")
