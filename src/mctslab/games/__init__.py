@@ -33,6 +33,7 @@ __all__ = [
 def _register_builtins() -> None:
     from mctslab.core.game import Game
     from mctslab.core.registry import register, register_prefix
+    from mctslab.games.go import Go
     from mctslab.games.knockout_whist import KnockoutWhist
     from mctslab.games.kuhn_poker import KuhnPoker
     from mctslab.games.pig import Pig
@@ -55,6 +56,7 @@ def _register_builtins() -> None:
     register("nim", nim)
     register("bachet", bachet)
     register("bohnenspiel", Bohnenspiel)
+    register("go", Go)
     register("pig", Pig)
     register("kuhn_poker", KuhnPoker)
     register("knockout_whist", KnockoutWhist)

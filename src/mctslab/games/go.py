@@ -1,0 +1,678 @@
+"""Go as rule kernels: area scoring, positional superko, OpenSpiel's encodings.
+
+Rules (Tromp-Taylor, as OpenSpiel's ``go`` wherever the rules agree):
+
+- board ``board_size`` x ``board_size``, 5 to 19 (default 9); Black (player 0)
+  moves first; ``komi`` (default 7.5, a multiple of 0.5) is given to White;
+- a move is a stone on an empty point or a pass; stones of the opponent's
+  strings left without liberties are captured; **suicide is illegal** (a move
+  that leaves its own string without liberties and captures nothing);
+- **ko**: ``ko="superko"`` (default), positional superko: a stone may not recreate
+  any board position of the game so far (the board alone, whoever is to move);
+  ``ko="simple"``: only the immediate recapture of a single stone that has just
+  captured a single stone is illegal (OpenSpiel's ko point);
+- the game ends after **two consecutive passes**, or after ``max_game_length``
+  moves (passes included; default ``2 * board_size**2``, OpenSpiel's default);
+- **area scoring** (Tromp-Taylor): a point counts for a colour if it holds one of
+  its stones or if it is empty and every empty region it belongs to reaches stones
+  of that colour only; Black's score is its area minus White's minus komi; the
+  returns are +1/-1 to the player with the higher score, 0/0 on a tie (integer komi).
+
+Actions as OpenSpiel's ``go(board_size=N)``: the point in row ``r`` (0 = row 1, at
+the bottom) and column ``c`` (0 = column a) is ``r * N + c``; pass is ``N * N``;
+``num_actions = N * N + 1``. Action names are OpenSpiel's, ``"B a1"``, ``"W PASS"``
+(the colour of the player to move; columns skip the letter i); ``string_to_action``
+also takes ``a1``, ``A1``, ``pass``.
+
+**Where the rules differ from OpenSpiel's** (``tests/games/test_go.py`` checks that
+every difference met on random games is one of these):
+
+1. *Superko.* OpenSpiel allows a move that repeats an earlier position (only the
+   simple-ko point is refused) and then ends the game at once as a **draw**. With
+   ``ko="superko"`` such a move is illegal here and the game goes on; with
+   ``ko="simple"`` it is legal and the game goes on (to two passes or the length
+   limit). Legal actions are equal to OpenSpiel's at every position where no move
+   repeats a position (always with ``ko="simple"``), and the repeating moves are
+   the only ones missing with ``ko="superko"``.
+2. *Komi* must be a multiple of 0.5 here (scores are kept in half points);
+   OpenSpiel takes any float. *Handicap* stones are not supported (OpenSpiel's
+   ``handicap`` parameter).
+
+Everything else is OpenSpiel's: the game length limit, the end by two passes,
+suicide, the area count (equal to OpenSpiel's on every finished random game and on
+hundreds of random boards), the simple-ko point (set when a stone played where all
+four neighbours are the opponent's or the edge captures exactly one stone; cleared
+by any other move or a pass) and the observation.
+
+State layout (``int64``), with ``W = board_size + 2`` and ``V = W * W``: points are
+*virtual* points of a board with a one-point border of guard cells, ``v = (r + 1) * W +
+c + 1`` (so a neighbour is ``v - W, v - 1, v + 1, v + W``, never out of the array):
+``[player, winner, moves, passes, ko, hash, captured_by_black, captured_by_white,
+last_action, score2, 0 .. 0]`` (16 words), then eight arrays of ``V`` words: ``colour``
+(0 empty, 1 black, 2 white, 3 guard), ``head`` (the string a stone belongs to),
+``next`` (the string's stones as a circular linked list), and, at a string's head,
+``libs`` (its pseudo-liberties), ``lsum`` and ``lsq`` (the sum of its pseudo-liberties'
+points and of their squares), ``size`` (stones), ``shash`` (the XOR of its stones'
+Zobrist keys); then a 4096-bit Bloom filter of the positions seen (64 words) and the
+Zobrist hash of the position after every move, ``hist[0 .. max_game_length]``.
+``params = [N, W, komi * 2, superko, max_game_length, header ..]``, then the action to
+virtual point table and the 64-bit Zobrist keys (fixed seed), so that the kernels are
+functions of ``(state, params)`` alone.
+
+Capture and liberty bookkeeping (as OpenSpiel's ``GoBoard``, after the pseudo-liberty
+technique of Fuego and Pachi): a string's *pseudo-liberties* count each (stone, empty
+neighbour) adjacency, so they are kept exactly by adding and subtracting as stones
+come and go, without finding out which empty points are shared. A string has no
+liberty iff it has 0 pseudo-liberties, and exactly one (is in atari) iff all its
+pseudo-liberties are one point: ``lsum**2 == lsq * libs``. Placing a stone makes a
+one-stone string, merges the neighbouring strings of its colour into the largest
+(relabelling the smaller ones' stones and splicing the linked lists), takes the
+point from the pseudo-liberties of every neighbouring string, then removes the
+opponent strings left at 0, giving their points back to the strings around them.
+Legality of a point costs four neighbour reads (an empty neighbour; an own string
+not in atari; an opponent string in atari: a capture). Superko hashes are Zobrist,
+64 bits, incremental: the hash after a stone is the hash before, XOR the stone's key,
+XOR the ``shash`` of each string it captures; it is refused if the Bloom filter has its
+bit and the history holds it (a scan of ``hist``, taken only on a filter hit).
+
+Playouts: ``playout`` (the kernel contract's, used by both engines) plays uniformly
+random legal moves, pass included, drawing as the generic loop. :func:`policy_playout`
+is the classic Go playout policy (same signature): uniformly random among the legal
+moves that do not fill a one-point eye of the mover (an empty point whose four
+neighbours are the mover's stones or the edge, and whose diagonal points hold at most
+one opponent stone, none if the point is on the edge), passing only when no such move
+remains; random games then end by two passes with the eyes of living groups kept. It
+draws differently from the generic loop, so it is not the contract's ``playout``: it is
+there for a Go playout option of the engines (not wired into them yet) and for
+benchmarks.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from mctslab.core.errors import InvalidConfigError
+from mctslab.core.game import TERMINAL, GameInfo
+from mctslab.games.kernels import (
+    KernelGame,
+    KernelState,
+    RuleKernels,
+    rng_randint,
+    winner_returns,
+)
+
+__all__ = ["Go", "policy_playout"]
+
+# params: header words, then the action -> virtual point table, then the Zobrist keys.
+_P_N, _P_W, _P_KOMI2, _P_SUPERKO, _P_MAXLEN = 0, 1, 2, 3, 4
+_P_COLOUR, _P_HEAD, _P_NEXT, _P_LIBS, _P_LSUM, _P_LSQ, _P_SIZE, _P_SHASH = 5, 6, 7, 8, 9, 10, 11, 12
+_P_BLOOM, _P_HIST, _P_LEN, _P_A2V, _P_ZOB = 13, 14, 15, 16, 17
+_PARAMS_HEADER = 24
+
+# state header
+_S_PLAYER, _S_WINNER, _S_MOVES, _S_PASSES, _S_KO, _S_HASH = 0, 1, 2, 3, 4, 5
+_S_CAPTURED, _S_LAST, _S_SCORE2 = 6, 8, 9  # captured: 6 by black, 7 by white
+_HEADER = 16
+_BLOOM_WORDS = 64
+_ZOBRIST_SEED = 0x60_0D_5EED
+
+EMPTY, BLACK, WHITE, GUARD = 0, 1, 2, 3
+
+
+def _make_params(board_size: int, komi2: int, superko: bool, max_len: int) -> np.ndarray:
+    n, w = board_size, board_size + 2
+    v = w * w
+    colour = _HEADER
+    offsets = [colour + i * v for i in range(8)]
+    bloom = colour + 8 * v
+    hist = bloom + _BLOOM_WORDS
+    length = hist + max_len + 1
+    a2v = _PARAMS_HEADER
+    zob = a2v + n * n
+    params = np.zeros(zob + 3 * v, dtype=np.int64)
+    params[:5] = [n, w, komi2, int(superko), max_len]
+    params[_P_COLOUR : _P_SHASH + 1] = offsets
+    params[_P_BLOOM], params[_P_HIST], params[_P_LEN] = bloom, hist, length
+    params[_P_A2V], params[_P_ZOB] = a2v, zob
+    for a in range(n * n):
+        params[a2v + a] = (a // n + 1) * w + a % n + 1
+    keys = np.random.default_rng(_ZOBRIST_SEED).integers(
+        np.iinfo(np.int64).min, np.iinfo(np.int64).max, size=3 * v, dtype=np.int64
+    )
+    keys[:v] = 0  # colour 0 (empty) has no key: keys[c * V + v] for c = 1, 2
+    params[zob:] = keys
+    return params
+
+
+@njit(cache=True)
+def init(params):  # type: ignore[no-untyped-def]
+    n, w = params[_P_N], params[_P_W]
+    s = np.zeros(params[_P_LEN], dtype=np.int64)
+    s[_S_WINNER] = -1
+    s[_S_KO] = -1
+    s[_S_LAST] = -1
+    col = params[_P_COLOUR]
+    for v in range(w * w):
+        s[col + v] = GUARD
+    a2v = params[_P_A2V]
+    for a in range(n * n):
+        s[col + params[a2v + a]] = EMPTY
+    _remember(s, params, 0)  # hist[0] = 0: the empty board
+    return s
+
+
+@njit(inline="always")
+def _remember(s, params, h):  # type: ignore[no-untyped-def]
+    s[params[_P_HIST] + s[_S_MOVES]] = h
+    bit = (h >> 52) & 4095
+    s[params[_P_BLOOM] + (bit >> 6)] |= np.int64(1) << (bit & 63)
+
+
+@njit(inline="always")
+def _seen(s, params, h):  # type: ignore[no-untyped-def]
+    """Whether the board position of hash ``h`` occurred before in the game."""
+    bit = (h >> 52) & 4095
+    if (s[params[_P_BLOOM] + (bit >> 6)] >> (bit & 63)) & 1 == 0:
+        return False
+    hist = params[_P_HIST]
+    found = False
+    for i in range(s[_S_MOVES] + 1):
+        if s[hist + i] == h:
+            found = True
+            break
+    return found
+
+
+@njit(inline="always")
+def _in_atari(s, params, h):  # type: ignore[no-untyped-def]
+    """Whether string ``h`` (a head) has exactly one liberty."""
+    n = s[params[_P_LIBS] + h]
+    m = s[params[_P_LSUM] + h]
+    return n > 0 and m * m == s[params[_P_LSQ] + h] * n
+
+
+@njit(inline="always")
+def _neighbour(s, m, c, col, head, libs, lsum, lsq, shash, safe, cap, h1, h2, h3):  # type: ignore[no-untyped-def]
+    """One neighbour ``m`` of a candidate point of colour ``c``: ``safe`` becomes true on
+    an empty point, an own string not in atari or an opponent string in atari (whose
+    capture adds its ``shash`` to ``cap`` once: ``h1 .. h3`` are the strings seen)."""
+    x = s[col + m]
+    if x == EMPTY:
+        safe = True
+    elif x == c:
+        h = s[head + m]
+        q = s[lsum + h]
+        if q * q != s[lsq + h] * s[libs + h]:  # the point is a liberty: libs > 0
+            safe = True
+    elif x != GUARD:
+        h = s[head + m]
+        q = s[lsum + h]
+        if q * q == s[lsq + h] * s[libs + h]:  # in atari: its one liberty is the point
+            safe = True
+            if h != h1 and h != h2 and h != h3:
+                cap ^= s[shash + h]
+                if h1 < 0:
+                    h1 = h
+                elif h2 < 0:
+                    h2 = h
+                else:
+                    h3 = h
+    return safe, cap, h1, h2, h3
+
+
+@njit(inline="always")
+def _legal_point(s, params, v, c):  # type: ignore[no-untyped-def]
+    """Whether colour ``c`` may play at virtual point ``v``: empty, not the ko point,
+    not suicide, and (superko) not a repetition."""
+    col = params[_P_COLOUR]
+    if s[col + v] != EMPTY or v == s[_S_KO]:
+        return False
+    w = params[_P_W]
+    superko = params[_P_SUPERKO] != 0
+    x0, x1, x2, x3 = s[col + v - w], s[col + v - 1], s[col + v + 1], s[col + v + w]
+    has_empty = x0 == EMPTY or x1 == EMPTY or x2 == EMPTY or x3 == EMPTY
+    if not superko and has_empty:
+        return True
+    o = 3 - c
+    if has_empty and x0 != o and x1 != o and x2 != o and x3 != o:
+        # the common case: a liberty and no capture; superko: the hash with the stone
+        return not _seen(s, params, s[_S_HASH] ^ params[params[_P_ZOB] + c * w * w + v])
+    head, libs, lsum = params[_P_HEAD], params[_P_LIBS], params[_P_LSUM]
+    lsq, shash = params[_P_LSQ], params[_P_SHASH]
+    safe = False
+    cap = np.int64(0)
+    h1 = h2 = h3 = np.int64(-1)
+    safe, cap, h1, h2, h3 = _neighbour(
+        s, v - w, c, col, head, libs, lsum, lsq, shash, safe, cap, h1, h2, h3
+    )
+    safe, cap, h1, h2, h3 = _neighbour(
+        s, v - 1, c, col, head, libs, lsum, lsq, shash, safe, cap, h1, h2, h3
+    )
+    safe, cap, h1, h2, h3 = _neighbour(
+        s, v + 1, c, col, head, libs, lsum, lsq, shash, safe, cap, h1, h2, h3
+    )
+    safe, cap, h1, h2, h3 = _neighbour(
+        s, v + w, c, col, head, libs, lsum, lsq, shash, safe, cap, h1, h2, h3
+    )
+    if not safe:
+        return False
+    if not superko:
+        return True
+    new = s[_S_HASH] ^ params[params[_P_ZOB] + c * w * w + v] ^ cap
+    return not _seen(s, params, new)
+
+
+@njit(cache=True)
+def legal_actions(s, params, out):  # type: ignore[no-untyped-def]
+    if s[_S_PLAYER] < 0:
+        return 0
+    n, w = params[_P_N], params[_P_W]
+    c = s[_S_PLAYER] + 1
+    k = 0
+    for r in range(n):
+        base = (r + 1) * w + 1
+        for i in range(n):
+            if _legal_point(s, params, base + i, c):
+                out[k] = r * n + i
+                k += 1
+    out[k] = n * n
+    return k + 1
+
+
+@njit(inline="always")
+def _add_lib(s, params, h, p):  # type: ignore[no-untyped-def]
+    s[params[_P_LIBS] + h] += 1
+    s[params[_P_LSUM] + h] += p
+    s[params[_P_LSQ] + h] += p * p
+
+
+@njit(inline="always")
+def _remove_lib(s, params, h, p):  # type: ignore[no-untyped-def]
+    s[params[_P_LIBS] + h] -= 1
+    s[params[_P_LSUM] + h] -= p
+    s[params[_P_LSQ] + h] -= p * p
+
+
+@njit(cache=True)
+def _merge(s, params, a, b):  # type: ignore[no-untyped-def]
+    """Merge the strings of heads ``a`` and ``b`` into the larger; returns its head."""
+    size, head, nxt = params[_P_SIZE], params[_P_HEAD], params[_P_NEXT]
+    if s[size + a] < s[size + b]:
+        a, b = b, a
+    cur = b
+    while True:
+        s[head + cur] = a
+        cur = s[nxt + cur]
+        if cur == b:
+            break
+    t = s[nxt + a]
+    s[nxt + a] = s[nxt + b]
+    s[nxt + b] = t
+    s[params[_P_LIBS] + a] += s[params[_P_LIBS] + b]
+    s[params[_P_LSUM] + a] += s[params[_P_LSUM] + b]
+    s[params[_P_LSQ] + a] += s[params[_P_LSQ] + b]
+    s[params[_P_SIZE] + a] += s[params[_P_SIZE] + b]
+    s[params[_P_SHASH] + a] ^= s[params[_P_SHASH] + b]
+    return a
+
+
+@njit(cache=True)
+def _remove_string(s, params, h, o):  # type: ignore[no-untyped-def]
+    """Capture the string of head ``h`` (colour ``o``), giving its points back as
+    pseudo-liberties to the strings around it; returns its number of stones."""
+    col, head, nxt = params[_P_COLOUR], params[_P_HEAD], params[_P_NEXT]
+    w = params[_P_W]
+    zob = params[_P_ZOB] + o * w * w
+    n = 0
+    cur = h
+    while True:
+        following = s[nxt + cur]
+        s[col + cur] = EMPTY
+        s[_S_HASH] ^= params[zob + cur]
+        n += 1
+        for d in range(4):
+            m = cur - w if d == 0 else (cur - 1 if d == 1 else (cur + 1 if d == 2 else cur + w))
+            x = s[col + m]
+            if BLACK <= x <= WHITE and s[head + m] != h:
+                _add_lib(s, params, s[head + m], cur)
+        cur = following
+        if cur == h:
+            break
+    return n
+
+
+@njit(cache=True)
+def apply_action(s, params, a):  # type: ignore[no-untyped-def]
+    n = params[_P_N]
+    p = s[_S_PLAYER]
+    s[_S_MOVES] += 1
+    s[_S_LAST] = a
+    if a == n * n:  # pass
+        s[_S_KO] = -1
+        s[_S_PASSES] += 1
+        _remember(s, params, s[_S_HASH])
+        if s[_S_PASSES] >= 2 or s[_S_MOVES] >= params[_P_MAXLEN]:
+            _finish(s, params)
+        else:
+            s[_S_PLAYER] = 1 - p
+        return
+    s[_S_PASSES] = 0
+    w = params[_P_W]
+    col, head, nxt = params[_P_COLOUR], params[_P_HEAD], params[_P_NEXT]
+    c = p + 1
+    o = 2 - p
+    v = params[params[_P_A2V] + a]
+    enemy_eye = True
+    for d in range(4):
+        m = v - w if d == 0 else (v - 1 if d == 1 else (v + 1 if d == 2 else v + w))
+        x = s[col + m]
+        if x != o and x != GUARD:
+            enemy_eye = False
+    key = params[params[_P_ZOB] + c * w * w + v]
+    s[col + v] = c
+    s[_S_HASH] ^= key
+    s[head + v] = v
+    s[nxt + v] = v
+    s[params[_P_LIBS] + v] = 0
+    s[params[_P_LSUM] + v] = 0
+    s[params[_P_LSQ] + v] = 0
+    s[params[_P_SIZE] + v] = 1
+    s[params[_P_SHASH] + v] = key
+    h = v
+    for d in range(4):
+        m = v - w if d == 0 else (v - 1 if d == 1 else (v + 1 if d == 2 else v + w))
+        x = s[col + m]
+        if x == EMPTY:
+            _add_lib(s, params, h, m)
+        elif x == c and s[head + m] != h:
+            h = _merge(s, params, h, s[head + m])
+    for d in range(4):
+        m = v - w if d == 0 else (v - 1 if d == 1 else (v + 1 if d == 2 else v + w))
+        x = s[col + m]
+        if BLACK <= x <= WHITE:
+            _remove_lib(s, params, s[head + m], v)
+    captured = 0
+    last = -1
+    for d in range(4):
+        m = v - w if d == 0 else (v - 1 if d == 1 else (v + 1 if d == 2 else v + w))
+        if s[col + m] == o and s[params[_P_LIBS] + s[head + m]] == 0:
+            captured += _remove_string(s, params, s[head + m], o)
+            last = m
+    s[_S_CAPTURED + p] += captured
+    s[_S_KO] = last if enemy_eye and captured == 1 else -1
+    _remember(s, params, s[_S_HASH])
+    if s[_S_MOVES] >= params[_P_MAXLEN]:
+        _finish(s, params)
+    else:
+        s[_S_PLAYER] = 1 - p
+
+
+@njit(cache=True)
+def area_score2(s, params):  # type: ignore[no-untyped-def]
+    """Twice Black's Tromp-Taylor score, komi included: ``2 * (area(B) - area(W)) - 2 * komi``."""
+    n, w = params[_P_N], params[_P_W]
+    col, a2v = params[_P_COLOUR], params[_P_A2V]
+    seen = np.zeros(w * w, dtype=np.bool_)
+    stack = np.empty(w * w, dtype=np.int64)
+    delta = 0
+    for a in range(n * n):
+        v = params[a2v + a]
+        x = s[col + v]
+        if x == BLACK:
+            delta += 1
+        elif x == WHITE:
+            delta -= 1
+        elif not seen[v]:
+            seen[v] = True
+            stack[0] = v
+            top = 1
+            count = 0
+            reach = 0  # bit 0: black, bit 1: white
+            while top > 0:
+                top -= 1
+                q = stack[top]
+                count += 1
+                for d in range(4):
+                    m = q - w if d == 0 else (q - 1 if d == 1 else (q + 1 if d == 2 else q + w))
+                    y = s[col + m]
+                    if y == EMPTY:
+                        if not seen[m]:
+                            seen[m] = True
+                            stack[top] = m
+                            top += 1
+                    elif y == BLACK:
+                        reach |= 1
+                    elif y == WHITE:
+                        reach |= 2
+            if reach == 1:
+                delta += count
+            elif reach == 2:
+                delta -= count
+    return 2 * delta - params[_P_KOMI2]
+
+
+@njit(cache=True)
+def _finish(s, params):  # type: ignore[no-untyped-def]
+    score2 = area_score2(s, params)
+    s[_S_SCORE2] = score2
+    s[_S_WINNER] = 0 if score2 > 0 else (1 if score2 < 0 else -1)
+    s[_S_PLAYER] = TERMINAL
+
+
+returns = winner_returns  # the winner is kept in s[1]
+
+
+@njit(cache=True)
+def heuristic(s, params, out):  # type: ignore[no-untyped-def]
+    """The Tromp-Taylor score of the board as it stands, squashed to ``(-1, 1)``."""
+    d = area_score2(s, params) / 2.0
+    v = d / (abs(d) + params[_P_N])
+    out[0] = v
+    out[1] = -v
+
+
+@njit(cache=True)
+def playout(s, params, rng, out):  # type: ignore[no-untyped-def]
+    """Uniformly random legal moves (pass included) to the end, in place, drawing as
+    the generic loop. Returns the plies played; writes the returns to ``out``."""
+    buf = np.empty(params[_P_N] * params[_P_N] + 1, dtype=np.int64)
+    plies = 0
+    while s[_S_PLAYER] != TERMINAL:
+        k = legal_actions(s, params, buf)
+        apply_action(s, params, buf[rng_randint(rng, k)])
+        plies += 1
+    winner_returns(s, params, out)
+    return plies
+
+
+@njit(inline="always")
+def _own_eye(s, params, v, c):  # type: ignore[no-untyped-def]
+    """Whether empty point ``v`` is a one-point eye of colour ``c``: its four neighbours
+    are ``c`` or the edge; of its diagonals at most one is the opponent's (none on the edge)."""
+    col, w = params[_P_COLOUR], params[_P_W]
+    for d in range(4):
+        m = v - w if d == 0 else (v - 1 if d == 1 else (v + 1 if d == 2 else v + w))
+        x = s[col + m]
+        if x != c and x != GUARD:
+            return False
+    o = 3 - c
+    enemy = 0
+    edge = 0
+    for d in range(4):
+        m = v - w - 1 if d == 0 else (v - w + 1 if d == 1 else (v + w - 1 if d == 2 else v + w + 1))
+        x = s[col + m]
+        if x == o:
+            enemy += 1
+        elif x == GUARD:
+            edge = 1
+    return enemy + edge < 2
+
+
+@njit(cache=True)
+def policy_playout(s, params, rng, out):  # type: ignore[no-untyped-def]
+    """The classic Go playout: at each ply the ``k``-th (``k = rng_randint(rng, n)``) of
+    the ``n`` legal points, in ascending order, that do not fill one of the mover's own
+    one-point eyes; a pass when there is none. In place, to the end; returns the plies
+    played and writes the returns to ``out``."""
+    nn = params[_P_N] * params[_P_N]
+    a2v = params[_P_A2V]
+    buf = np.empty(nn, dtype=np.int64)
+    plies = 0
+    while s[_S_PLAYER] != TERMINAL:
+        c = s[_S_PLAYER] + 1
+        k = 0
+        for a in range(nn):
+            v = params[a2v + a]
+            if _legal_point(s, params, v, c) and not _own_eye(s, params, v, c):
+                buf[k] = a
+                k += 1
+        apply_action(s, params, nn if k == 0 else buf[rng_randint(rng, k)])
+        plies += 1
+    winner_returns(s, params, out)
+    return plies
+
+
+@njit(cache=True)
+def observation(s, params, player, out):  # type: ignore[no-untyped-def]
+    """OpenSpiel's ``go`` observation, 4 planes of ``N x N`` (cell ``r * N + c``, row 0 at
+    the bottom, as the actions): black, white, empty, then a plane of ones when White is
+    to play (after an odd number of moves, also once the game is over). The same for both
+    players."""
+    n = params[_P_N]
+    nn = n * n
+    col, a2v = params[_P_COLOUR], params[_P_A2V]
+    for i in range(nn):
+        x = s[col + params[a2v + i]]
+        out[i] = 1.0 if x == BLACK else 0.0
+        out[nn + i] = 1.0 if x == WHITE else 0.0
+        out[2 * nn + i] = 1.0 if x == EMPTY else 0.0
+    white = 1.0 if s[_S_MOVES] % 2 == 1 else 0.0
+    for i in range(nn):
+        out[3 * nn + i] = white
+
+
+_COLUMNS = "abcdefghjklmnopqrst"
+
+
+class Go(KernelGame):
+    """Go on ``board_size`` x ``board_size`` with area scoring (OpenSpiel ``go`` encodings)."""
+
+    kernels = RuleKernels(
+        init,
+        legal_actions,
+        apply_action,
+        returns,
+        heuristic,
+        playout=playout,
+        observation=observation,
+    )
+
+    def __init__(
+        self,
+        board_size: int = 9,
+        komi: float = 7.5,
+        ko: str = "superko",
+        max_game_length: int | None = None,
+    ) -> None:
+        if (
+            not isinstance(board_size, int)
+            or isinstance(board_size, bool)
+            or not 5 <= board_size <= 19
+        ):
+            raise InvalidConfigError("go: board_size must be an integer in [5, 19]")
+        try:
+            komi2 = float(komi) * 2
+        except (TypeError, ValueError):
+            raise InvalidConfigError(f"go: komi must be a number, got {komi!r}") from None
+        if isinstance(komi, bool) or not komi2.is_integer() or abs(komi2) > 2 * board_size**2:
+            raise InvalidConfigError(
+                f"go: komi must be a multiple of 0.5 within the board's area, got {komi!r}"
+            )
+        if ko not in ("superko", "simple"):
+            raise InvalidConfigError(f"go: ko must be 'superko' or 'simple', got {ko!r}")
+        if max_game_length is None:
+            max_game_length = 2 * board_size * board_size
+        if (
+            not isinstance(max_game_length, int)
+            or isinstance(max_game_length, bool)
+            or not 2 <= max_game_length <= 100 * board_size * board_size
+        ):
+            raise InvalidConfigError(
+                "go: max_game_length must be an integer in [2, 100 * board_size**2]"
+            )
+        self.board_size, self.komi, self.ko = board_size, float(komi), ko
+        info = GameInfo(
+            name="go",
+            version=1,
+            num_players=2,
+            num_actions=board_size * board_size + 1,
+            max_game_length=max_game_length,
+            zero_sum=True,
+            min_utility=-1.0,
+            max_utility=1.0,
+        )
+        params = _make_params(board_size, int(komi2), ko == "superko", max_game_length)
+        super().__init__(info, params)
+
+    def observation_shape(self) -> tuple[int, ...]:
+        """OpenSpiel's: 4 planes (black, white, empty, White to play) of ``N x N``."""
+        return (4, self.board_size, self.board_size)
+
+    def point_name(self, action: int) -> str:
+        """``a1`` .. (OpenSpiel's lower-case point names) or ``PASS``."""
+        n = self.board_size
+        if action == n * n:
+            return "PASS"
+        return f"{_COLUMNS[action % n]}{action // n + 1}"
+
+    def action_name(self, state: KernelState, action: int) -> str:
+        colour = "B" if int(state.array[_S_MOVES]) % 2 == 0 else "W"
+        return f"{colour} {self.point_name(action)}"
+
+    def parse_action(self, state: KernelState, text: str) -> int | None:
+        t = text.strip().lower()
+        if t[:2] in ("b ", "w "):
+            t = t[2:].strip()
+        n = self.board_size
+        if t == "pass":
+            return n * n
+        if len(t) < 2 or t[0] not in _COLUMNS[:n] or not t[1:].isdigit():
+            return None
+        row = int(t[1:])
+        if not 1 <= row <= n:
+            return None
+        return (row - 1) * n + _COLUMNS.index(t[0])
+
+    def colour_at(self, state: KernelState, action: int) -> int:
+        """0 empty, 1 black, 2 white at point ``action``."""
+        v = int(self.params[_PARAMS_HEADER + action])
+        return int(state.array[_HEADER + v])
+
+    def score(self, state: KernelState) -> float:
+        """Black's Tromp-Taylor area score minus komi (negative: White ahead), of the
+        board as it stands (at the end: the score the returns follow)."""
+        return float(area_score2(state.array, self.params)) / 2.0
+
+    def captures(self, state: KernelState) -> tuple[int, int]:
+        """Stones captured so far by Black and by White."""
+        a = state.array
+        return int(a[_S_CAPTURED]), int(a[_S_CAPTURED + 1])
+
+    def render(self, state: KernelState) -> str:
+        n = self.board_size
+        a = state.array
+        marks = "+XO"
+        lines = []
+        for r in reversed(range(n)):
+            row = "".join(marks[self.colour_at(state, r * n + c)] for c in range(n))
+            lines.append(f"{r + 1:2d} {row}")
+        lines.append("   " + _COLUMNS[:n].upper())
+        black, white = self.captures(state)
+        to_play = "over" if self.is_over(state) else ("B" if int(a[_S_MOVES]) % 2 == 0 else "W")
+        lines.append(f"to play: {to_play}, captures B {black} W {white}")
+        return "\n".join(lines)
+
+    @staticmethod
+    def is_over(state: KernelState) -> bool:
+        return int(state.array[_S_PLAYER]) == TERMINAL
