@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP_RUN  := $(VENV)/.stamp-run
 STAMP_TEST := $(VENV)/.stamp-test
 
-.PHONY: run test lint typecheck imports pytest graphviz chromium bench clean
+.PHONY: run test lint typecheck imports pytest graphviz chromium gnugo bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,7 +37,7 @@ imports: $(STAMP_TEST)
 
 # MCTSLAB_REQUIRE_BROWSER=1: the browser tests fail, not skip, without chromium;
 # MCTSLAB_REQUIRE_EXTRAS=1: tests of an extra (OpenSpiel, Ray, web) fail, not skip, without it.
-pytest: $(STAMP_TEST) graphviz chromium
+pytest: $(STAMP_TEST) graphviz chromium gnugo
 	MCTSLAB_REQUIRE_BROWSER=1 MCTSLAB_REQUIRE_EXTRAS=1 $(BIN)/pytest -n 2 --dist worksteal -q --durations=8
 
 test: lint typecheck imports pytest
@@ -53,6 +53,11 @@ graphviz:
 # DEVELOPERS.md); Playwright's own browser download is never used.
 chromium:
 	@command -v chromium >/dev/null || ($(APT) update -qq && $(APT) install -y -qq chromium)
+
+# GNU Go 3.8 (Debian's gnugo, in /usr/games) is the outside opponent of the Go tests: the
+# `gtp:` player plays it and `mctslab gtp` is played against it.
+gnugo:
+	@command -v gnugo >/dev/null || test -x /usr/games/gnugo || ($(APT) update -qq && $(APT) install -y -qq gnugo)
 
 # Engine speed against OpenSpiel (needs the dev extras); writes benchmarks/results/engines.json;
 # PUCT against compiled UCT, mctx and a small network (benchmarks/results/puct.json, about 5

@@ -45,6 +45,7 @@ READS_HIDDEN = {
     "random": False,
     "openspiel-random": False,
     "human": False,  # shown only its observation
+    "gtp": False,  # an outside program, told the moves only (and it plays go only)
 }
 
 

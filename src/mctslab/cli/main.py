@@ -523,6 +523,7 @@ from mctslab.cli import (  # noqa: E402, F401
     arena,
     bohnenspiel,
     exploitability,
+    gtp,  # mctslab gtp: a Go engine speaking GTP
     selfplay,
     serve,  # mctslab serve: the web lab
     train,  # mctslab train: AlphaZero self-play training (the nn extra)

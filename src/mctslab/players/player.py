@@ -22,14 +22,18 @@ Spec strings, usable everywhere a player is named (CLI, arena)::
     pig-hold:at=20                            # Pig's "hold at 20" strategy
     az:model=connect_four,simulations=200     # PUCT with a trained network (mctslab.players.network)
     policy:model=connect_four                 # the network's policy alone, no search
+    gtp:gnugo --mode gtp --level 1            # a GTP program (Go; mctslab.players.gtp)
+
+A ``gtp:`` spec takes no ``key=value`` options: everything after ``gtp:`` is the command.
 
 Every player is handed the full state, but in a game with hidden information
 (cards; ``perfect_information = False``, :func:`mctslab.core.infoset.is_perfect_information`)
 only some read just what their own seat may know: ``ismcts`` and ``pimc`` (through
 ``information_state_string`` and ``resample_from_infostate``), ``random`` and
-``openspiel-random`` (the legal moves, which the player to move always knows) and
-``human`` (shown only its observation). ``mcts``, ``puct``, ``minimax``, ``openspiel-mcts``
-(OpenSpiel's MCTSBot searches the state it is given), ``pig-hold``, ``az`` and ``policy``
+``openspiel-random`` (the legal moves, which the player to move always knows),
+``human`` (shown only its observation) and ``gtp`` (an outside program, told the moves;
+it plays only Go). ``mcts``, ``puct``, ``minimax``, ``openspiel-mcts`` (OpenSpiel's
+MCTSBot searches the state it is given), ``pig-hold``, ``az`` and ``policy``
 (a network over the full observation tensor) read the whole state, the other players' cards included: they would cheat.
 :func:`reads_hidden_information` says which is which, and every place that sets
 players against each other (:func:`play_game`, the arena, ``mctslab play``,
@@ -50,6 +54,7 @@ from mctslab.core.errors import IllegalActionError, InvalidConfigError, InvalidS
 from mctslab.core.game import CHANCE, GameInfo, State, sample_chance_outcome
 from mctslab.core.infoset import is_perfect_information
 from mctslab.core.rng import Rng
+from mctslab.players.gtp import make_gtp_player
 from mctslab.players.network import NETWORK_KINDS, load_model, make_network_player, network_game
 from mctslab.players.openspiel import KINDS as OPENSPIEL_KINDS
 from mctslab.players.openspiel import make_openspiel_player
@@ -276,6 +281,7 @@ KINDS = (
     "random",
     "human",
     "pig-hold",
+    "gtp",
     *NETWORK_KINDS,
     *OPENSPIEL_KINDS,
 )
@@ -285,7 +291,7 @@ KINDS = (
 #: handed the full state of a game with hidden information (see the module docstring).
 #: Every other kind (``mcts``, ``puct``, ``minimax``, ``openspiel-mcts``, ``pig-hold``, and a kind
 #: added later until it is listed here) reads the full state, hidden cards included.
-OWN_INFORMATION_KINDS = frozenset({"ismcts", "pimc", "random", "openspiel-random", "human"})
+OWN_INFORMATION_KINDS = frozenset({"ismcts", "pimc", "random", "openspiel-random", "human", "gtp"})
 
 
 def reads_hidden_information(player: str | Player) -> bool:
@@ -357,11 +363,16 @@ def cheating_note(names: Sequence[str]) -> str:
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
-    """Split ``"kind:key=value,..."`` into the kind and its raw options."""
+    """Split ``"kind:key=value,..."`` into the kind and its raw options.
+
+    ``gtp:CMD`` is the exception: its one option ``command`` is everything after ``gtp:``.
+    """
     kind, _, rest = spec.strip().partition(":")
     kind = kind.strip()
     if kind not in KINDS:
         raise InvalidSpecError(f"unknown player {kind!r} in {spec!r}; valid: {', '.join(KINDS)}")
+    if kind == "gtp":
+        return kind, {"command": rest.strip()}
     options: dict[str, str] = {}
     if not rest.strip():
         return kind, options  # "mcts" or "mcts:": the defaults
@@ -560,6 +571,8 @@ def make_player(spec: str, info: GameInfo, seed: int = 0) -> Player:
     :class:`InvalidSpecError` naming the bad key and the valid ones.
     """
     kind, options = parse_spec(spec)
+    if kind == "gtp":  # the program starts at the first move
+        return make_gtp_player(options, info)
     if kind in OPENSPIEL_KINDS:  # pyspiel is imported only now
         return make_openspiel_player(kind, options, info, seed)
     if kind in NETWORK_KINDS:  # PyTorch is imported only now

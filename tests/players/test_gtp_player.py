@@ -1,0 +1,234 @@
+"""``gtp:CMD``: a GTP program as a player (:mod:`mctslab.players.gtp`).
+
+A whole game of ``mctslab gtp`` (a subprocess, through a ``gtp:`` player) against GNU Go
+in the arena; resignation; bad commands; no child process left behind. GNU Go is
+Debian's ``gnugo`` (``make test`` installs it); without it those tests skip, or fail
+under ``MCTSLAB_REQUIRE_EXTRAS``.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import mctslab
+from conftest import extras_required
+from mctslab.arena.game_task import Entrant, GameTask, play_task
+from mctslab.core.errors import InvalidSpecError
+from mctslab.players.gtp import (
+    GtpError,
+    GtpPlayer,
+    GtpResignation,
+    action_to_vertex,
+    vertex_to_action,
+)
+from mctslab.players.player import make_player, parse_spec, play_game
+
+PYTHON = shlex.quote(sys.executable)
+MCTSLAB = f"gtp:{PYTHON} -m mctslab gtp --player mcts:engine=reference,iterations=200"
+GNUGO = "gtp:gnugo --mode gtp --level 1 --chinese-rules"
+
+
+def _gnugo() -> None:
+    if shutil.which("gnugo") or os.access("/usr/games/gnugo", os.X_OK):
+        return
+    if extras_required():
+        pytest.fail("gnugo is required (make test installs Debian's gnugo)")
+    pytest.skip("needs GNU Go: apt-get install gnugo")
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state != "Z"
+
+
+def _children() -> set[int]:
+    """This process's child processes (any state, zombies included)."""
+    me = os.getpid()
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == me:
+                found.add(int(entry.name))
+    return found
+
+
+def test_vertices_are_gtp_s() -> None:
+    assert [action_to_vertex(a, 9) for a in (0, 8, 9, 80, 81)] == ["A1", "J1", "A2", "J9", "pass"]
+    for size in (5, 9, 19):
+        for action in range(size * size + 1):
+            assert vertex_to_action(action_to_vertex(action, size), size) == action
+    assert vertex_to_action("resign", 9) is None and vertex_to_action("T1", 9) is None
+    game = mctslab.make("go", board_size=9)
+    state = game.new_initial_state()
+    assert state.string_to_action("d4") == vertex_to_action("D4", 9)
+
+
+def test_the_spec_is_the_command_line() -> None:
+    assert parse_spec("gtp:gnugo --mode gtp --level 1") == (
+        "gtp",
+        {"command": "gnugo --mode gtp --level 1"},
+    )
+    assert parse_spec("gtp:prog --opt a=1,b=2")[1] == {"command": "prog --opt a=1,b=2"}
+
+
+def test_bad_commands_are_clear_errors() -> None:
+    go = mctslab.make("go", board_size=5).info
+    with pytest.raises(InvalidSpecError, match="give the program's command"):
+        make_player("gtp:", go)
+    with pytest.raises(InvalidSpecError, match="not found"):
+        make_player("gtp:no-such-gtp-program-xyz --mode gtp", go)
+    with pytest.raises(InvalidSpecError, match="cannot split"):
+        make_player('gtp:gnugo "unclosed', go)
+    with pytest.raises(InvalidSpecError, match="plays go only"):
+        make_player(f"gtp:{PYTHON}", mctslab.make("tic_tac_toe").info)
+    state = mctslab.make("go", board_size=5).new_initial_state()
+    # A program that exits at once, and one that never answers.
+    dead = GtpPlayer(f"{PYTHON} -c 'import sys; sys.exit(3)'", go)
+    with dead, pytest.raises(GtpError, match="status 3"):
+        dead.choose(state)
+    silent = GtpPlayer(f"{PYTHON} -c 'import time; time.sleep(60)'", go, timeout=1)
+    t0 = time.perf_counter()
+    with pytest.raises(GtpError, match="no answer"):
+        silent.choose(state)
+    assert time.perf_counter() - t0 < 10
+    assert silent.process is not None and silent.process.proc.poll() is not None  # killed
+    # A crash in the arena is a loss of that seat, recorded.
+    task = GameTask(
+        slot=0,
+        game="go",
+        game_params=(("board_size", 5),),
+        seats=(Entrant("dead", f"gtp:{PYTHON} -c 'pass'"), Entrant("random", "random")),
+        seed=0,
+    )
+    record = play_task(task)
+    assert record.termination == "error" and record.returns == (-1.0, 1.0)
+    assert record.error is not None and record.error.startswith("dead: GtpError")
+
+
+def test_a_whole_game_of_mctslab_gtp_against_gnugo() -> None:
+    _gnugo()
+    before = _children()
+    for seats in (("mctslab", "gnugo"), ("gnugo", "mctslab")):
+        specs = {"mctslab": MCTSLAB, "gnugo": GNUGO}
+        task = GameTask(
+            slot=0,
+            game="go",
+            game_params=(("board_size", 5), ("komi", 0.5)),
+            seats=tuple(Entrant(name, specs[name]) for name in seats),
+            seed=1,
+        )
+        record = play_task(task)
+        # Legal to the end: by two passes or the move limit, or a resignation.
+        if record.termination == "error":
+            assert record.error is not None and "GtpResignation" in record.error, record.error
+        else:
+            assert record.termination == "normal", record.error
+            state = mctslab.make("go", board_size=5, komi=0.5).state_from_actions(record.moves)
+            assert state.is_terminal() and list(record.returns) == state.returns()
+        assert len(record.moves) >= 4
+    gc.collect()
+    assert _children() <= before  # every program quit and was reaped
+
+
+def test_kept_in_step_through_inform_and_closed() -> None:
+    _gnugo()
+    game = mctslab.make("go", board_size=5, komi=0.5)
+    gnugo = make_player(GNUGO, game.info)
+    assert isinstance(gnugo, GtpPlayer)
+    state = game.new_initial_state()
+    for action in (12, 6):  # an opening told before the program starts
+        state.apply_action(action)
+        gnugo.inform(action)
+    final = play_game(state, [make_player("random", game.info, seed=3), gnugo])
+    assert final.is_terminal()
+    assert gnugo.process is not None
+    board = gnugo.process.send("showboard")  # its board is the game's
+    assert board.count("X") - 1 == sum(game.colour_at(final, p) == 1 for p in range(25))
+    pid = gnugo.process.proc.pid
+    gnugo.close()
+    assert not _alive(pid) and pid not in _children()
+    # Collected without close(): the finalizer quits and reaps it.
+    other = make_player(GNUGO, game.info)
+    other.choose(game.new_initial_state())
+    assert isinstance(other, GtpPlayer) and other.process is not None
+    pid = other.process.proc.pid
+    del other
+    gc.collect()
+    assert not _alive(pid) and pid not in _children()
+
+
+def test_resignation_loses_the_game() -> None:
+    # Komi 24.5 on 5x5: Black cannot win; mctslab gtp resigns at its first move.
+    game = mctslab.make("go", board_size=5, komi=24.5)
+    black = GtpPlayer(MCTSLAB[len("gtp:") :], game.info)
+    with black, pytest.raises(GtpResignation, match="resigns as Black"):
+        play_game(game.new_initial_state(), [black, make_player("random", game.info)])
+    task = GameTask(
+        slot=0,
+        game="go",
+        game_params=(("board_size", 5), ("komi", 24.5)),
+        seats=(Entrant("mctslab", MCTSLAB), Entrant("random", "random")),
+        seed=0,
+    )
+    record = play_task(task)
+    assert record.returns == (-1.0, 1.0) and record.moves == ()
+    assert record.error is not None and record.error.startswith("mctslab: GtpResignation")
+
+
+def test_no_program_outlives_a_killed_arena() -> None:
+    """An arena killed outright (SIGKILL) runs no clean-up: its program sees its input
+    close and quits. Run under a supervisor that is the orphans' subreaper (Linux), so that
+    it is reaped here and not left to a PID 1 that may never reap it."""
+    _gnugo()
+    if not sys.platform.startswith("linux"):
+        pytest.skip("PR_SET_CHILD_SUBREAPER is Linux's")
+    arena = (
+        "import mctslab, sys\n"
+        "from mctslab.players.player import make_player\n"
+        "g = mctslab.make('go', board_size=5)\n"
+        f"p = make_player({GNUGO!r}, g.info)\n"
+        "p.choose(g.new_initial_state())\n"
+        "print(p.process.proc.pid, flush=True)\n"
+        "sys.stdin.read()\n"
+    )
+    supervisor = (
+        "import ctypes, os, signal, subprocess, sys, time\n"
+        "ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER\n"
+        "arena = subprocess.Popen([sys.executable, '-c', sys.argv[1]],\n"
+        "                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)\n"
+        "pid = int(arena.stdout.readline())\n"
+        "arena.send_signal(signal.SIGKILL)\n"
+        "arena.wait()\n"
+        "deadline = time.monotonic() + 10\n"
+        "while time.monotonic() < deadline:\n"
+        "    if os.waitpid(pid, os.WNOHANG)[0] == pid:\n"
+        "        print('quit')\n"
+        "        break\n"
+        "    time.sleep(0.05)\n"
+        "else:\n"
+        "    os.kill(pid, signal.SIGKILL)\n"
+        "    os.waitpid(pid, 0)\n"
+        "    print('still running')\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", supervisor, arena], capture_output=True, text=True, timeout=60
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "quit"
