@@ -509,3 +509,35 @@ def test_many_searches_in_one_compiled_call_a_round_equal_searches_alone(
     assert [r.children for r in again] == [
         f.search(x).children for f, x in zip(following, states, strict=True)
     ]
+
+
+@pytest.mark.parametrize("batch", [1, 4])
+def test_a_time_budget_ends_a_compiled_search_with_a_python_evaluator(batch: int) -> None:
+    """A compiled PUCT search whose evaluator runs in Python, with a time budget, stops by
+    time after some simulations. (A chunk resumed after each evaluation used to count its
+    iterations from 0 again, so under a time budget it never ended: the search ran on.)
+    It runs in a thread so that a regression fails here instead of hanging the suite."""
+    import threading
+
+    from mctslab.search.compiled import CompiledMCTS
+
+    def uniform(leaves: LeafBatch) -> tuple[Any, Any]:
+        return leaves.legal_mask.astype(float), np.zeros(len(leaves.to_play))
+
+    game = mctslab.make("connect_four")
+    config = SearchConfig(
+        iterations=None,
+        time=0.05,
+        seed=1,
+        puct=PuctConfig(evaluator=uniform, batch=batch, virtual_loss=1 if batch > 1 else 0),
+    )
+    results: list[Any] = []
+    worker = threading.Thread(
+        target=lambda: results.append(CompiledMCTS(config).search(game.new_initial_state())),
+        daemon=True,
+    )
+    worker.start()
+    worker.join(timeout=120)
+    assert results, "the search did not stop"
+    assert results[0].stopped_by == "time"
+    assert results[0].iterations > 0

@@ -1724,8 +1724,15 @@ class CompiledMCTS:
         returns them; it returns the :class:`SearchResult`. Many searches stepped together
         can share one evaluator call (:func:`search_many`)."""
         run = self._start(state, game_info)
+        resumed = False
+        end = 0
         while True:
-            code = run.call(run.max_chunk())
+            if not resumed:  # a new chunk: it ends ``max_chunk`` iterations from here
+                end = int(run.ctl[ITERATIONS]) + run.max_chunk()
+            # A chunk resumed after an evaluation counts its iterations from 0 again: it is
+            # given what is left of its own (else a time budget's chunks never end).
+            code = run.call(max(1, end - int(run.ctl[ITERATIONS])))
+            resumed = code == NEED_EVAL
             if code == NEED_EVAL:
                 k = int(run.ctl[PENDING])
                 priors, values = yield self._leaf_batch(run.pending, k, state)
