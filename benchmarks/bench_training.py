@@ -311,7 +311,12 @@ def part_quality(args: argparse.Namespace) -> None:
     positions, scores, label_s = labelled_positions(args.positions, workers)
     if args.label_only:
         return
+    # Two readings of "optimal": the exact solver's best score (the fastest win, the
+    # slowest loss), and the game-theoretic outcome kept (a move whose score has the sign
+    # of the best: a win kept, a draw kept, or any move of a lost position), which is
+    # what minimax.solve's best_actions are.
     optimal = [{int(a) for a, v in s.items() if v == max(s.values())} for s in scores]
+    sign = [{int(a) for a, v in s.items() if _sign(v) == _sign(max(s.values()))} for s in scores]
     rows = []
     indexed = list(enumerate(positions))
     for name, spec, sims in QUALITY_PLAYERS:
@@ -325,7 +330,9 @@ def part_quality(args: argparse.Namespace) -> None:
             for j, a in enumerate(part):
                 chosen[i + j * workers] = a
         hits = sum(1 for a, best in zip(chosen, optimal, strict=True) if a in best)
+        kept = sum(1 for a, good in zip(chosen, sign, strict=True) if a in good)
         rate, low, high = wilson(hits, len(positions))
+        krate, klow, khigh = wilson(kept, len(positions))
         rows.append(
             {
                 "player": name,
@@ -336,11 +343,17 @@ def part_quality(args: argparse.Namespace) -> None:
                 "rate": rate,
                 "low": low,
                 "high": high,
+                "outcome_kept": kept,
+                "outcome_rate": krate,
+                "outcome_low": klow,
+                "outcome_high": khigh,
+                "moves": chosen,
                 "seconds": time.perf_counter() - start,
             }
         )
         print(
-            f"{name:>14}: optimal on {rate:.3f} [{low:.3f}, {high:.3f}] of {len(positions)} positions"
+            f"{name:>14}: best score {rate:.3f} [{low:.3f}, {high:.3f}], outcome kept "
+            f"{krate:.3f} [{klow:.3f}, {khigh:.3f}] of {len(positions)} positions"
         )
     plot_quality(rows)
     plies = [len(p) for p in positions]
@@ -356,28 +369,39 @@ def part_quality(args: argparse.Namespace) -> None:
     )
 
 
+def _sign(v: int) -> int:
+    return (v > 0) - (v < 0)
+
+
 def plot_quality(rows: list[dict[str, Any]]) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for family, marker in (("az", "o"), ("uct", "s")):
-        fam = [r for r in rows if r["player"].startswith(family)]
-        if family == "az":
-            fam = [r for r in rows if r["player"] == "network alone"] + fam
-        xs = [r["simulations"] for r in fam]
-        ys = [r["rate"] for r in fam]
-        err = [[r["rate"] - r["low"] for r in fam], [r["high"] - r["rate"] for r in fam]]
-        label = "network + PUCT (1 = the network alone)" if family == "az" else "compiled UCT"
-        ax.errorbar(xs, ys, yerr=err, marker=marker, capsize=3, label=label)
-    ax.set_xscale("log")
-    ax.set_xlabel("simulations (iterations) a move")
-    ax.set_ylabel("share of optimal moves (95% interval)")
-    ax.set_title("Connect Four, plies 8-30: learned guidance or more search?")
-    ax.legend()
-    ax.grid(alpha=0.3)
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+    for ax, key, what in (
+        (axes[0], "outcome_", "moves that keep the game-theoretic outcome"),
+        (axes[1], "", "moves of the exact best score"),
+    ):
+        for family, marker in (("az", "o"), ("uct", "s")):
+            fam = [r for r in rows if r["player"].startswith(family)]
+            if family == "az":
+                fam = [r for r in rows if r["player"] == "network alone"] + fam
+            xs = [r["simulations"] for r in fam]
+            ys = [r[f"{key}rate"] for r in fam]
+            err = [
+                [r[f"{key}rate"] - r[f"{key}low"] for r in fam],
+                [r[f"{key}high"] - r[f"{key}rate"] for r in fam],
+            ]
+            label = "network + PUCT (1 = the network alone)" if family == "az" else "compiled UCT"
+            ax.errorbar(xs, ys, yerr=err, marker=marker, capsize=3, label=label)
+        ax.set_xscale("log")
+        ax.set_xlabel("simulations (iterations) a move")
+        ax.set_ylabel(f"share of {what}", fontsize=9)
+        ax.set_title(f"Connect Four, plies 8-30: {what}", fontsize=10)
+        ax.legend()
+        ax.grid(alpha=0.3)
     fig.tight_layout()
     fig.savefig(RESULTS / "training_quality.png", dpi=90)
     plt.close(fig)
