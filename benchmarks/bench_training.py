@@ -12,7 +12,7 @@ Run ``python benchmarks/bench_training.py [--part NAME ...] [--model NAME_OR_PAT
   and against compiled UCT + MCTS-Solver with 2,000 and 20,000 iterations a move;
   ``--games`` games each (default 100), colours alternated, two random opening plies
   (the arena's ``openings=2``), in the arena's SQLite store
-  ``benchmarks/results/training.sqlite`` (a rerun continues the unfinished runs);
+  ``benchmarks/results/training.db`` (a rerun continues the unfinished runs);
 - ``time``: ``az`` against UCT + solver at 0.5 s a move each (``--time-games``, default 40);
 - ``quality``: move quality against the exact solver
   (:class:`mctslab.games.connect_four_solver.ConnectFourSolver`): ``--positions``
@@ -135,7 +135,7 @@ def _match(
         workers=workers,
     )
     start = time.perf_counter()
-    with ResultStore(RESULTS / "training.sqlite") as store:
+    with ResultStore(RESULTS / "training.db") as store:
         result = run_arena(config, store, resume=True, kind=f"bench-training-{name}")
     points = [r.score_of("az") for r in result.records]
     scored = [p for p in points if p is not None]
