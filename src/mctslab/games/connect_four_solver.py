@@ -43,6 +43,7 @@ Example (not a doctest: tests/test_doctests.py keeps the list of doctested modul
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -413,30 +414,22 @@ class ConnectFourSolver:
         """``{column: score}`` for every legal move of the position after ``moves``: the
         exact score, for the side to move, of the position that move leads to (a move
         that wins at once scores ``(44 - n) // 2``, ``n`` the stones down after it)."""
-        position, mask, n = self._position(moves)
-        if reset:
-            self.reset()
-        out = np.zeros(WIDTH, dtype=np.int64)
-        _move_scores(
-            np.int64(position),
-            np.int64(mask),
-            n,
-            out,
-            self._table,
-            self._bits,
-            self._stack,
-            self._nodes,
-        )
+        out = self._per_column(_move_scores, moves, reset)
         return {c: int(out[c]) for c in range(WIDTH) if out[c] >= MIN_SCORE}
 
     def best_moves(self, moves: Sequence[int], reset: bool = False) -> tuple[int, ...]:
         """The legal moves of maximal score, ascending (one exact solve of the position,
         then a null-window test a move: several times faster than :meth:`move_scores`)."""
+        out = self._per_column(_best_moves, moves, reset)
+        return tuple(c for c in range(WIDTH) if out[c])
+
+    def _per_column(self, kernel: Any, moves: Sequence[int], reset: bool) -> np.ndarray:
+        """``kernel``'s answer for each column of the position after ``moves``."""
         position, mask, n = self._position(moves)
         if reset:
             self.reset()
         out = np.zeros(WIDTH, dtype=np.int64)
-        _best_moves(
+        kernel(
             np.int64(position),
             np.int64(mask),
             n,
@@ -446,4 +439,4 @@ class ConnectFourSolver:
             self._stack,
             self._nodes,
         )
-        return tuple(c for c in range(WIDTH) if out[c])
+        return out
