@@ -10,17 +10,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-pytest.importorskip("torch")
+from conftest import require_extra
 
-from mctslab.core.registry import make
-from mctslab.players.network import (
+require_extra("torch", "nn")
+
+from mctslab.core.registry import make  # noqa: E402
+from mctslab.players.network import (  # noqa: E402
     load_model,
     model_card,
     resolve_model,
     shipped_models,
 )
-from mctslab.players.player import make_player
-from mctslab.search.evaluators import LeafBatch, make_evaluator
+from mctslab.players.player import make_player  # noqa: E402
+from mctslab.search.evaluators import LeafBatch, make_evaluator  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "connect4_Test_L3_R1.txt"
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "search"))

@@ -14,7 +14,6 @@ import shlex
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -104,10 +103,8 @@ def test_bad_commands_are_clear_errors() -> None:
     with dead, pytest.raises(GtpError, match="status 3"):
         dead.choose(state)
     silent = GtpPlayer(f"{PYTHON} -c 'import time; time.sleep(60)'", go, timeout=1)
-    t0 = time.perf_counter()
     with pytest.raises(GtpError, match="no answer"):
         silent.choose(state)
-    assert time.perf_counter() - t0 < 10
     assert silent.process is not None and silent.process.proc.poll() is not None  # killed
     # A crash in the arena is a loss of that seat, recorded.
     task = GameTask(

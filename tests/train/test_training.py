@@ -13,9 +13,10 @@ import time
 from pathlib import Path
 
 import numpy as np
-import pytest
 
-torch = pytest.importorskip("torch")
+from conftest import require_extra
+
+torch = require_extra("torch", "nn")
 
 from mctslab.core.game import state_from_actions  # noqa: E402
 from mctslab.core.registry import make  # noqa: E402
