@@ -36,7 +36,7 @@ def reference_tree(searcher: MCTS) -> Signature:
 def compiled_tree(searcher: CompiledMCTS) -> Signature:
     """Every node of the compiled tree, in the same form."""
     assert searcher.tree is not None
-    first_child, next_sibling, action, visits, value_sum, _, _, proven, _ = searcher.tree
+    first_child, next_sibling, action, visits, value_sum, _, _, proven, _, _ = searcher.tree
     out: Signature = {}
     stack: list[tuple[tuple[int, ...], int]] = [((), 0)]
     while stack:

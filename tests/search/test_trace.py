@@ -28,6 +28,9 @@ def signature(node: Node) -> tuple[Any, ...]:
         node.proven,
         node.terminal,
         node.prior,
+        node.amaf_visits,
+        node.amaf_sum,
+        node.bias,
         tuple(sorted(node.untried)),
         tuple(signature(ch) for ch in node.children),
     )
@@ -46,6 +49,8 @@ CONFIGS = [
     ("connect_four", [], SearchConfig(seed=5, simulation="cutoff", cutoff_depth=3)),
     ("nim", [], SearchConfig(seed=6, solver=True, expansion="all")),
     ("bachet", [], SearchConfig(seed=7, final="max")),
+    ("connect_four", [3], SearchConfig(seed=8, rave=300.0, progressive_bias=1.0)),
+    ("pig", [], SearchConfig(seed=9, rave=100.0)),  # chance outcomes are no one's move
 ]
 
 

@@ -111,7 +111,8 @@ def check_game(game: Game, n_games: int = 100, seed: int = 0) -> int:
 
 def _check_playout(game: Game, state: State, seed: int) -> None:
     """A game's own ``playout`` kernel makes the generic random loop's draws: the
-    ``k``-th legal action, ``k = randint(n)``, to the end (``mctslab.games.kernels``)."""
+    ``k``-th legal action (of its ``rollout_actions`` where it has them), ``k =
+    randint(n)``, to the end (``mctslab.games.kernels``)."""
     kernels: Any = getattr(game, "kernels", None)
     playout = getattr(kernels, "playout", None)
     array = getattr(state, "array", None)
@@ -122,8 +123,10 @@ def _check_playout(game: Game, state: State, seed: int) -> None:
     want = array.copy()
     legal = np.zeros(max(1, game.info.num_actions), dtype=np.int64)
     plies = 0
+    # Over the game's rollout moves where it names them (Go: no own-eye fills).
+    choices = getattr(kernels, "rollout_actions", None) or kernels.legal_actions
     while want[0] != TERMINAL:
-        n = kernels.legal_actions(want, params, legal)
+        n = choices(want, params, legal)
         kernels.apply_action(want, params, int(legal[rng.randint(n)]))
         plies += 1
     want_returns = np.zeros(game.info.num_players, dtype=np.float64)

@@ -46,6 +46,16 @@ same final state and ``rng``; so both engines stay node-identical while the game
 plays its playouts its own way (bitboards, no action buffer, no call a ply).
 ``check_game`` compares it with the generic loop from random positions and seeds.
 
+Two more optional kernels shape the playouts themselves (``RuleKernels`` fields): a
+game may name the moves a random playout chooses among, ``rollout_actions(state,
+params, out) -> n`` (Go's leave out filling one's own one-point eye, without which
+random Go games do not end sensibly), and its own heavy playout move,
+``heavy_action(state, params, rng, buf) -> action`` (Go's: escape atari, capture,
+MoGo's 3x3 patterns). Both engines call the same kernels (the reference engine
+through :meth:`KernelState.playout_actions` and :meth:`KernelState.heavy_action`,
+with its generator's state), so they stay node-identical; with ``rollout_actions``
+the generic loop and ``playout`` draw among those moves instead of the legal ones.
+
 Each game module holds its kernels and a :class:`KernelGame` subclass that adds
 what is presentation, not rules: action names and the board drawing.
 """
@@ -63,6 +73,7 @@ from numba import njit
 
 from mctslab.core.errors import IllegalActionError, InvalidConfigError, illegal_action_message
 from mctslab.core.game import TERMINAL, GameInfo, State
+from mctslab.core.rng import Rng
 
 __all__ = [
     "KernelGame",
@@ -117,7 +128,8 @@ def draw_top31(seed):  # type: ignore[no-untyped-def]
 def generic_playout(legal_fn, apply_fn, returns_fn, state, params, rng, legal, out):  # type: ignore[no-untyped-def]
     """The random playout every game's ``playout`` kernel must match draw for draw:
     the ``k``-th legal action, ``k = rng_randint(rng, n)``, until the end; returns
-    the plies played and writes the returns to ``out`` (``legal``: a scratch buffer)."""
+    the plies played and writes the returns to ``out`` (``legal``: a scratch buffer).
+    For a game with ``rollout_actions``, pass that kernel as ``legal_fn``."""
     plies = 0
     while state[0] != TERMINAL:
         n = legal_fn(state, params, legal)
@@ -159,6 +171,17 @@ class RuleKernels:
     #: values written to the flat ``out`` of :meth:`KernelGame.observation_shape`'s size
     #: (optional: for neural evaluators; see the module docstring).
     observation: Callable[[IntArray, IntArray, int, Float32Array], None] | None = None
+    #: The moves a random playout chooses among, ``rollout_actions(state, params, out)
+    #: -> n``, ascending (optional: default the legal actions). Go's leave out the moves
+    #: that fill the mover's own one-point eyes. Every playout of both engines (the
+    #: ``"random"``, ``"cutoff"`` and ``"verdict"`` simulations) draws from them, and a
+    #: game's ``playout`` then makes the generic loop's draws over them.
+    rollout_actions: Callable[[IntArray, IntArray, IntArray], int] | None = None
+    #: One move of the game's own heavy playout, ``heavy_action(state, params, rng, buf)
+    #: -> action`` (optional: the ``"heavy"`` simulation otherwise plays the generic rule,
+    #: win at once or avoid losing at once). Draws from the engine's generator ``rng``;
+    #: ``buf`` is a scratch buffer of ``num_actions`` entries.
+    heavy_action: Callable[[IntArray, IntArray, UIntArray, IntArray], int] | None = None
 
 
 class KernelGame:
@@ -256,6 +279,28 @@ class KernelState:
             n = g.kernels.legal_actions(self.array, g.params, buf)
             self._legal = buf[:n].tolist()
         return list(self._legal)
+
+    def playout_actions(self) -> list[int]:
+        """The moves a random playout chooses among here: the game's ``rollout_actions``
+        kernel's, else the legal actions (the engines' playouts draw from these)."""
+        rollout = self._game.kernels.rollout_actions
+        if rollout is None:
+            return self.legal_actions()
+        buf = self._game._scratch()
+        n = rollout(self.array, self._game.params, buf)
+        return buf[:n].tolist()  # type: ignore[no-any-return]
+
+    def heavy_action(self, rng: Rng) -> int | None:
+        """The game's own heavy-playout move here (its ``heavy_action`` kernel, drawing
+        from ``rng``, whose state advances as the compiled engine's word does), or
+        ``None`` for a game without one."""
+        heavy = self._game.kernels.heavy_action
+        if heavy is None:
+            return None
+        word = np.array([rng.state], dtype=np.uint64)
+        action = int(heavy(self.array, self._game.params, word, self._game._scratch()))
+        rng.state = int(word[0])
+        return action
 
     def ordered_actions(self) -> list[int]:
         """The legal actions in the game's preferred search order (for alpha-beta)."""

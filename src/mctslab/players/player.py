@@ -417,6 +417,8 @@ _FLOAT_KEYS = {
     "verdict_threshold",
     "value_scale",
     "maxvisit_init",
+    "rave",
+    "progressive_bias",
 }
 _BOOL_KEYS = {"solver", "reuse_tree", "smooth", "gumbel"}
 _OPTIONAL_KEYS = {"iterations", "time", "max_nodes", "c_base"}

@@ -15,7 +15,9 @@ sorted by action: ``first_child[i]``, then ``next_sibling`` of each. Node 0 is
 the root. When a node becomes fully expanded its children move to consecutive slots
 (:func:`_relocate`): selection then reads neighbours in memory instead of nodes made
 thousands of iterations apart, and the freed slots take the next new nodes.
-Neither boards nor untried lists are stored: each iteration replays the path from
+Under RAVE or progressive bias, ``Tree.stats`` adds three float64 rows (the
+all-moves-as-first visits and sum, the bias term: 24 bytes a node). Neither boards
+nor untried lists are stored: each iteration replays the path from
 the root, and expansion recomputes the legal actions there and takes the k-th one
 without a child, as the reference engine pops the k-th of its sorted list.
 
@@ -102,9 +104,13 @@ _STOP_NAMES = {
     STOP_AGREEMENT: "agreement",
 }
 
-# cfg_i: integer options; cfg_f: float options.
+# cfg_i: integer options; cfg_f: float options (RAVE_K and BIAS_W after PUCT's 4-8).
 EXPANSION, SIMULATION, CUTOFF_DEPTH, SOLVER, MAX_NODES, VERDICT_EVERY = 0, 1, 2, 3, 4, 5
-C, MIN_UTILITY, SPAN, VERDICT_THRESHOLD = 0, 1, 2, 3
+C, MIN_UTILITY, SPAN, VERDICT_THRESHOLD, RAVE_K, BIAS_W = 0, 1, 2, 3, 9, 10
+CFG_F_SIZE = 11
+# Rows of Tree.stats under RAVE or progressive bias.
+AMAF_VISITS, AMAF_SUM, BIAS = 0, 1, 2
+STATS_ROWS = 3
 # ctl: the search's counters, kept across chunks; IS_EXTENDED is set by the driver
 # (robust-max's extension is on: stop the chunk as soon as the two rules agree).
 # NODES counts the nodes created; HIGH is the first slot never used and FREE the
@@ -156,6 +162,10 @@ class Tree(NamedTuple):
         to_play: int8, the player to move at the node (once opened).
         proven: int8, 1/0/-1 for player 0 under MCTS-Solver, else ``UNPROVEN``.
         flags: uint8, ``OPENED | TERMINAL_FLAG``.
+        stats: float64 ``[rows, capacity]``: under RAVE or progressive bias (``rows =
+            3``, 24 more bytes a node) a node's all-moves-as-first visits
+            (:data:`AMAF_VISITS`) and reward sum (:data:`AMAF_SUM`) and progressive
+            bias's ``w * H`` (:data:`BIAS`); ``rows = 0`` otherwise.
     """
 
     first_child: Any
@@ -167,6 +177,7 @@ class Tree(NamedTuple):
     to_play: Any
     proven: Any
     flags: Any
+    stats: Any
 
 
 def _borrow_typer(typingctx, arr):  # type: ignore[no-untyped-def]
@@ -214,6 +225,34 @@ def _game_playout(playout_fn, state, params, rng, rets):  # type: ignore[no-unty
     if isinstance(playout_fn, (types.NoneType, types.Omitted)):
         return lambda playout_fn, state, params, rng, rets: -1
     return lambda playout_fn, state, params, rng, rets: playout_fn(state, params, rng, rets)
+
+
+def game_rollout(rollout_fn, legal_fn, state, params, out):  # type: ignore[no-untyped-def]
+    """The moves a playout chooses among (the game's ``rollout_actions``, else the legal
+    actions), written to ``out``; their number. Plain-Python meaning; compiled code gets
+    the overload below."""
+    fn = legal_fn if rollout_fn is None else rollout_fn
+    return fn(state, params, out)
+
+
+@overload(game_rollout)
+def _game_rollout(rollout_fn, legal_fn, state, params, out):  # type: ignore[no-untyped-def]
+    if isinstance(rollout_fn, (types.NoneType, types.Omitted)):
+        return lambda rollout_fn, legal_fn, state, params, out: legal_fn(state, params, out)
+    return lambda rollout_fn, legal_fn, state, params, out: rollout_fn(state, params, out)
+
+
+def game_heavy(heavy_fn, state, params, rng, buf):  # type: ignore[no-untyped-def]
+    """The game's own heavy-playout move, or -1 for a game without one (the generic
+    rule then). Plain-Python meaning; compiled code gets the overload below."""
+    return -1 if heavy_fn is None else heavy_fn(state, params, rng, buf)
+
+
+@overload(game_heavy)
+def _game_heavy(heavy_fn, state, params, rng, buf):  # type: ignore[no-untyped-def]
+    if isinstance(heavy_fn, (types.NoneType, types.Omitted)):
+        return lambda heavy_fn, state, params, rng, buf: -1
+    return lambda heavy_fn, state, params, rng, buf: heavy_fn(state, params, rng, buf)
 
 
 @njit(cache=True)
@@ -312,6 +351,8 @@ def _new_node(tree, a, ctl):  # type: ignore[no-untyped-def]
     tree.to_play[i] = TERMINAL
     tree.proven[i] = UNPROVEN
     tree.flags[i] = 0
+    for r in range(tree.stats.shape[0]):
+        tree.stats[r, i] = 0.0
     return i
 
 
@@ -327,6 +368,8 @@ def _copy_node(src, o, dst, i):  # type: ignore[no-untyped-def]
     dst.to_play[i] = src.to_play[o]
     dst.proven[i] = src.proven[o]
     dst.flags[i] = src.flags[o]
+    for r in range(src.stats.shape[0]):
+        dst.stats[r, i] = src.stats[r, o]
 
 
 @njit(cache=True)
@@ -489,6 +532,92 @@ def uct_child(tree, node, choice):  # type: ignore[no-untyped-def]
                 best_value = value
         ch = next_sibling[ch]
     return best
+
+
+@njit(inline="always")
+def rave_child(tree, node, choice):  # type: ignore[no-untyped-def]
+    """The child of ``node`` with the highest RAVE / progressive-bias score, as the
+    reference's ``_best_rave_child`` and :func:`~mctslab.search.mcts.rave_score`, float
+    for float: ``(1 - beta) Q/N + beta Q~/N~ + c sqrt(ln N_parent / N) + w H / (N + 1)``,
+    ``beta = sqrt(k / (3 N_parent + k))``; an unvisited child scores its AMAF mean plus
+    ``c sqrt(ln N_parent) + w H``, or comes first while RAVE has not seen its move; ties
+    to the lowest action; MCTS-Solver skips proven children. ``choice = (c, solver, k)``."""
+    c, solver, k = choice
+    visits, value_sum, proven, next_sibling = (
+        tree.visits,
+        tree.value_sum,
+        tree.proven,
+        tree.next_sibling,
+    )
+    amaf_n, amaf_sum, bias = tree.stats[AMAF_VISITS], tree.stats[AMAF_SUM], tree.stats[BIAS]
+    parent_visits = visits[node]
+    if parent_visits < UCT_TABLE_SIZE:
+        explore = c * _SQRT_LOG[parent_visits]
+    else:
+        explore = c * math.sqrt(math.log(parent_visits))
+    beta = math.sqrt(k / (3.0 * parent_visits + k)) if k > 0.0 else 0.0
+    best = NONE
+    best_value = -math.inf
+    ch = tree.first_child[node]
+    while ch >= 0:
+        if not (solver and proven[ch] != UNPROVEN):
+            n = visits[ch]
+            m = amaf_n[ch]
+            if n == 0:
+                if m == 0.0:
+                    return ch
+                value = amaf_sum[ch] / m + explore + bias[ch]
+            else:
+                q = value_sum[ch] / n
+                if m > 0.0:
+                    q = (1.0 - beta) * q + beta * (amaf_sum[ch] / m)
+                value = q + explore / math.sqrt(n) + bias[ch] / (n + 1.0)
+            if value > best_value:
+                best = ch
+                best_value = value
+        ch = next_sibling[ch]
+    return best
+
+
+@njit(inline="always")
+def update_amaf(tree, path, depth, rewards, first):  # type: ignore[no-untyped-def]
+    """RAVE's all-moves-as-first update, as the reference's ``_update_amaf``: ``first``
+    holds, by action, the player who first played it in the playout (-1: nobody); from
+    the leaf up, each tree move is written over it (it came earlier), and every child of
+    the node whose move its player to move played first afterwards counts a visit and
+    that player's reward."""
+    to_play, action, next_sibling = tree.to_play, tree.action, tree.next_sibling
+    amaf_n, amaf_sum = tree.stats[AMAF_VISITS], tree.stats[AMAF_SUM]
+    for d in range(depth, -1, -1):
+        nd = path[d]
+        p = to_play[nd]
+        if p < 0:  # terminal
+            continue
+        if d < depth:
+            first[action[path[d + 1]]] = p
+        r = rewards[p]
+        ch = tree.first_child[nd]
+        while ch >= 0:
+            if first[action[ch]] == p:
+                amaf_n[ch] += 1.0
+                amaf_sum[ch] += r
+            ch = next_sibling[ch]
+
+
+@njit(inline="always")
+def _set_bias(returns_fn, heuristic_fn, tree, path, depth, state, params, rets, w, min_u, span):  # type: ignore[no-untyped-def]
+    """Progressive bias's ``w * H`` of the leaf just opened (``state`` holds it), as the
+    reference's ``_open``: for the player who moved into it, the terminal's exact reward,
+    else its heuristic on ``[0, 1]``."""
+    leaf = path[depth]
+    p = tree.to_play[path[depth - 1]]
+    if tree.flags[leaf] & TERMINAL_FLAG:
+        returns_fn(state, params, rets)
+        h = (rets[p] - min_u) / span
+    else:
+        heuristic_fn(state, params, rets)
+        h = (rets[p] + 1.0) / 2.0
+    tree.stats[BIAS, leaf] = w * h
 
 
 @njit(inline="always")
@@ -670,19 +799,31 @@ def simulate(
     min_u,
     span,
     playout_fn,
+    rollout_fn,
+    heavy_fn,
+    first,
 ):  # type: ignore[no-untyped-def]
     """Phase 3, as the reference's ``simulate``: play out from ``state`` (consumed) and
     write each player's reward in ``[0, 1]`` to ``rewards``: uniformly random moves
-    (``SIMULATION_RANDOM``, the k-th legal action, ``k = rng_randint(n)``: the game's
-    own ``playout_fn`` when it has one, which makes the same draws), the heavy
-    playout (``SIMULATION_HEAVY``), ``cutoff_depth`` random plies scored by the
-    heuristic (``SIMULATION_CUTOFF``), or random plies judged by the heuristic every
+    (``SIMULATION_RANDOM``, the k-th of the game's playout moves, ``k =
+    rng_randint(n)``: the game's own ``playout_fn`` when it has one, which makes the
+    same draws), the heavy playout (``SIMULATION_HEAVY``: the game's ``heavy_fn``, else
+    the generic rule), ``cutoff_depth`` random plies scored by the heuristic
+    (``SIMULATION_CUTOFF``), or random plies judged by the heuristic every
     ``verdict_every`` plies, a player at ``verdict_threshold`` or more winning at once
     (``SIMULATION_VERDICT``). ``cutoff = (cutoff_depth, verdict_every,
-    verdict_threshold)``."""
+    verdict_threshold)``; ``playout_fn``, ``rollout_fn``, ``heavy_fn``: the game's
+    optional kernels (``None`` each where it has none). Under RAVE ``first`` (by
+    action, -1 where nobody played it yet; an empty array otherwise) receives the
+    player who plays each action first."""
     cutoff_depth, verdict_every, verdict_threshold = cutoff
+    record = first.shape[0] > 0
     num_players = rewards.shape[0]
-    if simulation == SIMULATION_RANDOM and game_playout(playout_fn, state, params, rng, rets) >= 0:
+    if (
+        simulation == SIMULATION_RANDOM
+        and not record
+        and game_playout(playout_fn, state, params, rng, rets) >= 0
+    ):
         for p in range(num_players):
             rewards[p] = (rets[p] - min_u) / span
         return
@@ -703,24 +844,29 @@ def simulate(
                 for p in range(num_players):
                     rewards[p] = 1.0 if p == winner else 0.0
                 return
+        mover = state[0]
         if simulation == SIMULATION_HEAVY:
-            a = _heavy_action(
-                legal_fn,
-                apply_fn,
-                returns_fn,
-                state,
-                params,
-                rng,
-                a_buf,
-                b_buf,
-                safe,
-                tmp1,
-                tmp2,
-                rets,
-            )
+            a = game_heavy(heavy_fn, state, params, rng, a_buf)
+            if a < 0:
+                a = _heavy_action(
+                    legal_fn,
+                    apply_fn,
+                    returns_fn,
+                    state,
+                    params,
+                    rng,
+                    a_buf,
+                    b_buf,
+                    safe,
+                    tmp1,
+                    tmp2,
+                    rets,
+                )
         else:
-            n = legal_fn(state, params, a_buf)
+            n = game_rollout(rollout_fn, legal_fn, state, params, a_buf)
             a = a_buf[rng_randint(rng, n)]
+        if record and first[a] < 0:
+            first[a] = mover
         apply_fn(state, params, a)
         plies += 1
     returns_fn(state, params, rets)
@@ -758,6 +904,7 @@ def borrow_tree(tree):  # type: ignore[no-untyped-def]
         borrow(tree.to_play),
         borrow(tree.proven),
         borrow(tree.flags),
+        borrow(tree.stats),
     )
 
 
@@ -792,15 +939,25 @@ def run_chunk(  # type: ignore[no-untyped-def]
     capacity,
     max_chunk,
     playout_fn=None,
+    rollout_fn=None,
+    heavy_fn=None,
 ):
     """Run up to ``max_chunk`` iterations; return why it stopped (a code above).
 
     ``tree`` is a :class:`Tree`; ``bufs`` is an int64 matrix of scratch rows: 0 the
     working state, 1-2 scratch states, 3-5 legal-action buffers, 6 the safe-move
-    buffer (all as long as the longer of state and action count); ``fbufs`` rows
-    0-1 hold rewards and returns; ``path`` the node ids of the current descent.
-    ``capacity`` = (node capacity, number of actions). ``playout_fn``: the game's own
-    random playout (``RuleKernels.playout``), or left out for the generic loop.
+    buffer, 7 RAVE's first mover by action (all as long as the longer of state and
+    action count); ``fbufs`` rows 0-1 hold rewards and returns; ``path`` the node ids
+    of the current descent. ``capacity`` = (node capacity, number of actions).
+    ``playout_fn``, ``rollout_fn``, ``heavy_fn``: the game's own random playout, playout
+    moves and heavy-playout move (``RuleKernels.playout``, ``rollout_actions``,
+    ``heavy_action``), each left out where the game has none.
+
+    Under RAVE (``cfg_f[RAVE_K] > 0``) or progressive bias (``cfg_f[BIAS_W] > 0``) the
+    descent chooses by :func:`rave_child`, reading ``tree.stats``; RAVE grows a node's
+    children together (as ``EXPANSION_ALL``), records the playout's first movers and
+    updates the AMAF statistics after the backup (:func:`update_amaf`); progressive
+    bias evaluates each node as it is opened (:func:`_set_bias`).
     """
     tree = borrow_tree(tree)
     root_state = borrow(root_state)
@@ -819,9 +976,16 @@ def run_chunk(  # type: ignore[no-untyped-def]
     min_u = cfg_f[MIN_UTILITY]
     span = cfg_f[SPAN]
     max_u = min_u + span
+    rave_k = cfg_f[RAVE_K]
+    bias_w = cfg_f[BIAS_W]
+    amaf = rave_k > 0.0
+    scored = amaf or bias_w > 0.0
+    if amaf:
+        expansion = EXPANSION_ALL
     n_state = root_state.shape[0]
     num_actions = capacity[1]
     state, tmp1, tmp2, a_buf, b_buf, legal, safe = scratch_rows(bufs, n_state)
+    first = bufs[7, :num_actions] if amaf else bufs[7, :0]
     rewards = fbufs[0]
     rets = fbufs[1]
     if tree.flags[ROOT] == 0:
@@ -844,10 +1008,16 @@ def run_chunk(  # type: ignore[no-untyped-def]
 
         # One iteration: the four phases, in the reference's ``iterate``.
         state[:] = root_state
-        depth = select(
-            legal_fn, apply_fn, returns_fn, uct_child, (c, solver), tree, state, params, path,
-            solver, legal, rets, min_u, max_u,
-        )  # fmt: skip
+        if scored:
+            depth = select(
+                legal_fn, apply_fn, returns_fn, rave_child, (c, solver, rave_k), tree, state,
+                params, path, solver, legal, rets, min_u, max_u,
+            )  # fmt: skip
+        else:
+            depth = select(
+                legal_fn, apply_fn, returns_fn, uct_child, (c, solver), tree, state, params,
+                path, solver, legal, rets, min_u, max_u,
+            )  # fmt: skip
         if depth < 0:
             return NOT_WIN_LOSS
         if should_expand(tree, path[depth]):
@@ -857,15 +1027,24 @@ def run_chunk(  # type: ignore[no-untyped-def]
             )  # fmt: skip
             if code != CHUNK_DONE:
                 return code
+        if bias_w > 0.0 and depth > 0 and tree.visits[path[depth]] == 0:  # opened just now
+            _set_bias(
+                returns_fn, heuristic_fn, tree, path, depth, state, params, rets, bias_w, min_u,
+                span,
+            )  # fmt: skip
+        if amaf:
+            first[:] = -1
         if not leaf_rewards(
             returns_fn, tree, path[depth], state, params, rewards, rets, min_u, span
         ):
             simulate(
                 legal_fn, apply_fn, returns_fn, heuristic_fn, state, params, simulation,
                 cutoff, rng, a_buf, b_buf, safe, tmp1, tmp2, rewards, rets, min_u, span,
-                playout_fn,
+                playout_fn, rollout_fn, heavy_fn, first,
             )  # fmt: skip
         backpropagate(tree, path, depth, rewards, solver)
+        if amaf:
+            update_amaf(tree, path, depth, rewards, first)
         ctl[ITERATIONS] += 1
         done += 1
 
@@ -1179,6 +1358,8 @@ def run_puct_chunk(  # type: ignore[no-untyped-def]
     capacity,
     max_chunk,
     playout_fn=None,
+    rollout_fn=None,
+    heavy_fn=None,
 ):
     """Run up to ``max_chunk`` PUCT iterations; return why it stopped (a code of
     :mod:`~mctslab.search.compiled`, or ``NEED_EVAL`` / ``NEED_NOISE``).
@@ -1224,6 +1405,7 @@ def run_puct_chunk(  # type: ignore[no-untyped-def]
     rets = fbufs[1]
     played = fbufs[2]
     paths, depths, states = pending.paths, pending.depths, pending.states
+    no_amaf = bufs[7, :0]
     if tree.flags[ROOT] == 0:
         state[:] = root_state
         _open(legal_fn, returns_fn, tree, ROOT, state, params, solver, legal, rets, min_u, max_u)
@@ -1254,7 +1436,7 @@ def run_puct_chunk(  # type: ignore[no-untyped-def]
                     simulate(
                         legal_fn, apply_fn, returns_fn, heuristic_fn, states[j], params,
                         simulation, cutoff, rng, a_buf, b_buf, safe, tmp1, tmp2, rewards,
-                        rets, min_u, span, playout_fn,
+                        rets, min_u, span, playout_fn, rollout_fn, heavy_fn, no_amaf,
                     )  # fmt: skip
                 else:
                     value_rewards(pending.values[j], tree.to_play[leaf], rewards)
@@ -1262,7 +1444,8 @@ def run_puct_chunk(  # type: ignore[no-untyped-def]
                         simulate(
                             legal_fn, apply_fn, returns_fn, heuristic_fn, states[j], params,
                             simulation, cutoff, rng, a_buf, b_buf, safe, tmp1, tmp2,
-                            played, rets, min_u, span, playout_fn,
+                            played, rets, min_u, span, playout_fn, rollout_fn, heavy_fn,
+                            no_amaf,
                         )  # fmt: skip
                         for p in range(rewards.shape[0]):
                             rewards[p] = (1.0 - mix) * rewards[p] + mix * played[p]
@@ -1380,6 +1563,8 @@ def run_puct_round(  # type: ignore[no-untyped-def]
     max_chunks,
     codes,
     playout_fn=None,
+    rollout_fn=None,
+    heavy_fn=None,
 ):
     """One round of many PUCT searches of one game and config in one call
     (:func:`search_many`): search ``j`` runs :func:`run_puct_chunk` on its own tree
@@ -1405,7 +1590,7 @@ def run_puct_round(  # type: ignore[no-untyped-def]
         codes[j] = run_puct_chunk(
             legal_fn, apply_fn, returns_fn, heuristic_fn, observation_fn, trees[j], extras[j],
             root_priors[j], root_states[j], params, cfg_i, cfg_f, ctls[j], rngs[j], bufs, fbufs,
-            pending, capacities[j], max_chunks[j], playout_fn,
+            pending, capacities[j], max_chunks[j], playout_fn, rollout_fn, heavy_fn,
         )  # fmt: skip
     return 0
 
@@ -1446,16 +1631,18 @@ def compact(old, root, new, old_prior, new_prior):  # type: ignore[no-untyped-de
     return tail
 
 
-def _allocate(nodes: int) -> Tree:
-    """An empty :class:`Tree` with room for ``nodes`` nodes."""
-    return Tree(*(np.zeros(nodes, dtype=dt) for _, dt in TREE_FIELDS))
+def _allocate(nodes: int, stats_rows: int = 0) -> Tree:
+    """An empty :class:`Tree` with room for ``nodes`` nodes (and ``stats_rows`` rows of
+    ``stats``: :data:`STATS_ROWS` under RAVE or progressive bias)."""
+    fields = [np.zeros(nodes, dtype=dt) for _, dt in TREE_FIELDS]
+    return Tree._make([*fields, np.zeros((stats_rows, nodes), dtype=np.float64)])
 
 
 def _grow(tree: Tree, nodes: int) -> Tree:
     """A copy of ``tree`` with room for ``nodes`` nodes."""
-    new = _allocate(nodes)
+    new = _allocate(nodes, tree.stats.shape[0])
     for old, fresh in zip(tree, new, strict=True):
-        fresh[: len(old)] = old
+        fresh[..., : old.shape[-1]] = old
     return new
 
 
@@ -1504,6 +1691,8 @@ def _puct_round_fn(kernels: Any) -> Callable[..., int]:
             getattr(kernels, "observation", None),
             *args,
             getattr(kernels, "playout", None),
+            getattr(kernels, "rollout_actions", None),
+            getattr(kernels, "heavy_action", None),
         )
 
     return generic
@@ -1646,6 +1835,8 @@ class CompiledMCTS:
                 kernels.heuristic,
                 *args,
                 getattr(kernels, "playout", None),
+                getattr(kernels, "rollout_actions", None),
+                getattr(kernels, "heavy_action", None),
             )
 
         return generic
@@ -1666,6 +1857,8 @@ class CompiledMCTS:
                 getattr(kernels, "observation", None),
                 *args,
                 getattr(kernels, "playout", None),
+                getattr(kernels, "rollout_actions", None),
+                getattr(kernels, "heavy_action", None),
             )
 
         return generic
@@ -1691,7 +1884,7 @@ class CompiledMCTS:
         if not tree.flags[node] & OPENED:
             return False
         if node != 0:
-            new = _allocate(len(tree.first_child))
+            new = _allocate(len(tree.first_child), tree.stats.shape[0])
             new_extra = np.zeros_like(self._extra)
             self.nodes = int(compact(tree, node, new, self._extra, new_extra))
             self._slots = (self.nodes, NONE)
@@ -1780,13 +1973,19 @@ class CompiledMCTS:
             else:
                 # expansion="one" makes one node an iteration: room for exactly that;
                 # otherwise start small and double when an iteration might not fit.
-                one = config.expansion == "one" and config.time is None and puct is None
+                one = (
+                    config.expansion == "one"
+                    and not config.rave
+                    and config.time is None
+                    and puct is None
+                )
                 cap = (config.iterations or 0) + num_actions + 1 if one else 1 << 16
                 if puct is not None and config.time is None and config.iterations is not None:
                     # PUCT adds at most one node's children an iteration: a small search
                     # (self-play's hundreds of simulations) allocates a small tree.
                     cap = min(cap, (config.iterations + puct.batch + 1) * num_actions + 1)
-            self.tree = _allocate(cap)
+            scored = bool(config.rave or config.progressive_bias)
+            self.tree = _allocate(cap, STATS_ROWS if scored else 0)
             self._extra = np.zeros((2, cap if puct is not None else 0), dtype=np.float64)
             self.nodes = 1
             self._slots = (1, NONE)
@@ -1806,6 +2005,8 @@ class CompiledMCTS:
         ]
         span = info.max_utility - info.min_utility
         cfg_f = [config.c, info.min_utility, span, config.verdict_threshold]
+        cfg_f += [0.0] * (RAVE_K - len(cfg_f))  # PUCT's entries (below), unused under UCT
+        cfg_f += [float(config.rave), float(config.progressive_bias)]
         ctl = [0, 0, self.nodes, *self._slots]
         width = max(len(root_state), num_actions)
         run = _Run(
@@ -1814,7 +2015,7 @@ class CompiledMCTS:
             kernels=kernels,
             root_state=root_state,
             params=game.params,
-            bufs=np.zeros((7, width), dtype=np.int64),
+            bufs=np.zeros((8, width), dtype=np.int64),
             budget=Budget.of(config),
             entered=entered,
         )
@@ -1829,8 +2030,13 @@ class CompiledMCTS:
             code = EVALUATOR_CODES[evaluator.name] if builtin else EVAL_EXTERNAL
             cfg_i += [puct.batch, puct.virtual_loss, code, int(puct.gumbel)]
             cfg_f[0] = puct.c
-            cfg_f += [-1.0 if puct.c_base is None else puct.c_base, puct.fpu, puct.mix]
-            cfg_f += [puct.value_scale, puct.maxvisit_init]
+            cfg_f[C_BASE : MAXVISIT_INIT + 1] = [
+                -1.0 if puct.c_base is None else puct.c_base,
+                puct.fpu,
+                puct.mix,
+                puct.value_scale,
+                puct.maxvisit_init,
+            ]
             ctl += [0, int(puct.noise_fraction > 0.0 or puct.gumbel), 0]
             run.fbufs = np.zeros((3, info.num_players), dtype=np.float64)
             observe = kernels.observation is not None and code == EVAL_EXTERNAL

@@ -32,6 +32,11 @@ UCB1's constant on that scale. OpenSpiel's ``MCTSBot`` uses rewards in
 ``[-1, 1]``: its ``uct_c`` equals ``2 * c`` here (OpenSpiel's ``uct_c = 2``
 is ``c = 1``). Reported values are back on the game's own utility scale.
 
+RAVE (Gelly and Silver 2007) and progressive bias (Chaslot et al. 2008) are
+``rave=k`` and ``progressive_bias=w``: selection then scores children by
+:func:`rave_score`, the all-moves-as-first statistics are updated in
+:func:`backpropagate` and a node's heuristic term is computed when it is opened.
+
 MCTS-Solver (Winands, Björnsson and Saito 2008) is ``solver=True``: terminal
 positions are proven and proofs are backed up (a node is a proven win for its
 player to move if one child is, and otherwise proven once all children are
@@ -119,6 +124,8 @@ __all__ = [
     "iterate_batch",
     "leaf_rewards",
     "max_child",
+    "rave_beta",
+    "rave_score",
     "robust_child",
     "rules_agree",
     "sample_by_visits",
@@ -178,6 +185,13 @@ class SearchConfig:
             ``None``: UCT. Under PUCT a node's children are created together with
             their priors (``expansion`` does not apply) and ``simulation`` is the
             playout of the ``"uniform+rollout"`` evaluator or of ``mix``.
+        rave: RAVE's equivalence parameter ``k`` (Gelly and Silver 2007, 2011): a child's
+            value blends its mean with its all-moves-as-first mean, weight ``beta =
+            sqrt(k / (3 N_parent + k))`` on the latter (:func:`rave_score`); ``0``: off.
+            Under RAVE a node's children are created together (as ``expansion="all"``).
+        progressive_bias: progressive bias's weight ``w`` (Chaslot et al. 2008): a
+            visited child's score gains ``w * H / (N + 1)``, ``H`` the game's heuristic of
+            the child's position for the player who moved into it, on ``[0, 1]``; ``0``: off.
     """
 
     c: float = math.sqrt(2.0)
@@ -197,10 +211,27 @@ class SearchConfig:
     workers: int = 1
     parallel: Literal["auto", "threads", "processes"] = "auto"
     puct: PuctConfig | None = None
+    rave: float = 0.0
+    progressive_bias: float = 0.0
 
     def __post_init__(self) -> None:
         where = "search config"
         check_exploration(where, self.c)
+        for name in ("rave", "progressive_bias"):
+            value = getattr(self, name)
+            if (
+                not isinstance(value, int | float)
+                or isinstance(value, bool)
+                or not math.isfinite(value)
+                or not 0 <= value <= 1e9
+            ):
+                raise InvalidConfigError(
+                    f"{where}: {name} must be a finite number in [0, 1e9], got {value!r}"
+                )
+            if value and self.puct is not None:
+                raise InvalidConfigError(
+                    f"{where}: {name} is an option of UCT's selection; PUCT has its priors"
+                )
         check_choice(where, "expansion", self.expansion, _EXPANSIONS)
         check_choice(where, "simulation", self.simulation, _SIMULATIONS)
         check_choice(where, "final", self.final, _FINAL_RULES)
@@ -315,6 +346,9 @@ class Node:
 
     __slots__ = (
         "action",
+        "amaf_sum",
+        "amaf_visits",
+        "bias",
         "children",
         "estimate",
         "opened",
@@ -352,6 +386,11 @@ class Node:
         self.prior = 0.0
         self.estimate: list[float] | None = None
         self.raw = 0.0  # Gumbel: the node's own value for its player to move, in [-1, 1]
+        # RAVE: the all-moves-as-first visits and reward sum of the move into this node;
+        # progressive bias: w * H of its position for the player who moved into it.
+        self.amaf_visits = 0
+        self.amaf_sum = 0.0
+        self.bias = 0.0
 
     @property
     def mean(self) -> float:
@@ -423,6 +462,17 @@ def _open(node: Node, state: State, tree: SearchTree) -> None:
             node.proven = _win_loss_draw(returns, tree.info)
     else:
         node.untried = list(state.legal_actions())  # ours to change: never the caller's list
+    w = tree.config.progressive_bias
+    if w and node.player >= 0:
+        # Progressive bias's H: the position's value for the player who moved into it, on
+        # [0, 1] (a terminal's exact reward; else the heuristic, (h + 1) / 2).
+        if node.rewards is not None:
+            h = node.rewards[node.player]
+        else:
+            values = heuristic_or_none(state)
+            assert values is not None  # checked when the search starts
+            h = (values[node.player] + 1.0) / 2.0
+        node.bias = w * h
 
 
 class NotWinLossDrawError(InvalidConfigError):
@@ -542,12 +592,81 @@ def uct_value(parent: Node, child: Node, c: float) -> float:
 
 
 def _best_child(node: Node, tree: SearchTree) -> Node:
-    """Selection's choice at a fully expanded decision node: UCT, or PUCT when set."""
-    if tree.config.puct is not None:
-        if tree.config.puct.gumbel:
+    """Selection's choice at a fully expanded decision node: UCT (with RAVE or progressive
+    bias when set), or PUCT when set."""
+    config = tree.config
+    if config.puct is not None:
+        if config.puct.gumbel:
             return _best_gumbel_child(node, tree)
         return _best_puct_child(node, tree)
-    return _best_uct_child(node, tree.config)
+    if config.rave or config.progressive_bias:
+        return _best_rave_child(node, config)
+    return _best_uct_child(node, config)
+
+
+def rave_beta(k: float, parent_visits: int) -> float:
+    """RAVE's weight on the all-moves-as-first mean, Gelly and Silver's hand-picked
+    schedule ("Combining online and offline knowledge in UCT", ICML 2007; "Monte-Carlo
+    tree search and rapid action value estimation in computer Go", AIJ 2011)::
+
+        beta = sqrt(k / (3 N_parent + k))
+
+    ``k``, the *equivalence parameter*, is the number of visits at which the two means
+    weigh the same (``beta = 1/2`` at ``N_parent = k``); 0 without RAVE."""
+    return math.sqrt(k / (3.0 * parent_visits + k)) if k > 0.0 else 0.0
+
+
+def rave_score(
+    value_sum: float,
+    visits: int,
+    amaf_sum: float,
+    amaf_visits: int,
+    explore: float,
+    beta: float,
+    bias: float,
+) -> float:
+    """UCT with RAVE and progressive bias, the score of a child under a parent::
+
+        (1 - beta) * Q / N + beta * Q~ / N~ + c * sqrt(ln N_parent / N) + w * H / (N + 1)
+
+    ``Q~ / N~`` is the child's all-moves-as-first mean (RAVE, :func:`rave_beta`; the
+    first term alone while it has no AMAF visit), ``bias = w * H`` progressive bias's
+    heuristic term (Chaslot, Winands, van den Herik, Uiterwijk and Bouzy 2008,
+    "Progressive strategies for Monte-Carlo tree search"), shrinking as the child is
+    visited; ``explore = c * sqrt(ln N_parent)`` (:func:`exploration`). An unvisited child
+    (``N = 0``) scores ``Q~ / N~ + c * sqrt(ln N_parent) + w * H`` (its terms at ``N = 1``
+    with the AMAF mean for its own) once RAVE has seen its move, else ``+inf`` (first, as
+    under UCT). The compiled twin is :func:`mctslab.search.compiled.rave_child`: the same
+    expression, float for float."""
+    if visits == 0:
+        if amaf_visits == 0:
+            return math.inf
+        return amaf_sum / amaf_visits + explore + bias
+    q = value_sum / visits
+    if amaf_visits > 0:
+        q = (1.0 - beta) * q + beta * (amaf_sum / amaf_visits)
+    return q + explore / math.sqrt(visits) + bias / (visits + 1.0)
+
+
+def _best_rave_child(node: Node, config: SearchConfig) -> Node:
+    """The child with the highest :func:`rave_score`: ties to the lowest action, under
+    MCTS-Solver proven children skipped, as in :func:`_best_uct_child`."""
+    explore = exploration(config.c, node.visits)
+    beta = rave_beta(config.rave, node.visits)
+    best: Node | None = None
+    best_value = -math.inf
+    for ch in node.children:
+        if config.solver and ch.proven is not None:
+            continue
+        value = rave_score(
+            ch.value_sum, ch.visits, ch.amaf_sum, ch.amaf_visits, explore, beta, ch.bias
+        )
+        if value == math.inf:
+            return ch
+        if value > best_value:
+            best, best_value = ch, value
+    assert best is not None
+    return best
 
 
 def _gumbel_stats(
@@ -700,7 +819,7 @@ def expand(node: Node, tree: SearchTree) -> Node:
             raise NodeBudgetReached
         evaluate_nodes([node], tree)
         return node
-    if config.expansion == "one":
+    if config.expansion == "one" and not config.rave:  # RAVE: all children at once
         if config.max_nodes is not None and tree.nodes + 1 > config.max_nodes:
             raise NodeBudgetReached
         # The i-th untried action in ascending order, i uniform: a random order of
@@ -833,26 +952,43 @@ def _heavy_action(state: State, rng: Rng) -> int:
     return pool[rng.randint(len(pool))]
 
 
+def _playout_actions(state: State) -> list[int]:
+    """The moves a playout chooses among: the state's ``playout_actions()`` where it has
+    them (a kernel game's ``rollout_actions``: Go's leave out one's own eyes), else the
+    legal actions."""
+    choices = getattr(state, "playout_actions", None)
+    return choices() if choices is not None else state.legal_actions()  # type: ignore[no-any-return]
+
+
 def _random_action(state: State, rng: Rng) -> int:
     if state.current_player() == CHANCE:
         return sample_chance_outcome(state, rng)
-    legal = state.legal_actions()
+    legal = _playout_actions(state)
     return legal[rng.randint(len(legal))]
 
 
-def simulate(state: State, tree: SearchTree) -> list[float]:
-    """Phase 3: play out from ``state`` (consumed) and return each player's reward in ``[0, 1]``."""
+def simulate(
+    state: State, tree: SearchTree, moves: list[tuple[int, int]] | None = None
+) -> list[float]:
+    """Phase 3: play out from ``state`` (consumed) and return each player's reward in ``[0, 1]``.
+
+    Random moves are drawn among the state's playout moves (:func:`_playout_actions`); a
+    heavy playout plays the game's own heavy move where it has one (a kernel game's
+    ``heavy_action``), else :func:`_heavy_action`. Under RAVE, ``moves`` receives each
+    ``(player, action)`` played by a player (chance outcomes left out)."""
     config, rng, info = tree.config, tree.rng, tree.info
-    if config.simulation == "random":  # the common case, with fewer calls per ply
+    if config.simulation == "random" and moves is None:  # the common case, fewer calls a ply
         is_terminal, current_player = state.is_terminal, state.current_player
-        legal_actions, apply_action, randint = state.legal_actions, state.apply_action, rng.randint
+        choices = getattr(state, "playout_actions", None) or state.legal_actions
+        apply_action, randint = state.apply_action, rng.randint
         while not is_terminal():
             if current_player() == CHANCE:
                 apply_action(_random_action(state, rng))
             else:
-                legal = legal_actions()
+                legal = choices()
                 apply_action(legal[randint(len(legal))])
         return _rewards(state.returns(), info)
+    heavy = getattr(state, "heavy_action", None) if config.simulation == "heavy" else None
     plies = 0
     while not state.is_terminal():
         if config.simulation == "cutoff" and plies >= config.cutoff_depth:
@@ -865,10 +1001,14 @@ def simulate(state: State, tree: SearchTree) -> list[float]:
             for p, v in enumerate(h):
                 if v >= config.verdict_threshold:  # a clear verdict: p wins
                     return [1.0 if i == p else 0.0 for i in range(len(h))]
-        if config.simulation == "heavy" and state.current_player() != CHANCE:
-            action = _heavy_action(state, rng)
+        mover = state.current_player()
+        if config.simulation == "heavy" and mover != CHANCE:
+            own = heavy(rng) if heavy is not None else None
+            action = own if own is not None else _heavy_action(state, rng)
         else:
             action = _random_action(state, rng)
+        if moves is not None and mover != CHANCE:
+            moves.append((mover, action))
         state.apply_action(action)
         plies += 1
     return _rewards(state.returns(), info)
@@ -903,9 +1043,16 @@ def _prove(node: Node) -> bool:
     return False
 
 
-def backpropagate(path: list[Node], rewards: list[float], solver: bool) -> None:
+def backpropagate(
+    path: list[Node],
+    rewards: list[float],
+    solver: bool,
+    moves: list[tuple[int, int]] | None = None,
+) -> None:
     """Phase 4: from the leaf up to the root, count the visit and add the reward of the
-    player who moved into each node; under MCTS-Solver, back up proofs as far as they go."""
+    player who moved into each node; under MCTS-Solver, back up proofs as far as they go.
+    Under RAVE (``moves``: the playout's ``(player, action)``), also the all-moves-as-first
+    statistics (:func:`_update_amaf`)."""
     proving = solver
     for node in reversed(path):
         node.visits += 1
@@ -913,6 +1060,31 @@ def backpropagate(path: list[Node], rewards: list[float], solver: bool) -> None:
             node.value_sum += rewards[node.player]
         if proving and node is not path[-1]:
             proving = _prove(node)
+    if moves is not None:
+        _update_amaf(path, moves, rewards)
+
+
+def _update_amaf(path: list[Node], moves: list[tuple[int, int]], rewards: list[float]) -> None:
+    """RAVE's all-moves-as-first update (Gelly and Silver 2007): at each decision node of
+    the path, every child whose move its player to move played *first* at some later
+    point of the iteration (in the tree below or in the playout) counts a visit and that
+    player's reward, as if the move had been played at once. Walked from the leaf up, the
+    first mover of each action after the node is the last one written."""
+    first: dict[int, int] = {}
+    for player, action in reversed(moves):
+        first[action] = player
+    for d in range(len(path) - 1, -1, -1):
+        node = path[d]
+        if node.to_play < 0:  # a chance node (its outcome is no player's move) or terminal
+            continue
+        if d + 1 < len(path):
+            first[path[d + 1].action] = node.to_play
+        p = node.to_play
+        r = rewards[p]
+        for ch in node.children:
+            if first.get(ch.action) == p:
+                ch.amaf_visits += 1
+                ch.amaf_sum += r
 
 
 def should_expand(leaf: Node, tree: SearchTree) -> bool:
@@ -944,14 +1116,15 @@ def iterate(tree: SearchTree) -> None:
         if child is not leaf:  # PUCT expands the leaf itself
             path.append(child)
         leaf = child
+    moves: list[tuple[int, int]] | None = [] if tree.config.rave else None
     rewards = leaf_rewards(leaf)
     if rewards is None:
         assert leaf.state is not None
         if tree.config.puct is not None:
             rewards = evaluation(leaf, tree)
         else:
-            rewards = simulate(leaf.state.clone(), tree)
-    backpropagate(path, rewards, tree.config.solver)
+            rewards = simulate(leaf.state.clone(), tree, moves)
+    backpropagate(path, rewards, tree.config.solver, moves)
 
 
 def iterate_batch(tree: SearchTree, limit: int) -> int:
@@ -1199,6 +1372,10 @@ class MCTS:
             raise InvalidConfigError(
                 f"simulation={config.simulation!r} needs the game's heuristic(); "
                 f"{info.name} has none"
+            )
+        if config.progressive_bias and heuristic_or_none(state) is None:
+            raise InvalidConfigError(
+                f"progressive_bias needs the game's heuristic(); {info.name} has none"
             )
         if config.puct is not None:
             check_puct(config, info, state)

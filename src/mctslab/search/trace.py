@@ -381,12 +381,13 @@ def traced_iteration(
     value: list[float] | None = None
     playout_rewards: list[float] | None = None
     mix = 0.0
+    moves: list[tuple[int, int]] | None = [] if config.rave else None  # RAVE's record
 
     def playout() -> list[float]:
         nonlocal actions, cutoff
         assert leaf.state is not None
         played = leaf.state.clone()
-        result = simulate(played, tree)
+        result = simulate(played, tree, moves)
         actions = played.history()[len(leaf.state.history()) :]
         cutoff = not played.is_terminal()
         return result
@@ -430,7 +431,7 @@ def traced_iteration(
 
     # Phase 4: backpropagation, recorded leaf to root.
     before = [(n.visits, n.value_sum, n.mean, n.proven) for n in path]
-    backpropagate(path, rewards, config.solver)
+    backpropagate(path, rewards, config.solver, moves)
     updates = tuple(
         Update(
             node=node_id(n),
