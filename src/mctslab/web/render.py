@@ -13,6 +13,18 @@
   ``top`` the beans in pits 11..6 (player 1's row, left to right as drawn),
   ``bottom`` pits 0..5 (player 0's row), ``stores`` those of players 0 and 1;
   ``actions`` maps each legal pit index (as a string) to its action id.
+- Go: ``{"kind": "go", "size", "stones", "last", "to_play", "captures", "komi",
+  "pass", "actions", "territory", "score"}``: ``stones`` lists the ``size * size``
+  points in action order (index ``r * size + c``, row 0 at the *bottom*, as Go's
+  actions), each 0 (empty), 1 (black) or 2 (white); ``last`` the last action played
+  (a point or the pass) or ``None``; ``to_play`` 1 (Black) or 2 (White), ``None``
+  once over; ``captures`` the stones captured by Black and by White; ``komi`` White's;
+  ``pass`` the pass action id (``size * size``); ``actions`` maps each legal action,
+  points and pass alike (as strings), to its id. Once the game is over ``territory``
+  gives each point's owner under Tromp-Taylor area scoring (0 nobody, 1 Black, 2
+  White: a stone's colour, or the colour every empty region reaches alone) and
+  ``score`` is :meth:`Go.score <mctslab.games.go.Go.score>` (Black's area minus
+  White's minus komi: ``B+3.5`` for 3.5, ``W+7.5`` for -7.5); both ``None`` before.
 - Any other game: ``{"kind": "text"}``: the page shows :func:`state_text` and a
   button per legal move.
 
@@ -27,11 +39,12 @@ from typing import Any
 from mctslab.core.game import Game, State, player_label
 from mctslab.games.bohnenspiel import Bohnenspiel
 from mctslab.games.connect_four import ConnectFour
+from mctslab.games.go import Go
 from mctslab.games.kernels import KernelState
 from mctslab.games.nim import Nim
 from mctslab.games.tic_tac_toe import TicTacToe
 
-__all__ = ["player_names", "render", "state_text"]
+__all__ = ["area_owners", "player_names", "render", "state_text"]
 
 _MARKS = ("", "x", "o")
 
@@ -46,10 +59,13 @@ def state_text(state: State) -> str:
 
 def player_names(game: Game) -> list[str]:
     """Each player's name on the page, by id: the board's own names where it draws the
-    players (tic-tac-toe's X and O; Connect Four's red and yellow discs), else
+    players (tic-tac-toe's X and O; Connect Four's red and yellow discs; Go's black and
+    white stones), else
     :func:`~mctslab.core.game.player_label`'s ("player 1", ...: people count from 1)."""
     if isinstance(game, ConnectFour):
         return ["Red", "Yellow"]
+    if isinstance(game, Go):
+        return ["Black", "White"]
     # player_label's marks ("x", "o") are drawn as capitals on the page.
     return [
         name.upper() if len(name) == 1 else name
@@ -107,4 +123,65 @@ def render(state: State) -> dict[str, Any]:
             "stores": game.stores(state),
             "actions": {str(a): a for a in legal},  # pit index = action id
         }
+    if isinstance(game, Go) and isinstance(state, KernelState):
+        return _go(game, state, legal)
     return {"kind": "text"}
+
+
+def _go(game: Go, state: KernelState, legal: list[int]) -> dict[str, Any]:
+    """Go's drawing: read through the game's public methods, not the kernel layout."""
+    n = game.board_size
+    stones = [game.colour_at(state, a) for a in range(n * n)]
+    history = state.history()
+    over = state.is_terminal()
+    return {
+        "kind": "go",
+        "size": n,
+        "stones": stones,
+        "last": history[-1] if history else None,
+        "to_play": None if over else state.current_player() + 1,
+        "captures": list(game.captures(state)),
+        "komi": game.komi,
+        "pass": n * n,
+        "actions": {str(a): a for a in legal},  # point index = action id; pass too
+        "territory": area_owners(stones, n) if over else None,
+        "score": game.score(state) if over else None,
+    }
+
+
+def area_owners(stones: list[int], n: int) -> list[int]:
+    """Each point's owner under Tromp-Taylor area scoring: its stone's colour, or for an
+    empty point the one colour that its empty region (4-connected) reaches, 0 where the
+    region reaches both colours or none. Go's kernels count these areas (``area_score2``)
+    but keep the owners to themselves, so they are found again here by a flood fill over
+    ``stones`` (0 empty, 1 black, 2 white; index ``r * n + c``); Black's count minus
+    White's minus komi is :meth:`Go.score <mctslab.games.go.Go.score>`."""
+    owner = list(stones)
+    seen = [False] * (n * n)
+    for start in range(n * n):
+        if stones[start] != 0 or seen[start]:
+            continue
+        region, reach, stack = [], 0, [start]
+        seen[start] = True
+        while stack:
+            p = stack.pop()
+            region.append(p)
+            r, c = divmod(p, n)
+            for q in (
+                p - n if r > 0 else -1,
+                p + n if r < n - 1 else -1,
+                p - 1 if c > 0 else -1,
+                p + 1 if c < n - 1 else -1,
+            ):
+                if q < 0:
+                    continue
+                if stones[q] == 0:
+                    if not seen[q]:
+                        seen[q] = True
+                        stack.append(q)
+                else:
+                    reach |= stones[q]  # bit 1: black, bit 2: white
+        colour = reach if reach in (1, 2) else 0
+        for p in region:
+            owner[p] = colour
+    return owner

@@ -4,6 +4,10 @@
 //   piles (Nim, Bachet): piles [counts], max_take, moves [{pile, take, action}]
 //   pits  (Bohnenspiel): top [pits 11..6], bottom [pits 0..5], stores [s0, s1],
 //         actions {pit: action id}
+//   go    (Go): size, stones (size*size: 0 empty, 1 black, 2 white; index r*size+c,
+//         row 0 at the bottom), last, to_play (1 | 2 | null), captures [by black, by
+//         white], komi, pass (the pass action), actions {point or pass: action id},
+//         territory (per point 0 | 1 | 2, once over) and score (Black's, komi in).
 //   text  (any other game): the state's text, with a button per legal move.
 // The same drawing serves the main board (clickable) and the small boards of the
 // step mode and of the node inspector (not clickable).
@@ -29,6 +33,7 @@ export function drawBoard(render, opts = {}) {
   if (kind === "grid") return drawGrid(render, opts);
   if (kind === "piles") return drawPiles(render, opts);
   if (kind === "pits") return drawPits(render, opts);
+  if (kind === "go") return drawGo(render, opts);
   return drawText(render, opts);
 }
 
@@ -316,6 +321,209 @@ function drawPits(render, opts) {
   return root;
 }
 
+// Go's column letters: a to t without i, as on a Go board and in Go's move names.
+const GO_COLUMNS = "abcdefghjklmnopqrst";
+const GO_COLOUR = { 1: "black", 2: "white" };
+// Star points (hoshi) of the usual boards, as (row, column) lines.
+const GO_STARS = { 9: [[2, 6], 4], 13: [[3, 9], 6], 19: [[3, 9, 15], null] };
+
+/** The star points of an n x n board: [row, col] pairs (none for unusual sizes). */
+function goStars(n) {
+  const spec = GO_STARS[n];
+  if (!spec) return [];
+  const [lines, centre] = spec;
+  const points = [];
+  for (const r of lines) for (const c of lines) points.push([r, c]);
+  if (centre !== null) points.push([centre, centre]);
+  return points;
+}
+
+/** Go's score line: "B+3.5", "W+7.5", or a tie (an integer komi). */
+export function goResult(score) {
+  if (score === null || score === undefined) return "";
+  if (score === 0) return "Jigo (a tie)";
+  return `${score > 0 ? "B" : "W"}+${Math.abs(score)}`;
+}
+
+/**
+ * A Go board: lines, star points, coordinates (a-t without i along the bottom, 1-n up
+ * the side), the stones, a ring on the last stone played, the legal empty points as
+ * click targets (hover: the move's name and a ghost stone), and, when over, each
+ * point's area owner as a small square. The main board (no `opts.size`) adds a line
+ * with the captures, the komi, a pass, the score at the end, and the Pass button;
+ * the small boards (node view, playout) are the drawing alone.
+ */
+function drawGo(render, opts) {
+  const n = render.size;
+  const full = !opts.size;
+  // The main board about 440 px wide whatever its size; the small ones about 230 px.
+  const cell = full ? Math.max(18, Math.min(44, Math.floor(440 / (n + 1)))) : Math.min(opts.size, Math.floor(230 / (n + 0.2)));
+  const margin = full ? cell : cell * 0.6; // room for the coordinates on the main board
+  const extent = margin * 2 + (n - 1) * cell;
+  const at = (i) => {
+    const r = Math.floor(i / n);
+    const c = i % n;
+    return [margin + c * cell, margin + (n - 1 - r) * cell]; // row 0 at the bottom
+  };
+  const actions = actionsMap(render);
+  const interactive = Boolean(opts.interactive);
+  const mover = GO_COLOUR[render.to_play] || "black";
+  const root = svg("svg", {
+    class: `board go${full ? "" : " small"}`,
+    width: extent,
+    height: extent,
+    viewBox: `0 0 ${extent} ${extent}`,
+    role: "img",
+    "aria-label": "Go board",
+  });
+  root.append(svg("rect", { class: "go-wood", x: 0.5, y: 0.5, width: extent - 1, height: extent - 1, rx: full ? 6 : 3 }));
+  const far = margin + (n - 1) * cell;
+  for (let k = 0; k < n; k++) {
+    const p = margin + k * cell;
+    root.append(svg("line", { class: "go-line", x1: margin, y1: p, x2: far, y2: p }));
+    root.append(svg("line", { class: "go-line", x1: p, y1: margin, x2: p, y2: far }));
+  }
+  for (const [r, c] of goStars(n)) {
+    const [x, y] = at(r * n + c);
+    root.append(svg("circle", { class: "go-star", cx: x, cy: y, r: Math.max(1.5, cell * 0.08) }));
+  }
+  if (full) {
+    const font = Math.max(10, Math.min(13, Math.round(cell * 0.32)));
+    for (let k = 0; k < n; k++) {
+      const p = margin + k * cell;
+      root.append(svg("text", { class: "go-coord", x: p, y: far + margin * 0.72, "font-size": font }, [GO_COLUMNS[k]]));
+      root.append(svg("text", { class: "go-coord", x: margin * 0.4, y: margin + (n - 1 - k) * cell + font * 0.35, "font-size": font }, [String(k + 1)]));
+    }
+  }
+  const territory = render.territory;
+  for (let i = 0; i < n * n; i++) {
+    const colour = GO_COLOUR[render.stones[i]];
+    const [x, y] = at(i);
+    if (colour) {
+      root.append(
+        svg("circle", {
+          class: `go-stone ${colour}`,
+          cx: x,
+          cy: y,
+          r: cell * 0.47,
+          "data-testid": opts.testids ? `go-stone-${i}` : null,
+        }),
+      );
+      if (i === render.last) {
+        root.append(svg("circle", { class: `go-last on-${colour}`, cx: x, cy: y, r: cell * 0.2, "data-testid": opts.testids ? "go-last" : null }));
+      }
+      continue;
+    }
+    if (territory && GO_COLOUR[territory[i]]) {
+      const side = cell * 0.34;
+      root.append(svg("rect", { class: `go-territory ${GO_COLOUR[territory[i]]}`, x: x - side / 2, y: y - side / 2, width: side, height: side }));
+    }
+    if (interactive && actions.has(i) && i !== render.pass) {
+      const action = actions.get(i);
+      const name = labelOf(opts.legal, action) ?? `${GO_COLUMNS[i % n]}${Math.floor(i / n) + 1}`;
+      const play = () => opts.onAction(action);
+      const group = svg("g", {
+        class: "go-point playable",
+        "data-testid": opts.testids ? `point-${i}` : null,
+        "data-action": action,
+        onclick: play,
+        ...keyboard(`play ${name}`, play),
+      });
+      group.append(
+        svg("rect", { class: "go-hit", x: x - cell / 2, y: y - cell / 2, width: cell, height: cell }),
+        svg("circle", { class: `go-ghost ${mover}`, cx: x, cy: y, r: cell * 0.45 }),
+        svg("title", {}, [name]),
+      );
+      root.append(group);
+    }
+  }
+  if (!full) return root;
+
+  const [byBlack, byWhite] = render.captures || [0, 0];
+  const info = html("div", { class: "go-info" }, [
+    html("span", { "data-testid": "go-captures" }, [`captures: black ${byBlack}, white ${byWhite}`]),
+    html("span", { "data-testid": "go-komi" }, [`komi ${render.komi}`]),
+  ]);
+  const over = render.territory !== null && render.territory !== undefined;
+  if (!over && render.last === render.pass && render.to_play) {
+    // The stone-less move is easy to miss: say who passed (the player not to move).
+    info.append(html("span", { class: "go-passed", "data-testid": "go-passed" }, [`${render.to_play === 1 ? "White" : "Black"} passed`]));
+  }
+  if (over) {
+    const owners = render.territory;
+    const black = owners.filter((o) => o === 1).length;
+    const white = owners.filter((o) => o === 2).length;
+    info.append(
+      html("span", { class: "go-score", "data-testid": "go-score", title: "Tromp-Taylor area scoring: stones plus the empty points that reach one colour only; komi to White" }, [
+        `${goResult(render.score)} (area: black ${black}, white ${white} + komi ${render.komi})`,
+      ]),
+    );
+  }
+  const canPass = interactive && actions.has(render.pass);
+  const pass = html("button", {
+    type: "button",
+    class: "go-pass",
+    "data-testid": opts.testids ? "pass" : null,
+    disabled: !canPass,
+    title: canPass ? labelOf(opts.legal, render.pass) || "pass" : "",
+    onclick: () => canPass && opts.onAction(render.pass),
+  }, ["Pass"]);
+  info.append(pass);
+  return html("div", { class: "go-wrap" }, [root, info]);
+}
+
+/**
+ * A Go move on a "go" drawing: the stone placed and the opponent's strings left without
+ * liberties removed (suicide is illegal, so the mover's own never are); a pass changes
+ * the turn alone. Only for replaying playouts (the server judged the moves, ko included).
+ */
+function playGo(render, action) {
+  const n = render.size;
+  const stones = render.stones.slice();
+  const captures = (render.captures || [0, 0]).slice();
+  const colour = render.to_play || 1;
+  const other = 3 - colour;
+  if (action !== render.pass && action >= 0 && action < n * n) {
+    stones[action] = colour;
+    for (const q of goNeighbours(action, n)) {
+      if (stones[q] !== other) continue;
+      const string = goDeadString(stones, q, n);
+      for (const p of string) stones[p] = 0;
+      captures[colour - 1] += string.length;
+    }
+  }
+  return { ...render, stones, captures, last: action, to_play: other, actions: {}, territory: null, score: null };
+}
+
+function goNeighbours(p, n) {
+  const r = Math.floor(p / n);
+  const c = p % n;
+  const out = [];
+  if (r > 0) out.push(p - n);
+  if (r < n - 1) out.push(p + n);
+  if (c > 0) out.push(p - 1);
+  if (c < n - 1) out.push(p + 1);
+  return out;
+}
+
+/** The string of the stone at `p`: its points if it has no liberty, else []. */
+function goDeadString(stones, p, n) {
+  const colour = stones[p];
+  const seen = new Set([p]);
+  const stack = [p];
+  while (stack.length) {
+    const q = stack.pop();
+    for (const m of goNeighbours(q, n)) {
+      if (stones[m] === 0) return [];
+      if (stones[m] === colour && !seen.has(m)) {
+        seen.add(m);
+        stack.push(m);
+      }
+    }
+  }
+  return [...seen];
+}
+
 function drawText(render, opts) {
   const wrap = html("div", { class: "text-board" });
   wrap.append(html("pre", { class: "board-text" }, [opts.text || render.text || ""]));
@@ -337,13 +545,14 @@ function drawText(render, opts) {
 
 /** Whether positions of this kind can be replayed in the browser (for the playout board). */
 export function canReplay(render) {
-  return Boolean(render) && ["grid", "piles", "pits"].includes(render.kind);
+  return Boolean(render) && ["grid", "piles", "pits", "go"].includes(render.kind);
 }
 
 /**
  * The position after `action`, computed here from the rules' encodings (tic-tac-toe:
  * action = cell index; Connect Four: action = column; Nim: pile + piles * (take - 1);
- * Bohnenspiel: action = pit index, sown and captured as mctslab.games.bohnenspiel does).
+ * Bohnenspiel: action = pit index, sown and captured as mctslab.games.bohnenspiel does;
+ * Go: action = r * size + c, or the pass).
  * Only for drawing playouts: the server stays the judge of legality.
  */
 export function applyAction(render, action) {
@@ -381,6 +590,7 @@ export function applyAction(render, action) {
     return { ...render, piles, moves: [] };
   }
   if (render.kind === "pits") return sow(render, action);
+  if (render.kind === "go") return playGo(render, action);
   return render;
 }
 

@@ -1,0 +1,168 @@
+"""Go's board description (``kind: "go"``, mctslab.web.render) through the JSON API.
+
+Positions are built from action ids (``r * N + c``, row 0 at the bottom; pass ``N * N``)
+and played through the same endpoints as the page: ``POST /api/sessions``, ``POST
+play``, ``GET node``.
+"""
+
+from __future__ import annotations
+
+import random
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+pytest.importorskip("fastapi")
+
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", message=".*httpx2", category=Warning)
+    from fastapi.testclient import TestClient
+
+import mctslab
+from mctslab.games.go import Go
+from mctslab.web.app import create_app
+from mctslab.web.render import area_owners, render
+from mctslab.web.settings import Settings
+
+N = 9
+PASS = N * N
+
+
+def at(col: str, row: int, n: int = N) -> int:
+    """The action of a point named as on the board (``at("e", 5)``: column e, row 5)."""
+    return (row - 1) * n + "abcdefghjklmnopqrst".index(col)
+
+
+@pytest.fixture
+def client() -> Iterator[TestClient]:
+    with TestClient(create_app(Settings())) as c:
+        yield c
+
+
+def new(client: TestClient, **body: Any) -> dict[str, Any]:
+    r = client.post("/api/sessions", json={"game": "go", **body})
+    assert r.status_code == 201, r.text
+    data: dict[str, Any] = r.json()
+    return data
+
+
+def play(client: TestClient, sid: str, action: int | str) -> dict[str, Any]:
+    r = client.post(f"/api/sessions/{sid}/play", json={"action": action})
+    assert r.status_code == 200, r.text
+    data: dict[str, Any] = r.json()
+    return data
+
+
+# Black surrounds White's e5 (the last black stone, e6, takes it); White answers in the
+# corners a1 and j1.
+E5 = at("e", 5)
+SURROUND = [at("e", 4), E5, at("d", 5), at("a", 1), at("f", 5), at("j", 1)]
+TAKE = at("e", 6)
+
+
+def test_games_list_go_with_its_board(client: TestClient) -> None:
+    games = {g["name"]: g for g in client.get("/api/games").json()}
+    assert games["go"]["board"] == "go"
+
+
+def test_the_empty_board(client: TestClient) -> None:
+    state = new(client)["state"]
+    assert state["player_names"] == ["Black", "White"]  # as the stones are drawn
+    board = state["render"]
+    assert board["kind"] == "go" and board["size"] == N
+    assert board["stones"] == [0] * (N * N)
+    assert board["last"] is None and board["to_play"] == 1
+    assert board["captures"] == [0, 0] and board["komi"] == 7.5
+    assert board["pass"] == PASS
+    # Every point and the pass, keyed as the grids are: the action id as a string.
+    assert board["actions"] == {str(a): a for a in range(N * N + 1)}
+    assert board["territory"] is None and board["score"] is None
+
+
+def test_stones_and_a_capture_played_through_the_api(client: TestClient) -> None:
+    view = new(client, actions=SURROUND)
+    sid = view["id"]
+    board = view["state"]["render"]
+    assert board["stones"][E5] == 2 and board["last"] == at("j", 1)
+    assert board["to_play"] == 1 and board["captures"] == [0, 0]
+    board = play(client, sid, TAKE)["state"]["render"]
+    expected = [0] * (N * N)
+    for p in (at("e", 4), at("d", 5), at("f", 5), TAKE):
+        expected[p] = 1
+    for p in (at("a", 1), at("j", 1)):
+        expected[p] = 2
+    assert board["stones"] == expected  # e5 is empty again
+    assert board["captures"] == [1, 0] and board["last"] == TAKE and board["to_play"] == 2
+    # White may not play back into the eye (suicide): e5 is not clickable; the pass is.
+    assert str(E5) not in board["actions"] and board["actions"][str(PASS)] == PASS
+    assert len(board["actions"]) == N * N - 6 - 1 + 1
+    # The stones sit where Go's own text board puts them: row 5 from the bottom, column e.
+    state = mctslab.make("go").state_from_actions([*SURROUND, TAKE])
+    assert board == render(state)
+
+
+def test_the_pass_and_the_territory_after_two_passes(client: TestClient) -> None:
+    sid = new(client, actions=[*SURROUND, TAKE])["id"]
+    view = play(client, sid, "pass")  # a move's name, as the page's text board sent them
+    board = view["state"]["render"]
+    assert board["last"] == PASS and board["to_play"] == 1 and board["territory"] is None
+    assert view["state"]["moves"][-1]["label"] == "W PASS"
+    view = play(client, sid, PASS)
+    assert view["state"]["terminal"]
+    board = view["state"]["render"]
+    assert board["to_play"] is None and board["actions"] == {}
+    owners = [0] * (N * N)
+    for p in (at("e", 4), at("d", 5), at("f", 5), TAKE, E5):  # e5: an eye reaching black only
+        owners[p] = 1
+    for p in (at("a", 1), at("j", 1)):
+        owners[p] = 2
+    assert board["territory"] == owners  # the open board reaches both colours: nobody's
+    assert board["score"] == 5 - 2 - 7.5  # W+4.5
+    assert view["state"]["returns"] == [-1.0, 1.0]
+
+
+def test_territory_on_a_small_board_split_by_two_walls(client: TestClient) -> None:
+    # Black walls off columns a-c (its wall on c), White d-e (its wall on d).
+    n = 5
+    moves = []
+    for row in range(1, n + 1):
+        moves += [at("c", row, n), at("d", row, n)]
+    view = new(client, params={"board_size": n, "komi": 0.5}, actions=[*moves, n * n, n * n])
+    board = view["state"]["render"]
+    assert board["size"] == n and board["pass"] == n * n and board["komi"] == 0.5
+    assert board["territory"] == [1, 1, 1, 2, 2] * n
+    assert board["score"] == 15 - 10 - 0.5  # B+4.5
+    assert view["state"]["returns"] == [1.0, -1.0]
+
+
+def test_a_node_of_the_tree_is_drawn_as_a_go_board(client: TestClient) -> None:
+    sid = new(client, actions=SURROUND)["id"]
+    client.post(f"/api/sessions/{sid}/iterations", json={"k": 20})
+    node = client.get(f"/api/sessions/{sid}/node", params={"node": str(TAKE)}).json()
+    board = node["render"]
+    assert board["kind"] == "go" and board["last"] == TAKE
+    assert board["stones"][E5] == 0 and board["captures"] == [1, 0]
+
+
+def test_area_owners_add_up_to_the_games_score() -> None:
+    game = mctslab.make("go")
+    assert isinstance(game, Go)
+    rng = random.Random(7)
+    for _ in range(8):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            state.apply_action(rng.choice(state.legal_actions()))
+        stones = [game.colour_at(state, a) for a in range(N * N)]
+        owners = area_owners(stones, N)
+        assert all(owners[p] == s for p, s in enumerate(stones) if s)
+        assert owners.count(1) - owners.count(2) - game.komi == game.score(state)
+
+
+def test_area_owners_of_regions_that_reach_one_colour_or_both() -> None:
+    # 3 x 3, row 0 at the bottom: a black stone in the middle owns the whole board; a
+    # white stone beside it splits nothing: every empty point then reaches both colours.
+    assert area_owners([0, 0, 0, 0, 1, 0, 0, 0, 0], 3) == [1] * 9
+    assert area_owners([0, 0, 0, 2, 1, 0, 0, 0, 0], 3) == [0, 0, 0, 2, 1, 0, 0, 0, 0]
+    assert area_owners([0] * 9, 3) == [0] * 9

@@ -1,0 +1,247 @@
+"""Go's board in the web lab, in a real browser: play a point and see the AI answer,
+pass, finish a game by two passes and read its territory and score, replay a playout
+on the small board.
+
+The harness is test_web_browser.py's (copied, not imported: test modules are not a
+package here): Debian's chromium with the same flags, the real app under uvicorn on a
+free loopback port, skipped without chromium, Playwright or the web extra unless
+``MCTSLAB_REQUIRE_BROWSER=1``. A finished game's screenshot goes to
+``build/screenshots/go-finished.png``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"
+
+
+def _missing() -> str | None:
+    """Why the browser tests cannot run here, or ``None``."""
+    if not Path(CHROMIUM).exists():
+        return "Debian's chromium is not installed (apt-get install chromium; `make test` does)"
+    for module, what in (
+        ("playwright", "Playwright (the dev extra)"),
+        ("fastapi", "FastAPI (the web extra)"),
+        ("uvicorn", "uvicorn (the web extra)"),
+    ):
+        try:
+            __import__(module)
+        except ImportError:
+            return f"{what} is not installed"
+    return None
+
+
+_WHY = _missing()
+if _WHY is not None:
+    if os.environ.get("MCTSLAB_REQUIRE_BROWSER") == "1":
+        pytest.fail(f"browser tests required (MCTSLAB_REQUIRE_BROWSER=1): {_WHY}", pytrace=False)
+    pytest.skip(_WHY, allow_module_level=True)
+
+import uvicorn  # noqa: E402
+from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: E402
+
+import mctslab  # noqa: E402
+from mctslab.web.app import create_app  # noqa: E402
+
+# A small budget: the AI answers at once; the tests check the page, not its play.
+BUDGET = "30"
+TIMEOUT_MS = 15_000  # generous: the suite runs beside these tests on 2 cores
+expect.set_options(timeout=TIMEOUT_MS)
+
+COLUMNS = "abcdefghjklmnopqrst"
+
+
+def at(col: str, row: int, n: int = 9) -> int:
+    """The action (and point index) of a point named as on the board: ``at("e", 5)``."""
+    return (row - 1) * n + COLUMNS.index(col)
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="module")
+def server_url() -> Iterator[str]:
+    """The real app under uvicorn, in a thread, on a free loopback port."""
+    # Load (or compile, on a cold numba cache) Go's kernels before any page's clock
+    # starts; tic-tac-toe's too: the page opens on it.
+    for name in ("tic_tac_toe", "go"):
+        mctslab.search(
+            mctslab.make(name).new_initial_state(),
+            mctslab.SearchConfig(iterations=20),
+            engine="reference",
+        )
+    port = _free_port()
+    config = uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("the web lab's server did not start")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser: Browser, server_url: str) -> Iterator[Page]:
+    context = browser.new_context(base_url=server_url, viewport={"width": 1500, "height": 1100})
+    context.set_default_timeout(TIMEOUT_MS)
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield pg
+    if not pg.is_closed():  # a failed request shows in the error bar: there must be none
+        expect(pg.get_by_test_id("error")).to_be_hidden()
+    context.close()
+    assert not errors, f"uncaught errors in the page: {errors}"
+
+
+def shot(page: Page, name: str) -> Path:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+def wait_idle(page: Page) -> None:
+    page.wait_for_function("document.body.dataset.busy === 'false'")
+
+
+def new_go_game(page: Page, human: str, **params: str) -> None:
+    """Open the page, choose Go, its parameters, who plays and a small budget, New game."""
+    page.goto("/")
+    expect(page.get_by_test_id("game-select").locator("option[value='go']")).to_have_count(1)
+    wait_idle(page)
+    page.get_by_test_id("game-select").select_option("go")  # starts a game of it
+    wait_idle(page)
+    page.get_by_test_id("human-select").select_option(human)
+    page.get_by_test_id("budget").fill(BUDGET)
+    for name, value in params.items():
+        page.get_by_test_id(f"param-{name}").fill(value)
+    page.get_by_test_id("new-game").click()
+    wait_idle(page)
+    expect(page.locator("[data-testid=board] svg.board.go")).to_have_count(1)
+
+
+def stones(page: Page, colour: str) -> int:
+    return page.locator(f"[data-testid=board] .go-stone.{colour}").count()
+
+
+def test_play_a_point_see_the_ai_answer_and_pass(page: Page) -> None:
+    new_go_game(page, human="0")
+    status = page.get_by_test_id("status")
+    expect(status).to_contain_text("Your turn (Black)")
+    board = page.get_by_test_id("board")
+    # 81 empty points to click, each named as Go names its moves (hover: the title).
+    expect(board.locator(".go-point.playable")).to_have_count(81)
+    expect(page.get_by_test_id(f"point-{at('d', 4)}").locator("title")).to_have_text("B d4")
+    expect(page.get_by_test_id("go-captures")).to_have_text("captures: black 0, white 0")
+    expect(page.get_by_test_id("pass")).to_be_enabled()
+
+    e5 = at("e", 5)
+    page.get_by_test_id(f"point-{e5}").click()
+    expect(page.get_by_test_id(f"go-stone-{e5}")).to_have_class(re.compile(r"\bblack\b"))
+    # The AI (White) answers with a stone (30 iterations from this seed do not pass),
+    # marked as the last move; e5 is no longer clickable.
+    expect(board.locator(".go-stone.white")).to_have_count(1)
+    wait_idle(page)
+    expect(status).to_contain_text("Your turn (Black)")
+    expect(page.get_by_test_id("ai-report")).to_be_visible()
+    expect(page.get_by_test_id("go-last")).to_have_class(re.compile(r"\bon-white\b"))
+    expect(board.locator(".go-point.playable")).to_have_count(79)
+    expect(page.get_by_test_id(f"point-{e5}")).to_have_count(0)
+
+    # Pass: no stone is placed, the move list names it, and the AI moves again.
+    page.get_by_test_id("pass").click()
+    expect(page.get_by_test_id("history")).to_contain_text("B PASS")
+    wait_idle(page)
+    assert stones(page, "black") == 1
+    moves = page.get_by_test_id("history").inner_text().removeprefix("Moves: ").split(", ")
+    assert moves[:3] == ["B e5", moves[1], "B PASS"] and moves[1].startswith("W ")
+    assert len(moves) == 4 and moves[3].startswith("W ")  # the AI's answer to the pass
+    shot(page, "go-play")
+
+
+def test_two_passes_end_the_game_with_territory_and_score(page: Page) -> None:
+    """Both sides played here: Black walls off columns a-d, White f-j; column e reaches
+    both (nobody's); two passes end the game, counted by area: 36 - 36 - 7.5, W+7.5."""
+    new_go_game(page, human="none")
+    status = page.get_by_test_id("status")
+    for row in range(1, 10):
+        for col in ("d", "f"):
+            page.get_by_test_id(f"point-{at(col, row)}").click()
+            wait_idle(page)
+    assert (stones(page, "black"), stones(page, "white")) == (9, 9)
+    expect(page.locator("[data-testid=board] .go-territory")).to_have_count(0)
+    page.get_by_test_id("pass").click()
+    wait_idle(page)
+    expect(page.get_by_test_id("go-passed")).to_have_text("Black passed")
+    expect(status).to_contain_text("White to move")
+    page.get_by_test_id("pass").click()
+    wait_idle(page)
+
+    expect(status).to_have_text("Game over: White wins.")
+    board = page.get_by_test_id("board")
+    # Area owners as small squares on the empty points: 27 each side of the walls.
+    expect(board.locator(".go-territory.black")).to_have_count(27)
+    expect(board.locator(".go-territory.white")).to_have_count(27)
+    expect(page.get_by_test_id("go-score")).to_have_text(
+        "W+7.5 (area: black 36, white 36 + komi 7.5)"
+    )
+    # Nothing to click any more.
+    expect(board.locator(".go-point")).to_have_count(0)
+    expect(page.get_by_test_id("pass")).to_be_disabled()
+    path = shot(page, "go-finished")
+    shutil.copy(path, "/tmp/go-finished.png")
+
+
+def test_a_step_replays_its_playout_on_a_small_go_board(page: Page) -> None:
+    new_go_game(page, human="none")
+    page.get_by_test_id(f"point-{at('e', 5)}").click()
+    wait_idle(page)
+    # The fastest speed: no animation, the playout's last position drawn at once.
+    page.get_by_test_id("speed").evaluate(
+        "(el) => { el.value = '4'; el.dispatchEvent(new Event('input')); }"
+    )
+    page.get_by_test_id("step").click()
+    expect(page.get_by_test_id("phase-simulation")).to_have_class(re.compile(r"\bdone\b"))
+    mini = page.get_by_test_id("playout-board").locator("svg.board.go.small")
+    expect(mini).to_have_count(1)
+    # A random playout runs to the end of the game: the last board holds stones, and
+    # no clickable points (the small boards are drawings only).
+    expect(mini.locator(".go-stone")).not_to_have_count(0)
+    expect(mini.locator(".go-point")).to_have_count(0)
