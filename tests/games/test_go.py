@@ -25,7 +25,7 @@ from conftest import require_extra
 from mctslab.core.errors import IllegalActionError, InvalidConfigError
 from mctslab.core.rng import Rng
 from mctslab.core.testing import check_game
-from mctslab.games.go import Go, area_score2, policy_playout
+from mctslab.games.go import Go, area_score2, playout
 from mctslab.games.kernels import KernelState
 
 
@@ -370,14 +370,14 @@ def test_observation_planes() -> None:
 # --- playouts and search --------------------------------------------------------------
 
 
-def test_policy_playout_never_fills_an_own_eye_and_ends_by_passes() -> None:
+def test_the_playout_never_fills_an_own_eye_and_ends_by_passes() -> None:
     game = Go(board_size=9, max_game_length=4 * 81)  # OpenSpiel's 2 * 81 cuts a few short
     rng = np.array([7], dtype=np.uint64)
     out = np.zeros(2)
     ended = 0
     for _ in range(50):
         s = game.new_initial_state().array.copy()
-        policy_playout(s, game.params, rng, out)
+        playout(s, game.params, rng, out)
         ended += int(s[3]) >= 2
         assert out[0] == -out[1] and abs(out[0]) == 1
     assert ended == 50
@@ -390,7 +390,7 @@ def test_policy_playout_never_fills_an_own_eye_and_ends_by_passes() -> None:
     for seed in range(30):
         s = state.array.copy()
         rng[0] = seed
-        assert policy_playout(s, short.params, rng, out) == 1
+        assert playout(s, short.params, rng, out) == 1
         assert int(s[8]) != eye
 
 

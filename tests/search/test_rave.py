@@ -47,12 +47,18 @@ def compiled_stats(searcher: CompiledMCTS) -> Stats:
     while stack:
         path, i = stack.pop()
         if path:
+            stats = tree.stats
+            amaf_n, amaf_sum, bias = (
+                (stats[AMAF_VISITS, i], stats[AMAF_SUM, i], stats[BIAS, i])
+                if stats.shape[0]
+                else (0.0, 0.0, 0.0)  # neither option on: no rows
+            )
             out[path] = (
                 int(tree.visits[i]),
                 float(tree.value_sum[i]),
-                float(tree.stats[AMAF_VISITS, i]),
-                float(tree.stats[AMAF_SUM, i]),
-                float(tree.stats[BIAS, i]),
+                float(amaf_n),
+                float(amaf_sum),
+                float(bias),
             )
         ch = int(tree.first_child[i])
         while ch >= 0:
@@ -168,3 +174,25 @@ def test_bad_options_are_refused() -> None:
     kuhn = mctslab.make("kuhn_poker").state_from_actions([0, 1])
     with pytest.raises(InvalidConfigError, match="heuristic"):
         MCTS(SearchConfig(progressive_bias=1.0, iterations=10)).search(kuhn)
+
+
+@pytest.mark.parametrize(
+    "simulation,rave,bias",
+    [("random", 0.0, 0.0), ("heavy", 0.0, 0.0), ("random", 500.0, 0.0), ("heavy", 500.0, 1.0)],
+)
+def test_go_playout_policies_and_rave_are_node_identical(
+    simulation: str, rave: float, bias: float
+) -> None:
+    """Go's playout moves (no own-eye fills) and heavy move (atari, captures, MoGo's
+    patterns) are kernels both engines call: the trees stay identical with them and RAVE."""
+    game = mctslab.make("go", board_size=7)
+    state = game.state_from_actions([24, 25, 17])  # type: ignore[attr-defined]
+    config = SearchConfig(
+        iterations=150,
+        seed=5,
+        simulation=simulation,  # type: ignore[arg-type]
+        rave=rave,
+        progressive_bias=bias,
+    )
+    stats, result = assert_identical(state, config)
+    assert result.iterations == 150 and len(stats) > 40

@@ -75,21 +75,27 @@ not in atari; an opponent string in atari: a capture). Superko hashes are Zobris
 XOR the ``shash`` of each string it captures; it is refused if the Bloom filter has its
 bit and the history holds it (a scan of ``hist``, taken only on a filter hit).
 
-Playouts: ``playout`` (the kernel contract's, used by both engines) plays uniformly
-random legal moves, pass included, drawing as the generic loop. :func:`policy_playout`
-is the classic Go playout policy (same signature): uniformly random among the legal
-moves that do not fill a one-point eye of the mover (an empty point whose four
-neighbours are the mover's stones or the edge, and whose diagonal points hold at most
-one opponent stone, none if the point is on the edge), passing only when no such move
-remains; random games then end by two passes with the eyes of living groups kept. It
-draws differently from the generic loop, so it is not the contract's ``playout``: it is
-there for a Go playout option of the engines (not wired into them yet) and for
-benchmarks.
+Playouts (the engines call them through ``RuleKernels``): :func:`rollout_actions` names
+the moves a Go playout chooses among, the legal points that do not fill one of the
+mover's own one-point eyes (an empty point whose four neighbours are the mover's stones
+or the edge, and whose diagonal points hold at most one opponent stone, none if the
+point is on the edge), and the pass only when no such point remains; random games then
+end by two passes with the eyes of living groups kept. The engines' ``"random"``
+simulation of Go, and ``playout`` (the kernel contract's, drawing as the generic loop
+over ``rollout_actions``), choose uniformly among them. :func:`heavy_action` is one move
+of a heavy playout, the engines' ``"heavy"`` simulation of Go (:func:`heavy_playout` to
+the end): escape an atari the previous move made, else capture a string in atari next
+to it, else one of MoGo's 3x3 patterns around it (:data:`MOGO_PATTERNS`, looked up in
+:data:`MOGO_PAT3`), else the light playout's move.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import NamedTuple
+
 import numpy as np
+import numpy.typing as npt
 from numba import njit
 
 from mctslab.core.errors import InvalidConfigError
@@ -102,7 +108,16 @@ from mctslab.games.kernels import (
     winner_returns,
 )
 
-__all__ = ["Go", "policy_playout"]
+__all__ = [
+    "MOGO_PAT3",
+    "MOGO_PATTERNS",
+    "Go",
+    "Pattern3",
+    "heavy_action",
+    "heavy_playout",
+    "pattern_matches",
+    "rollout_actions",
+]
 
 # params: header words, then the action -> virtual point table, then the Zobrist keys.
 _P_N, _P_W, _P_KOMI2, _P_SUPERKO, _P_MAXLEN = 0, 1, 2, 3, 4
@@ -472,20 +487,6 @@ def heuristic(s, params, out):  # type: ignore[no-untyped-def]
     out[1] = -v
 
 
-@njit(cache=True)
-def playout(s, params, rng, out):  # type: ignore[no-untyped-def]
-    """Uniformly random legal moves (pass included) to the end, in place, drawing as
-    the generic loop. Returns the plies played; writes the returns to ``out``."""
-    buf = np.empty(params[_P_N] * params[_P_N] + 1, dtype=np.int64)
-    plies = 0
-    while s[_S_PLAYER] != TERMINAL:
-        k = legal_actions(s, params, buf)
-        apply_action(s, params, buf[rng_randint(rng, k)])
-        plies += 1
-    winner_returns(s, params, out)
-    return plies
-
-
 @njit(inline="always")
 def _own_eye(s, params, v, c):  # type: ignore[no-untyped-def]
     """Whether empty point ``v`` is a one-point eye of colour ``c``: its four neighbours
@@ -510,24 +511,354 @@ def _own_eye(s, params, v, c):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def policy_playout(s, params, rng, out):  # type: ignore[no-untyped-def]
-    """The classic Go playout: at each ply the ``k``-th (``k = rng_randint(rng, n)``) of
-    the ``n`` legal points, in ascending order, that do not fill one of the mover's own
-    one-point eyes; a pass when there is none. In place, to the end; returns the plies
-    played and writes the returns to ``out``."""
+def rollout_actions(s, params, out):  # type: ignore[no-untyped-def]
+    """The moves a Go playout chooses among, ascending, written to ``out``; their number.
+
+    Every legal point that does not fill one of the mover's own one-point eyes (an empty
+    point whose four neighbours are the mover's stones or the edge, and whose diagonals
+    hold at most one opponent stone, none on the edge), and the pass (``N * N``) only when
+    there is no such point: then ``n == 1`` and ``out[0] == N * N``. None (0) once the
+    game is over. This is the classic rule of Monte-Carlo Go (Brügmann 1993; MoGo: Gelly,
+    Wang, Munos, Teytaud 2006): uniformly random games that may fill their own eyes kill
+    every group and never end sensibly; with it they end by two passes, living groups
+    keeping their eyes. ``out`` needs ``N * N`` entries (``N * N + 1`` as the engines'
+    buffers of ``num_actions``)."""
+    if s[_S_PLAYER] < 0:
+        return 0
     nn = params[_P_N] * params[_P_N]
-    a2v = params[_P_A2V]
-    buf = np.empty(nn, dtype=np.int64)
+    col, a2v = params[_P_COLOUR], params[_P_A2V]
+    c = s[_S_PLAYER] + 1
+    k = 0
+    for a in range(nn):
+        v = params[a2v + a]
+        # emptiness first: most points fail there, then the eye test (four reads at most)
+        if s[col + v] == EMPTY and not _own_eye(s, params, v, c) and _legal_point(s, params, v, c):
+            out[k] = a
+            k += 1
+    if k == 0:
+        out[0] = nn
+        k = 1
+    return k
+
+
+@njit(cache=True)
+def playout(s, params, rng, out):  # type: ignore[no-untyped-def]
+    """The light Go playout (the kernel contract's ``playout``): at each ply the ``k``-th
+    of the ``n`` moves of :func:`rollout_actions`, ``k = rng_randint(rng, n)``, so no own
+    one-point eye is filled and a pass comes only when nothing else is left; in place, to
+    the end. The generic loop's draws over ``rollout_actions``. Returns the plies played;
+    writes the returns to ``out``."""
+    buf = np.empty(params[_P_N] * params[_P_N] + 1, dtype=np.int64)
     plies = 0
     while s[_S_PLAYER] != TERMINAL:
+        n = rollout_actions(s, params, buf)
+        apply_action(s, params, buf[rng_randint(rng, n)])
+        plies += 1
+    winner_returns(s, params, out)
+    return plies
+
+
+# --- MoGo's 3x3 patterns ----------------------------------------------------------------
+
+
+class Pattern3(NamedTuple):
+    """One of MoGo's 3x3 patterns, drawn with the candidate move at the centre.
+
+    ``rows``: top row first; ``X`` and ``O`` the two colours, ``.`` empty, ``?`` any
+    point on the board, ``x`` X or empty, ``o`` O or empty, ``#`` off the board.
+    ``to_play``: ``"X"`` or ``"O"`` where the pattern holds only with that colour to
+    play, ``""`` for either. ``unless``: patterns that, matched in the same orientation,
+    cancel the match. Each holds in all 8 orientations and with the colours exchanged."""
+
+    name: str
+    rows: tuple[str, str, str]
+    to_play: str = ""
+    unless: tuple[tuple[str, str, str], ...] = ()
+
+
+#: MoGo's patterns, as the figures of Gelly, Wang, Munos, Teytaud, "Modification of UCT
+#: with Patterns in Monte-Carlo Go" (INRIA RR-6062, 2006, section 3.2) draw them and
+#: Fuego's ``GoUctPatterns`` (Enzenberger, Müller et al.) documents them. Hane: any of
+#: four (the fourth only for X to play). Cut1: the first pattern, but not the next two.
+#: Cut2: the six upper points, the three lower ones not O. Edge (the move on the first
+#: line, the edge below): any of five, the last three for one colour to play.
+MOGO_PATTERNS: tuple[Pattern3, ...] = (
+    Pattern3("hane: enclosing", ("XOX", "...", "???")),
+    Pattern3("hane: non-cutting", ("XO.", "...", "?.?")),
+    Pattern3("hane: magari", ("XO?", "X..", "?.?")),
+    Pattern3("hane: thin", ("XOO", "...", "?.?"), to_play="X"),
+    Pattern3(
+        "cut1",
+        ("XO?", "O.?", "???"),
+        unless=(("XO?", "O.O", "?.?"), ("XO?", "O..", "?O?")),
+    ),
+    Pattern3("cut2", ("?X?", "O.O", "xxx")),
+    Pattern3("edge: 1", ("X.?", "O.?", "###")),
+    Pattern3("edge: 2", ("?X?", "o.O", "###")),
+    Pattern3("edge: 3", ("?XO", "?.?", "###"), to_play="X"),
+    Pattern3("edge: 4", ("?XO", "?.o", "###"), to_play="O"),
+    Pattern3("edge: 5", ("?XO", "O.X", "###"), to_play="O"),
+)
+
+_PAT_SYMBOLS = {
+    "X": (BLACK,),
+    "O": (WHITE,),
+    ".": (EMPTY,),
+    "?": (EMPTY, BLACK, WHITE),
+    "x": (EMPTY, BLACK),
+    "o": (EMPTY, WHITE),
+    "#": (GUARD,),
+}
+_PAT_SWAP = str.maketrans("XOxo", "OXox")
+#: The 8 points around a centre, in the order of their 2-bit fields in a pattern code:
+#: (row, column) of the drawing; row 0 is ``v - W`` on the board, column 0 is ``v - 1``.
+_PAT_CELLS = ((0, 0), (0, 1), (0, 2), (1, 0), (1, 2), (2, 0), (2, 1), (2, 2))
+
+
+def _pattern_orientation(rows: tuple[str, str, str], sym: int, swap: bool) -> tuple[str, str, str]:
+    """``rows`` turned a quarter ``sym % 4`` times, mirrored if ``sym >= 4``, colours
+    exchanged if ``swap``."""
+    g = [list(r.translate(_PAT_SWAP) if swap else r) for r in rows]
+    if sym >= 4:
+        g = [[g[c][r] for c in range(3)] for r in range(3)]
+    for _ in range(sym % 4):
+        g = [[g[2 - c][r] for c in range(3)] for r in range(3)]
+    return ("".join(g[0]), "".join(g[1]), "".join(g[2]))
+
+
+def _pattern_table() -> npt.NDArray[np.uint8]:
+    """The verdict of :data:`MOGO_PATTERNS` for every neighbourhood and player to move:
+    entry ``player << 16 | code``, ``code`` holding the colour (0 empty, 1 black, 2 white,
+    3 off the board) of the ``i``-th point of :data:`_PAT_CELLS` in bits ``2i, 2i + 1``.
+    Built once at import, each pattern in its 8 orientations and both colourings."""
+    codes = np.arange(1 << 16, dtype=np.int64)
+    fields = [(codes >> (2 * i)) & 3 for i in range(8)]
+
+    def match(rows: tuple[str, str, str]) -> npt.NDArray[np.bool_]:
+        m = np.ones(1 << 16, dtype=np.bool_)
+        for i, (r, c) in enumerate(_PAT_CELLS):
+            m &= np.isin(fields[i], _PAT_SYMBOLS[rows[r][c]])
+        return m
+
+    table = np.zeros(2 << 16, dtype=np.uint8)
+    for pattern in MOGO_PATTERNS:
+        for sym in range(8):
+            for swap in (False, True):
+                m = match(_pattern_orientation(pattern.rows, sym, swap))
+                for unless in pattern.unless:
+                    m &= ~match(_pattern_orientation(unless, sym, swap))
+                colour = pattern.to_play.translate(_PAT_SWAP) if swap else pattern.to_play
+                for player in (0, 1):
+                    if colour in ("", "XO"[player]):
+                        table[player << 16 : (player + 1) << 16] |= m
+    return table
+
+
+#: MoGo's 3x3 pattern table (see :func:`_pattern_table`): 1 where a pattern matches.
+#: numba reads it as a constant of the compiled heavy playout.
+MOGO_PAT3 = _pattern_table()
+
+
+def pattern_matches(rows: Sequence[str], player: int) -> bool:
+    """Whether MoGo's patterns propose the centre of the neighbourhood drawn as three
+    rows (``X`` black, ``O`` white, ``.`` empty, ``#`` off the board; the centre is
+    ignored) for ``player`` (0 black, 1 white) to play: a read of :data:`MOGO_PAT3`."""
+    values = {".": EMPTY, "X": BLACK, "O": WHITE, "#": GUARD}
+    code = 0
+    for i, (r, c) in enumerate(_PAT_CELLS):
+        code |= values[rows[r][c]] << (2 * i)
+    return bool(MOGO_PAT3[(player << 16) | code])
+
+
+@njit(inline="always")
+def _pattern_code(s, col, w, v):  # type: ignore[no-untyped-def]
+    """The code of the 8 points around virtual point ``v`` (see :func:`_pattern_table`)."""
+    return (
+        s[col + v - w - 1]
+        | (s[col + v - w] << 2)
+        | (s[col + v - w + 1] << 4)
+        | (s[col + v - 1] << 6)
+        | (s[col + v + 1] << 8)
+        | (s[col + v + w - 1] << 10)
+        | (s[col + v + w] << 12)
+        | (s[col + v + w + 1] << 14)
+    )
+
+
+# --- heavy playouts ------------------------------------------------------------------
+
+
+@njit(inline="always")
+def _around(v, w, d):  # type: ignore[no-untyped-def]
+    """The ``d``-th (0 .. 7) of the 8 points around virtual point ``v``."""
+    if d < 3:
+        return v - w - 1 + d
+    if d == 3:
+        return v - 1
+    if d == 4:
+        return v + 1
+    return v + w - 6 + d
+
+
+@njit(inline="always")
+def _listed(buf, k, x):  # type: ignore[no-untyped-def]
+    """Whether ``x`` is among ``buf[:k]``."""
+    for i in range(k):  # noqa: SIM110 (numba: a plain loop, no generator)
+        if buf[i] == x:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _liberties_after(s, params, v, c):  # type: ignore[no-untyped-def]
+    """The liberties, counted up to 2, of the string of colour ``c`` through ``v`` once
+    ``c`` plays at ``v`` (a legal move): the distinct empty points next to the stone or to
+    the strings it joins, the points of the opponent strings it captures (those in atari
+    next to ``v``) counted as empty. Stops at the second liberty found."""
+    col, head, nxt, w = params[_P_COLOUR], params[_P_HEAD], params[_P_NEXT], params[_P_W]
+    o = 3 - c
+    k1 = k2 = k3 = k4 = np.int64(-1)  # the heads of the strings captured
+    for d in range(4):
+        m = v - w if d == 0 else (v - 1 if d == 1 else (v + 1 if d == 2 else v + w))
+        if s[col + m] == o and _in_atari(s, params, s[head + m]):
+            h = s[head + m]
+            if k1 < 0:
+                k1 = h
+            elif k2 < 0:
+                k2 = h
+            elif k3 < 0:
+                k3 = h
+            else:
+                k4 = h
+    first = np.int64(-1)
+    for d in range(4):
+        m = v - w if d == 0 else (v - 1 if d == 1 else (v + 1 if d == 2 else v + w))
+        x = s[col + m]
+        if x == EMPTY or (x == o and s[head + m] in (k1, k2, k3, k4)):
+            if first < 0:
+                first = m
+            elif m != first:
+                return 2
+    g1 = g2 = g3 = np.int64(-1)  # the own strings walked already
+    for d in range(4):
+        m = v - w if d == 0 else (v - 1 if d == 1 else (v + 1 if d == 2 else v + w))
+        if s[col + m] != c:
+            continue
+        h = s[head + m]
+        if h in (g1, g2, g3):
+            continue
+        if g1 < 0:
+            g1 = h
+        elif g2 < 0:
+            g2 = h
+        else:
+            g3 = h
+        cur = h
+        while True:
+            for e in range(4):
+                q = cur - w if e == 0 else (cur - 1 if e == 1 else (cur + 1 if e == 2 else cur + w))
+                if q == v:
+                    continue
+                x = s[col + q]
+                if x == EMPTY or (x == o and s[head + q] in (k1, k2, k3, k4)):
+                    if first < 0:
+                        first = q
+                    elif q != first:
+                        return 2
+            cur = s[nxt + cur]
+            if cur == h:
+                break
+    return 0 if first < 0 else 1
+
+
+@njit(cache=True)
+def heavy_action(s, params, rng, buf):  # type: ignore[no-untyped-def]
+    """One move of a heavy (MoGo-style) Go playout for the player to move (not at the end).
+
+    Rules in order of priority, each answering about the previous move ``m`` (skipped
+    when there is none or it was a pass); within a rule, the candidates are drawn
+    uniformly, ``k = rng_randint(rng, n)`` over the ``n`` found in the order below:
+
+    a. *atari escape* (Coulom 2007, Crazy Stone; Fuego's atari defence): for each of
+       the mover's strings next to ``m`` that ``m`` put in atari (a string next to ``m``
+       in atari now had ``m`` as a liberty), its last liberty, if the move is legal,
+       does not fill an own one-point eye and leaves the string more than one liberty
+       (extending into a self-atari escapes nothing);
+    b. *capture* (Coulom 2007; Fuego's atari capture): the last liberty of each opponent
+       string in atari with a stone on ``m`` or on one of the 8 points around it, if
+       legal (a capture never fills an own eye);
+    c. *MoGo's 3x3 patterns* (Gelly, Wang, Munos, Teytaud 2006): the empty points of
+       the 8 around ``m`` whose neighbourhood matches :data:`MOGO_PATTERNS` for the
+       mover (:data:`MOGO_PAT3`), legal and not filling an own one-point eye;
+    d. otherwise the light playout's move: the ``k``-th of the ``n`` moves of
+       :func:`rollout_actions`, ``k = rng_randint(rng, n)``.
+
+    Every draw comes from ``rng`` (the engines' SplitMix64 word), one per call, so the
+    same state and ``rng`` give the same move. ``buf``: an ``int64`` scratch array of
+    ``N * N + 1`` entries."""
+    n, w = params[_P_N], params[_P_W]
+    nn = n * n
+    last = s[_S_LAST]
+    if 0 <= last < nn:
+        col, head = params[_P_COLOUR], params[_P_HEAD]
+        libs, lsum = params[_P_LIBS], params[_P_LSUM]
         c = s[_S_PLAYER] + 1
+        o = 3 - c
+        lv = params[params[_P_A2V] + last]
+        # (a) atari escape; buf holds virtual points until one is chosen
         k = 0
-        for a in range(nn):
-            v = params[a2v + a]
-            if _legal_point(s, params, v, c) and not _own_eye(s, params, v, c):
-                buf[k] = a
-                k += 1
-        apply_action(s, params, nn if k == 0 else buf[rng_randint(rng, k)])
+        for d in range(4):
+            m = lv - w if d == 0 else (lv - 1 if d == 1 else (lv + 1 if d == 2 else lv + w))
+            if s[col + m] == c and _in_atari(s, params, s[head + m]):
+                h = s[head + m]
+                lib = s[lsum + h] // s[libs + h]  # every pseudo-liberty is this point
+                if (
+                    not _listed(buf, k, lib)
+                    and not _own_eye(s, params, lib, c)
+                    and _legal_point(s, params, lib, c)
+                    and _liberties_after(s, params, lib, c) >= 2
+                ):
+                    buf[k] = lib
+                    k += 1
+        if k == 0:
+            # (b) capture: the last stone's string, or one with a stone around it
+            for d in range(9):
+                q = lv if d == 8 else _around(lv, w, d)
+                if s[col + q] == o and _in_atari(s, params, s[head + q]):
+                    h = s[head + q]
+                    lib = s[lsum + h] // s[libs + h]
+                    if not _listed(buf, k, lib) and _legal_point(s, params, lib, c):
+                        buf[k] = lib
+                        k += 1
+        if k == 0:
+            # (c) MoGo's patterns around the last move
+            table = (c - 1) << 16
+            for d in range(8):
+                q = _around(lv, w, d)
+                if (
+                    s[col + q] == EMPTY
+                    and MOGO_PAT3[table | _pattern_code(s, col, w, q)] != 0
+                    and not _own_eye(s, params, q, c)
+                    and _legal_point(s, params, q, c)
+                ):
+                    buf[k] = q
+                    k += 1
+        if k > 0:
+            v = buf[rng_randint(rng, k)]
+            return (v // w - 1) * n + v % w - 1
+    # (d) the light playout's move
+    k = rollout_actions(s, params, buf)
+    return buf[rng_randint(rng, k)]
+
+
+@njit(cache=True)
+def heavy_playout(s, params, rng, out):  # type: ignore[no-untyped-def]
+    """A heavy Go playout: :func:`heavy_action` at each ply, in place, to the end.
+    Returns the plies played; writes the returns to ``out`` (as :func:`playout`)."""
+    buf = np.empty(params[_P_N] * params[_P_N] + 1, dtype=np.int64)
+    plies = 0
+    while s[_S_PLAYER] != TERMINAL:
+        apply_action(s, params, heavy_action(s, params, rng, buf))
         plies += 1
     winner_returns(s, params, out)
     return plies
@@ -566,6 +897,8 @@ class Go(KernelGame):
         heuristic,
         playout=playout,
         observation=observation,
+        rollout_actions=rollout_actions,
+        heavy_action=heavy_action,
     )
 
     def __init__(

@@ -9,14 +9,15 @@ by the compiled engine through :func:`~mctslab.search.compiled.register_cached_c
 (this module is imported with :mod:`mctslab.search.engine`). A user's kernel game gives its own wrapper as
 ``RuleKernels.search_chunk`` (``examples/kernel_game.py``), or none: the engine then
 binds the kernels itself, compiled on first use in each process. A game with its own
-random playout (``RuleKernels.playout``) passes it to ``run_chunk`` last.
+random playout (``RuleKernels.playout``) passes it to ``run_chunk`` after the arguments,
+and Go its playout moves and heavy move too (``rollout_actions``, ``heavy_action``).
 """
 
 from __future__ import annotations
 
 from numba import njit
 
-from mctslab.games import bohnenspiel, connect_four, nim, tic_tac_toe
+from mctslab.games import bohnenspiel, connect_four, go, nim, tic_tac_toe
 from mctslab.search.compiled import (
     register_cached_chunk,
     run_chunk,
@@ -31,6 +32,9 @@ __all__ = [
     "connect_four_chunk",
     "connect_four_puct_chunk",
     "connect_four_puct_round",
+    "go_chunk",
+    "go_puct_chunk",
+    "go_puct_round",
     "nim_chunk",
     "nim_puct_chunk",
     "nim_puct_round",
@@ -69,6 +73,16 @@ def bohnenspiel_chunk(tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, c
     return run_chunk(
         bohnenspiel.legal_actions, bohnenspiel.apply_action, bohnenspiel.returns, bohnenspiel.heuristic,
         tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, cap, n, bohnenspiel.playout,
+    )  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def go_chunk(tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, cap, n):  # type: ignore[no-untyped-def]
+    # Go also names its playout moves (no own-eye fills) and its heavy-playout move.
+    return run_chunk(
+        go.legal_actions, go.apply_action, go.returns, go.heuristic,
+        tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, cap, n, go.playout,
+        go.rollout_actions, go.heavy_action,
     )  # fmt: skip
 
 
@@ -119,6 +133,17 @@ def bohnenspiel_puct_chunk(  # type: ignore[no-untyped-def]
     )  # fmt: skip
 
 
+@njit(cache=True, nogil=True)
+def go_puct_chunk(  # type: ignore[no-untyped-def]
+    tree, prior, root_prior, root, params, ci, cf, ctl, rng, bufs, fbufs, pending, cap, n
+):
+    return run_puct_chunk(
+        go.legal_actions, go.apply_action, go.returns, go.heuristic,
+        go.observation, tree, prior, root_prior, root, params, ci, cf, ctl, rng, bufs,
+        fbufs, pending, cap, n, go.playout, go.rollout_actions, go.heavy_action,
+    )  # fmt: skip
+
+
 # Many PUCT searches a round in one call (run_puct_round), one per game likewise.
 
 
@@ -166,6 +191,17 @@ def bohnenspiel_puct_round(  # type: ignore[no-untyped-def]
     )  # fmt: skip
 
 
+@njit(cache=True, nogil=True)
+def go_puct_round(  # type: ignore[no-untyped-def]
+    trees, extras, root_priors, roots, params, ci, cf, ctls, rngs, bufs, fbufs, pend, caps, n, codes
+):
+    return run_puct_round(
+        go.legal_actions, go.apply_action, go.returns, go.heuristic, go.observation,
+        trees, extras, root_priors, roots, params, ci, cf, ctls, rngs, bufs, fbufs, pend, caps,
+        n, codes, go.playout, go.rollout_actions, go.heavy_action,
+    )  # fmt: skip
+
+
 for _game, _chunk, _puct, _round in (
     (tic_tac_toe.TicTacToe, tic_tac_toe_chunk, tic_tac_toe_puct_chunk, tic_tac_toe_puct_round),
     (
@@ -176,5 +212,6 @@ for _game, _chunk, _puct, _round in (
     ),
     (nim.Nim, nim_chunk, nim_puct_chunk, nim_puct_round),
     (bohnenspiel.Bohnenspiel, bohnenspiel_chunk, bohnenspiel_puct_chunk, bohnenspiel_puct_round),
+    (go.Go, go_chunk, go_puct_chunk, go_puct_round),
 ):
     register_cached_chunk(_game.kernels, _chunk, _puct, _round)
