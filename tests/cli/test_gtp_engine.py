@@ -8,12 +8,16 @@ the rest talks to :class:`~mctslab.cli.gtp.GtpEngine` in this process.
 from __future__ import annotations
 
 import io
+import re
 import subprocess
 import sys
+import threading
 
 import pytest
 
+import mctslab
 from mctslab.cli.gtp import COMMANDS, GtpEngine
+from mctslab.players.gtp import action_to_vertex
 
 SESSION = [
     ("1 protocol_version", "=1 2"),
@@ -21,7 +25,8 @@ SESSION = [
     ("version", None),
     ("list_commands", None),
     ("known_command genmove", "= true"),
-    ("known_command lz-analyze", "= false"),
+    ("known_command lz-analyze", "= true"),
+    ("known_command lz-foo", "= false"),
     ("2 known_command", "?2 syntax error: expected known_command COMMAND"),
     ("foo bar", "? unknown command"),
     ("boardsize 4", "? unacceptable size"),
@@ -192,16 +197,30 @@ def test_illegal_moves_suicide_ko_and_colour_order() -> None:
     assert engine.state.history() == [25, 5, 25, 1, 12]
 
 
+#: White's 5x5 wall with three one-point eyes (a1, c1, e1), set up by Black passing:
+#: unconditionally alive, it owns at least 8 points, so at komi 24.5 Black cannot win.
+WHITE_LIVES = ("a2", "b2", "c2", "d2", "e2", "b1", "d1")
+
+
+def _hopeless(engine: GtpEngine) -> None:
+    for point in WHITE_LIVES:
+        assert ask(engine, "play b pass") == "= "
+        assert ask(engine, f"play w {point}") == "= "
+
+
 def test_resigns_when_clearly_lost_and_cleanup_never_does() -> None:
-    # Komi 24.5 on 5x5: Black wins only by owning every point, which it cannot.
     engine = _engine("mcts:engine=reference,iterations=300", size=5, komi=24.5)
+    _hopeless(engine)
+    played = engine.state.history()
     assert ask(engine, "genmove b") == "= resign"
-    assert engine.state.history() == []  # a resignation plays no move
+    assert engine.state.history() == played  # a resignation plays no move
     assert ask(engine, "kgs-genmove_cleanup b") not in ("= resign", "")
     never = _engine("mcts:engine=reference,iterations=300", size=5, komi=24.5, resign_below=-1)
+    _hopeless(never)
     assert ask(never, "genmove b") != "= resign"
-    winning = _engine("mcts:engine=reference,iterations=300", size=5, komi=-24.5)
-    assert ask(winning, "genmove b") != "= resign"
+    # Without the wall Black wins its share of the random games: no resignation.
+    open_board = _engine("mcts:engine=reference,iterations=300", size=5, komi=24.5)
+    assert ask(open_board, "genmove b") != "= resign"
 
 
 def test_the_clock_bounds_each_search_in_byo_yomi() -> None:
@@ -250,3 +269,177 @@ def test_run_stops_at_quit_and_at_the_end_of_input() -> None:
     out = io.StringIO()
     _engine("random", size=5).run(io.StringIO("7 genmove b"), out)
     assert out.getvalue().startswith("=7 ")
+
+
+# lz-analyze ------------------------------------------------------------------------------------
+
+INFO = re.compile(r"(\S+) visits (\d+) winrate (\d+) prior (\d+) order (\d+) pv (\S+(?: \S+)*)")
+
+
+def _parse_info(line: str) -> list[dict[str, object]]:
+    """The candidates of one Leela Zero info line; asserts that the line is only those."""
+    assert line.startswith("info move "), line
+    candidates = []
+    for chunk in line[len("info move ") :].split(" info move "):
+        m = INFO.fullmatch(chunk)
+        assert m is not None, chunk
+        candidates.append(
+            {
+                "move": m.group(1),
+                "visits": int(m.group(2)),
+                "winrate": int(m.group(3)),
+                "prior": int(m.group(4)),
+                "order": int(m.group(5)),
+                "pv": m.group(6).split(),
+            }
+        )
+    return candidates
+
+
+def _check_info(line: str, state: object, size: int) -> int:
+    """Every candidate a legal move of ``state`` with a legal principal variation, ordered
+    by visits, winrate in 0 .. 10000; returns the visits of all of them."""
+    from mctslab.players.gtp import vertex_to_action
+
+    candidates = _parse_info(line)
+    legal = set(state.legal_actions())  # type: ignore[attr-defined]
+    assert [c["order"] for c in candidates] == list(range(len(candidates)))
+    visits = [c["visits"] for c in candidates]
+    assert visits == sorted(visits, reverse=True) and visits[-1] > 0
+    assert len({c["move"] for c in candidates}) == len(candidates)
+    for c in candidates:
+        action = vertex_to_action(str(c["move"]), size)
+        assert action in legal, c
+        assert 0 <= c["winrate"] <= 10000 and 0 < c["prior"] <= 10000  # type: ignore[operator]
+        pv = c["pv"]
+        assert isinstance(pv, list) and pv[0] == c["move"]
+        line_state = state.clone()  # type: ignore[attr-defined]
+        for vertex in pv:  # the variation is playable from the analysed position
+            a = vertex_to_action(vertex, size)
+            assert a in line_state.legal_actions(), (pv, vertex)
+            line_state.apply_action(a)
+            if line_state.is_terminal():
+                break
+    return sum(visits)
+
+
+class _Sink:
+    """A thread-safe ``write`` for the engine, whose text can be waited for."""
+
+    def __init__(self) -> None:
+        self.text = ""
+        self.cond = threading.Condition()
+
+    def write(self, text: str) -> None:
+        with self.cond:
+            self.text += text
+            self.cond.notify_all()
+
+    def wait_lines(self, n: int) -> list[str]:
+        """Wait (for at most two minutes: a loaded machine) for ``n`` complete lines."""
+        with self.cond:
+            self.cond.wait_for(lambda: self.text.count("\n") >= n, timeout=120)
+            return self.text.split("\n")
+
+
+def test_lz_analyze_streams_info_lines_until_the_next_command() -> None:
+    sink = _Sink()
+    engine = GtpEngine("mcts:iterations=500", size=5, write=sink.write)
+    assert ask(engine, "play b c3") == "= "
+    assert engine.handle("7 lz-analyze w 2") == ""  # the answer is streamed
+    lines = sink.wait_lines(4)
+    assert lines[0] == "=7" and engine.analysis is not None
+    state = engine.state.clone()
+    totals = [_check_info(line, state, 5) for line in lines[1:3]]
+    assert totals[1] >= totals[0] > 0  # one growing tree
+    # The next command stops the analysis: a blank line ends it, then the answer.
+    assert engine.handle("play w b2") == "= \n\n"
+    assert engine.analysis is None and sink.text.endswith("\n\n")
+    assert sink.text.count("\n\n") == 1
+    assert engine.state.history() == [12, 6]
+    # Colour and interval in the keyword form; the side not to move gets a pass inserted.
+    before = sink.text.count("\n")
+    assert engine.handle("lz-analyze interval 1 white") == ""
+    lines = sink.wait_lines(before + 3)[before:]
+    assert lines[0] == "="
+    passed = engine.game.state_from_actions([12, 6, 25])
+    _check_info(lines[1], passed, 5)
+    assert engine.handle("name") == "= mctslab\n\n"
+    assert engine.state.history() == [12, 6]  # the inserted pass is not played
+
+
+def test_lz_analyze_without_an_interval_still_ends_cleanly() -> None:
+    sink = _Sink()
+    engine = GtpEngine("mcts:engine=reference,iterations=100", size=5, write=sink.write)
+    assert engine.handle("lz-analyze") == ""
+    assert engine.handle("quit") == "= \n\n"
+    assert sink.text == "=\n\n"  # no interval: no info lines (as Leela Zero)
+
+
+def test_lz_analyze_refuses_bad_arguments_and_players() -> None:
+    engine = _engine("mcts:iterations=100", size=5)
+    for line in (
+        "lz-analyze x",
+        "lz-analyze b -5",
+        "lz-analyze interval",
+        "lz-analyze interval x",
+        "lz-analyze 1.5",
+        "lz-analyze avoid b d4 1",
+        "lz-genmove_analyze purple",
+    ):
+        answer = ask(engine, line)
+        assert answer.startswith("? syntax error: lz-"), (line, answer)
+    assert engine.analysis is None
+    assert ask(_engine("random", size=5), "lz-analyze 10") == "? lz-analyze needs an MCTS player"
+    gumbel = _engine("gumbel:simulations=8", size=5)
+    assert ask(gumbel, "lz-analyze 10").startswith("? lz-analyze needs an MCTS player")
+    assert ask(engine, "known_command lz-analyze") == "= true"
+
+
+def test_lz_genmove_analyze_plays_after_its_info_lines() -> None:
+    sink = _Sink()
+    engine = GtpEngine("mcts:iterations=400", size=5, write=sink.write)
+    state = engine.state.clone()
+    assert engine.handle("3 lz-genmove_analyze b 1") == ""
+    lines = sink.text.split("\n")
+    assert lines[0] == "=3" and sink.text.endswith("\n\n")
+    assert lines[-3].startswith("play ") and len(lines) >= 5
+    for line in lines[1:-3]:
+        _check_info(line, state, 5)
+    played = engine.state.history()
+    assert len(played) == 1 and lines[-3] == f"play {action_to_vertex(played[0], 5)}"
+    assert ask(engine, "genmove w").startswith("= ")  # the game goes on
+
+
+def test_lz_analyze_through_the_subprocess() -> None:
+    """Over real pipes: the engine reads the next command while the search runs."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mctslab", "gtp", "--player", "mcts:time=1", "--size", "5"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        bufsize=1,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        proc.stdin.write("lz-analyze b 5\n")
+        proc.stdin.flush()
+        assert proc.stdout.readline() == "=\n"
+        state = mctslab.make("go", board_size=5).new_initial_state()
+        for _ in range(2):
+            _check_info(proc.stdout.readline().rstrip("\n"), state, 5)
+        proc.stdin.write("2 play b c3\n")
+        proc.stdin.flush()
+        rest = []
+        while (line := proc.stdout.readline()) != "\n":
+            rest.append(line)  # info lines written before it stopped
+        assert all(line.startswith("info move ") for line in rest)
+        assert proc.stdout.readline() == "=2 \n" and proc.stdout.readline() == "\n"
+        proc.stdin.write("quit\n")
+        proc.stdin.flush()
+        assert proc.stdout.read() == "= \n\n"
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

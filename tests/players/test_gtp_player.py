@@ -34,6 +34,7 @@ from mctslab.players.player import make_player, parse_spec, play_game
 PYTHON = shlex.quote(sys.executable)
 MCTSLAB = f"gtp:{PYTHON} -m mctslab gtp --player mcts:engine=reference,iterations=200"
 GNUGO = "gtp:gnugo --mode gtp --level 1 --chinese-rules"
+RESIGNING = f"{MCTSLAB} --resign-below 0.99"
 
 
 def _gnugo() -> None:
@@ -172,16 +173,17 @@ def test_kept_in_step_through_inform_and_closed() -> None:
 
 
 def test_resignation_loses_the_game() -> None:
-    # Komi 24.5 on 5x5: Black cannot win; mctslab gtp resigns at its first move.
+    # A program told to resign below +0.99 resigns at its first move (when the engine
+    # resigns is tested in tests/cli/test_gtp_engine.py): the arena records the loss.
     game = mctslab.make("go", board_size=5, komi=24.5)
-    black = GtpPlayer(MCTSLAB[len("gtp:") :], game.info)
+    black = GtpPlayer(RESIGNING[len("gtp:") :], game.info)
     with black, pytest.raises(GtpResignation, match="resigns as Black"):
         play_game(game.new_initial_state(), [black, make_player("random", game.info)])
     task = GameTask(
         slot=0,
         game="go",
         game_params=(("board_size", 5), ("komi", 24.5)),
-        seats=(Entrant("mctslab", MCTSLAB), Entrant("random", "random")),
+        seats=(Entrant("mctslab", RESIGNING), Entrant("random", "random")),
         seed=0,
     )
     record = play_task(task)
@@ -229,3 +231,77 @@ def test_no_program_outlives_a_killed_arena() -> None:
     )
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "quit"
+
+
+FAKE_GTP = """
+import sys, time
+log, delay = sys.argv[1], float(sys.argv[2])
+for line in sys.stdin:
+    with open(log, "a") as f:
+        f.write(line)
+    words = line.split()
+    if not words:
+        continue
+    if words[0] == "quit":
+        print("= \\n", flush=True)
+        break
+    if words[0] == "time_settings" and not all(w.isdigit() for w in words[1:]):
+        print("? syntax error\\n", flush=True)  # as GNU Go: integers only
+    elif words[0] == "genmove":
+        time.sleep(delay)
+        print("= pass\\n", flush=True)
+    else:
+        print("= \\n", flush=True)
+"""
+
+
+def _fake(tmp_path: Path, delay: float = 0.0) -> tuple[str, Path]:
+    script, log = tmp_path / "fake_gtp.py", tmp_path / "commands.log"
+    script.write_text(FAKE_GTP)
+    return f"{PYTHON} {shlex.quote(str(script))} {shlex.quote(str(log))} {delay}", log
+
+
+def test_the_time_per_move_is_told_as_byo_yomi(tmp_path: Path) -> None:
+    command, log = _fake(tmp_path)
+    go = mctslab.make("go", board_size=5).info
+    state = mctslab.make("go", board_size=5).new_initial_state()
+    for seconds, sent in (
+        (2.0, ["time_settings 0 2 1"]),
+        (2.5, ["time_settings 0 2.5 1", "time_settings 0 2 1"]),
+        (0.5, ["time_settings 0 0.5 1"]),
+        (None, []),
+    ):
+        log.write_text("")
+        with GtpPlayer(command, go, time_per_move=seconds) as player:
+            assert player.choose(state) == 25  # refused or not, the game goes on
+        lines = log.read_text().splitlines()
+        assert [line for line in lines if line.startswith("time_settings")] == sent
+        if sent:  # told once, after the board is set up and before the first genmove
+            assert lines.index(sent[0]) > lines.index("clear_board")
+            assert lines.index(sent[-1]) < lines.index("genmove b")
+    with pytest.raises(InvalidSpecError, match="positive"):
+        GtpPlayer(command, go, time_per_move=0)
+    # mctslab gtp takes a fraction of a second, and plans its searches with it.
+    with GtpPlayer(MCTSLAB[len("gtp:") :], go, time_per_move=0.5) as player:
+        assert player.choose(state) in state.legal_actions()
+        assert player.process is not None
+        assert player.process.send("time_settings 0 0.5 1") == ""
+
+
+def test_a_program_over_the_arena_s_limit_forfeits(tmp_path: Path) -> None:
+    """The arena's strict time control applies to a gtp: player as to any other: a move
+    over the limit (and its tolerance) loses the game; the program was told the limit."""
+    command, log = _fake(tmp_path, delay=1.0)
+    task = GameTask(
+        slot=0,
+        game="go",
+        game_params=(("board_size", 5),),
+        seats=(Entrant("slow", f"gtp:{command}"), Entrant("random", "random")),
+        seed=0,
+        time_per_move=0.2,
+        strict=True,
+    )
+    record = play_task(task)
+    assert record.termination == "time" and record.returns == (-1.0, 1.0)
+    assert record.error is not None and record.error.startswith("slow: ")
+    assert "time_settings 0 0.2 1" in log.read_text().splitlines()

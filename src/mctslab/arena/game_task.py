@@ -14,8 +14,9 @@ Time control (``time_per_move``): every move is timed. A move slower than the
 limit by more than :data:`TIME_TOLERANCE` (relative) plus :data:`TIME_GRACE`
 seconds is an *overrun*, recorded with its size; with ``strict`` the player who
 overran loses the game. An ``mcts`` spec with no budget of its own gets
-``time=<limit>`` (:func:`effective_spec`); other players keep their own budget
-and are only measured.
+``time=<limit>`` (:func:`effective_spec`), a ``gtp:`` program is told it as
+byo-yomi (``time_settings 0 <limit> 1``); other players keep their own budget and
+are only measured.
 
 A player that raises, or returns an illegal move, loses the game; the error is
 recorded with the game.
@@ -34,6 +35,7 @@ from mctslab.arena.store import GameRecord, now
 from mctslab.core.game import CHANCE, Game, State, sample_chance_outcome
 from mctslab.core.registry import make
 from mctslab.core.rng import Rng
+from mctslab.players.gtp import GtpPlayer
 from mctslab.players.player import Player, check_hidden_information, make_player, parse_spec
 
 __all__ = [
@@ -155,7 +157,10 @@ def play_task(task: GameTask) -> GameRecord:
     for seat, entrant in enumerate(task.seats):
         try:
             spec = effective_spec(entrant.spec, limit)
-            players.append(make_player(spec, info, seed=derive_seed(task.seed, "seat", seat)))
+            player = make_player(spec, info, seed=derive_seed(task.seed, "seat", seat))
+            if isinstance(player, GtpPlayer) and limit is not None:
+                player.time_per_move = limit  # told to the program as byo-yomi
+            players.append(player)
         except Exception as err:  # a bad spec is caught before the run; this is a crash
             return _record(task, opening, moves, times, movers, overruns,
                            _forfeit(game, n, seat), "error",

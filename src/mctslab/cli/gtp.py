@@ -11,7 +11,7 @@ can set the toolkit against people and programs. The commands::
 
     protocol_version name version known_command list_commands quit
     boardsize clear_board komi play genmove undo final_score showboard
-    time_settings time_left kgs-genmove_cleanup
+    time_settings time_left kgs-genmove_cleanup lz-analyze lz-genmove_analyze
 
 A command may carry an id (``12 genmove b`` is answered ``=12 D4``). Errors are answered
 ``? message`` and the engine goes on: an unknown command (``? unknown command``), a
@@ -54,6 +54,23 @@ move count ``moves`` is both colours'). A budget of the spec's own (``mcts:time=
 ``time_settings`` at all: no clock, the spec's budget alone. A search by the compiled
 engine is compiled (or loaded from numba's cache) once when the engine starts, before it
 answers its first command, so that no move pays for it.
+
+**Analysis** (Leela Zero's commands, which Sabaki and Lizzie send): ``lz-analyze [COLOR]
+[INTERVAL]`` (also ``interval N``, ``minmoves N``; the interval in centiseconds) answers
+``=`` at once, then searches from the current position (for ``COLOR``, a pass inserted
+as for ``genmove``) in a background thread and writes every interval one line::
+
+    info move D4 visits 120 winrate 5234 prior 1000 order 0 pv D4 E5 C3 info move ...
+
+(the root's moves by visits; ``winrate`` the move's mean return for the side to move on
+0 .. 10000; ``prior`` the PUCT prior, uniform under UCT; ``pv`` the most visited line of
+the tree), until the next command arrives: the analysis stops, a blank line ends its
+answer (as Leela Zero) and the command is answered. The search is the player's own (its
+tree is then reused by the next ``genmove``), in slices of at most
+:data:`ANALYSIS_SLICE` seconds, its tree capped at :data:`ANALYSIS_MAX_NODES`.
+``lz-genmove_analyze [COLOR] [INTERVAL]`` is ``genmove`` with the same lines during its
+search, then ``play VERTEX`` (or ``play resign``) and the blank line. Both need an
+``mcts`` or ``puct`` player with one worker (``? lz-analyze needs an MCTS player``).
 """
 
 from __future__ import annotations
@@ -62,8 +79,9 @@ import contextlib
 import importlib.metadata
 import re
 import sys
+import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Annotated, TextIO
 
@@ -75,15 +93,20 @@ from mctslab.games.go import Go
 from mctslab.games.kernels import KernelState
 from mctslab.players.gtp import action_to_vertex, vertex_to_action
 from mctslab.players.player import MCTSPlayer, Player, make_player, parse_spec
-from mctslab.search.mcts import SearchConfig
+from mctslab.search.compiled import CompiledMCTS, Tree
+from mctslab.search.engine import Searcher, make_searcher
+from mctslab.search.mcts import MCTS, ChildStats, Node, SearchConfig, SearchResult
 
 __all__ = [
     "COMMANDS",
     "RESIGN_BELOW",
     "RESIGN_MIN_VISITS",
+    "AnalyzeRequest",
     "Clock",
     "GtpEngine",
     "gtp_command",
+    "info_line",
+    "parse_analyze",
 ]
 
 #: The commands, as ``list_commands`` gives them.
@@ -105,6 +128,8 @@ COMMANDS = (
     "time_settings",
     "time_left",
     "kgs-genmove_cleanup",
+    "lz-analyze",
+    "lz-genmove_analyze",
 )
 #: Resign when the root's value for the side to move is below this ...
 RESIGN_BELOW = -0.95
@@ -116,6 +141,19 @@ LATENCY = 0.15
 MIN_MOVE_TIME = 0.05
 #: In main time, the remaining time is shared among at least this many moves.
 MIN_MOVES_LEFT = 10
+
+#: The longest search between two looks at an analysis's stop flag and clock (seconds).
+ANALYSIS_SLICE = 0.1
+#: The shortest such search (a short interval asks for many).
+MIN_ANALYSIS_SLICE = 0.01
+#: An analysis runs until the next command, for as long as a GUI stays open: its tree
+#: is capped (about 60 MB for the compiled engine's 31-byte nodes; a reference node of
+#: Python objects costs far more), after which the analysis only repeats its info line.
+ANALYSIS_MAX_NODES = {"compiled": 2_000_000, "reference": 200_000}
+
+#: Commands whose answer is written through the engine's ``write`` as it comes (an
+#: ``=`` line, info lines, a blank line) rather than returned by :meth:`GtpEngine.handle`.
+_STREAMED = frozenset({"lz-analyze", "lz-genmove_analyze"})
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
@@ -177,6 +215,11 @@ class Clock:
         self.left[colour] = (max(0.0, left), stones)
 
 
+def _write_stdout(text: str) -> None:
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
 def _version() -> str:
     try:
         return importlib.metadata.version("mctslab")
@@ -208,13 +251,237 @@ def _arity(args: list[str], n: int, usage: str) -> None:
         raise GtpFailure(f"syntax error: expected {usage}")
 
 
+# Leela Zero's analysis commands -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AnalyzeRequest:
+    """The arguments of ``lz-analyze`` and ``lz-genmove_analyze``: the colour to analyse
+    for (``None``: the side to move), ``interval`` seconds between two info lines (0: no
+    info lines, as Leela Zero) and ``min_moves``, the least number of moves an info line
+    lists (moves without visits fill it up)."""
+
+    colour: str | None = None
+    interval: float = 0.0
+    min_moves: int = 0
+
+
+def parse_analyze(args: Sequence[str], command: str = "lz-analyze") -> AnalyzeRequest:
+    """``[COLOR] [INTERVAL]``, ``interval N`` and ``minmoves N`` in any order, as Leela
+    Zero reads them (an interval in centiseconds: ``lz-analyze b 50``); ``avoid`` and
+    ``allow`` are not supported. :class:`GtpFailure` (``syntax error: ...``) otherwise.
+
+    >>> parse_analyze(["w", "interval", "25"])
+    AnalyzeRequest(colour='w', interval=0.25, min_moves=0)
+    """
+    colour: str | None = None
+    interval, min_moves = 0.0, 0
+    i = 0
+    while i < len(args):
+        tag = args[i].lower()
+        if tag.isdigit():
+            interval = int(tag) / 100
+            i += 1
+            continue
+        if tag in ("interval", "minmoves"):
+            if i + 1 >= len(args) or not args[i + 1].isdigit():
+                raise GtpFailure(f"syntax error: {command}: {tag} needs a whole number >= 0")
+            if tag == "interval":
+                interval = int(args[i + 1]) / 100
+            else:
+                min_moves = int(args[i + 1])
+            i += 2
+            continue
+        if tag in ("b", "black", "w", "white"):
+            colour = _colour(tag)
+        elif tag in ("avoid", "allow"):
+            raise GtpFailure(f"syntax error: {command}: {tag} is not supported")
+        else:
+            raise GtpFailure(f"syntax error: {command}: unexpected argument {args[i]!r}")
+        i += 1
+    return AnalyzeRequest(colour, interval, min_moves)
+
+
+def principal_variation(searcher: object, action: int, limit: int) -> list[int]:
+    """``action``, then at each node below it its most visited child (the lowest action
+    on a tie), at most ``limit`` moves, read from the tree the searcher kept (both
+    engines keep theirs between searches); only ``[action]`` for a searcher whose tree
+    cannot be read."""
+    if isinstance(searcher, MCTS) and searcher.root is not None:
+        return _reference_pv(searcher.root.child(action), action, limit)
+    if isinstance(searcher, CompiledMCTS) and searcher.tree is not None:
+        return _compiled_pv(searcher.tree, action, limit)
+    return [action]
+
+
+def _reference_pv(node: Node | None, action: int, limit: int) -> list[int]:
+    line = [action]
+    while node is not None and node.children and len(line) < limit:
+        best = max(node.children, key=lambda child: child.visits)  # children by action
+        if best.visits == 0:
+            break
+        line.append(best.action)
+        node = best
+    return line
+
+
+def _compiled_pv(tree: Tree, action: int, limit: int) -> list[int]:
+    # The compiled tree is mctx-style arrays: a node's children are a list linked by
+    # first_child / next_sibling, by ascending action; the root is node 0.
+    first, sibling, actions, visits = tree.first_child, tree.next_sibling, tree.action, tree.visits
+    line = [action]
+    node, child = -1, int(first[0])
+    while child >= 0:
+        if int(actions[child]) == action:
+            node = child
+            break
+        child = int(sibling[child])
+    while node >= 0 and len(line) < limit:
+        best, most, child = -1, 0, int(first[node])
+        while child >= 0:
+            if int(visits[child]) > most:  # strictly more: the lowest action on a tie
+                best, most = child, int(visits[child])
+            child = int(sibling[child])
+        if best < 0:
+            break
+        line.append(int(actions[best]))
+        node = best
+    return line
+
+
+def info_line(
+    children: Sequence[ChildStats],
+    size: int,
+    min_utility: float,
+    max_utility: float,
+    pv: Callable[[int], list[int]] | None = None,
+    min_moves: int = 0,
+) -> str:
+    """One Leela Zero analysis line: ``info move D4 visits 120 winrate 5234 prior 1000
+    order 0 pv D4 E5 C3 info move ...``, the root's children by visits (then winrate)
+    down to the last one with a visit (or ``min_moves`` of them). ``winrate`` is the
+    move's mean return for the player to move mapped from ``min_utility .. max_utility``
+    to ``0 .. 10000`` (truncated, as Leela Zero prints it), ``prior`` its prior in
+    ten-thousandths (UCT has none: uniform over the root's children), ``pv`` the
+    principal variation ``pv(action)`` (default: the move alone)."""
+    span = max_utility - min_utility
+
+    def winrate(child: ChildStats) -> int:
+        if not child.visits or span <= 0:
+            return 0
+        return int(min(1.0, max(0.0, (child.value - min_utility) / span)) * 10000)
+
+    # sorted() is stable, reverse=True too: equal visits and winrate keep action order.
+    rows = sorted(children, key=lambda ch: (ch.visits, winrate(ch)), reverse=True)
+    visited = sum(1 for ch in rows if ch.visits > 0)
+    uniform = 1.0 / len(rows) if rows else 0.0
+    parts = []
+    for order, child in enumerate(rows[: max(visited, min_moves)]):
+        prior = uniform if child.prior is None else child.prior
+        line = pv(child.action) if pv is not None else [child.action]
+        moves = " ".join(action_to_vertex(a, size) for a in line)
+        parts.append(
+            f"info move {action_to_vertex(child.action, size)} visits {child.visits} "
+            f"winrate {winrate(child)} prior {int(prior * 10000)} order {order} pv {moves}"
+        )
+    return " ".join(parts)
+
+
+class Analysis:
+    """``lz-analyze``'s search: from one position, in a background thread, in slices of
+    at most :data:`ANALYSIS_SLICE` seconds (each a ``search()`` of the player's own
+    searcher, which keeps its tree from one to the next, so the statistics grow as in one
+    long search), writing an info line every ``interval`` seconds until :meth:`stop`.
+
+    The compiled engine's search leaves Python's GIL free, so the thread that reads the
+    next command is not slowed; the reference engine's shares it (and still stops within
+    a slice).
+    """
+
+    def __init__(
+        self,
+        searcher: Searcher,
+        state: KernelState,
+        config: SearchConfig,
+        request: AnalyzeRequest,
+        emit: Callable[[str], None],
+    ) -> None:
+        self.searcher = searcher
+        self.state = state
+        self.request = request
+        self.emit = emit
+        game = state.game
+        assert isinstance(game, Go)
+        self.game = game
+        slice_s = ANALYSIS_SLICE
+        if request.interval > 0:
+            slice_s = min(slice_s, max(MIN_ANALYSIS_SLICE, request.interval / 2))
+        self.slice = slice_s
+        cap = ANALYSIS_MAX_NODES["compiled" if isinstance(searcher, CompiledMCTS) else "reference"]
+        nodes = cap if config.max_nodes is None else min(cap, config.max_nodes)
+        self.config = replace(config, time=slice_s, iterations=None, max_nodes=nodes)
+        self.lines = 0  # info lines written
+        self.error: BaseException | None = None  # what ended the search early, if anything
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="lz-analyze", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop the search (within a slice) and write its last line if none came yet."""
+        self._stop.set()
+        self._thread.join()
+
+    def line(self, result: SearchResult) -> str:
+        info = self.game.info
+        n = self.game.board_size
+        return info_line(
+            result.children,
+            n,
+            info.min_utility,
+            info.max_utility,
+            lambda a: principal_variation(self.searcher, a, n * n),
+            self.request.min_moves,
+        )
+
+    def _run(self) -> None:
+        try:
+            self._loop()
+        except Exception as err:  # the analysis ends; the engine answers the next command
+            self.error = err
+
+    def _loop(self) -> None:
+        interval = self.request.interval
+        self.searcher.config = self.config
+        result: SearchResult | None = None
+        stuck = False  # the tree is full or the root proven: nothing more to search
+        last = time.monotonic()
+        while not self._stop.is_set():
+            if stuck:
+                self._stop.wait(self.slice)
+            else:
+                result = self.searcher.search(self.state.clone(), self.game.info)
+                stuck = result.iterations == 0 or result.stopped_by in ("nodes", "proven")
+            now = time.monotonic()
+            if interval > 0 and result is not None and now - last >= interval:
+                self.emit(self.line(result) + "\n")
+                self.lines += 1
+                last = now
+        if interval > 0 and self.lines == 0 and result is not None:
+            self.emit(self.line(result) + "\n")  # at least one line, as Leela Zero
+            self.lines += 1
+
+
 class GtpEngine:
     """The GTP engine: :meth:`handle` answers one line; :meth:`run` serves a stream.
 
     ``spec`` is any player spec that plays ``go`` (not ``human``: standard input is the
     protocol's). The player is made afresh for every new game and after ``undo``.
     ``warm_up`` runs a one-iteration search at start, so that the compiled engine is
-    compiled before the first timed move.
+    compiled before the first timed move. ``write`` takes what the engine writes outside
+    :meth:`handle`'s answers (``lz-analyze``'s streamed answer; default: standard output);
+    :meth:`run` writes everything through it.
     """
 
     def __init__(
@@ -225,6 +492,7 @@ class GtpEngine:
         seed: int = 0,
         resign_below: float = RESIGN_BELOW,
         warm_up: bool = True,
+        write: Callable[[str], None] | None = None,
     ) -> None:
         kind, _ = parse_spec(spec)
         if kind == "human":
@@ -238,6 +506,10 @@ class GtpEngine:
         self.quitting = False
         self.player: Player | None = None
         self._base: SearchConfig | None = None
+        self._write = write or _write_stdout
+        self._lock = threading.Lock()  # an analysis thread writes too
+        self.analysis: Analysis | None = None  # lz-analyze's, while it runs
+        self._ident = ""  # the id of the command being answered
         self.game = self._make_game(size, komi)
         self.state: KernelState = self.game.new_initial_state()
         self._new_player()
@@ -261,6 +533,8 @@ class GtpEngine:
             "showboard": lambda a: "\n" + self.game.render(self.state),
             "time_settings": self._time_settings,
             "time_left": self._time_left,
+            "lz-analyze": self._lz_analyze,
+            "lz-genmove_analyze": self._lz_genmove_analyze,
         }
 
     # Game and player ---------------------------------------------------------------------------
@@ -395,6 +669,23 @@ class GtpEngine:
         self._commit(state, action)
         return ""
 
+    def _move_config(self, colour: str) -> SearchConfig | None:
+        """Set the MCTS player's budget for ``colour``'s move (the spec's, bounded by the
+        clock) and return it; ``None`` for a player without a search config."""
+        player = self.player
+        limit = self.clock.move_time(colour, len(self.state.history()), self._points())
+        if not isinstance(player, MCTSPlayer) or self._base is None:
+            return None
+        base = self._base
+        gumbel = base.puct is not None and base.puct.gumbel
+        config = base
+        if limit is not None and not gumbel:
+            config = replace(base, time=min(limit, base.time or limit))
+        player.config = config
+        if player.searcher is not None and hasattr(player.searcher, "config"):
+            player.searcher.config = config
+        return config
+
     def _genmove(self, args: list[str], resign: bool) -> str:
         _arity(args, 1, "genmove COLOR")
         colour = _colour(args[0])
@@ -402,16 +693,7 @@ class GtpEngine:
         self._commit(state, None)
         player = self.player
         assert player is not None
-        limit = self.clock.move_time(colour, len(self.state.history()), self._points())
-        if isinstance(player, MCTSPlayer) and self._base is not None:
-            base = self._base
-            gumbel = base.puct is not None and base.puct.gumbel
-            config = base
-            if limit is not None and not gumbel:
-                config = replace(base, time=min(limit, base.time or limit))
-            player.config = config
-            if player.searcher is not None and hasattr(player.searcher, "config"):
-                player.searcher.config = config
+        self._move_config(colour)
         t0 = time.perf_counter()
         action = player.choose(self.state.clone())
         self.clock.spent(colour, time.perf_counter() - t0)
@@ -459,16 +741,114 @@ class GtpEngine:
         self.clock.left[colour] = (left, int(stones))
         return ""
 
+    def _searcher(self, command: str, state: KernelState) -> tuple[MCTSPlayer, Searcher]:
+        """The MCTS player and its searcher (made now if it has not searched yet), or
+        :class:`GtpFailure` for a player without a tree to read."""
+        player = self.player
+        if type(player) is not MCTSPlayer:
+            raise GtpFailure(f"{command} needs an MCTS player")
+        config = player.config
+        if config.puct is not None and config.puct.gumbel:
+            raise GtpFailure(f"{command} needs an MCTS player (gumbel plans a fixed budget)")
+        if config.workers > 1:
+            raise GtpFailure(f"{command} needs an MCTS player with one worker")
+        if player.searcher is None:
+            player.searcher = make_searcher(config, state, player.engine)
+        return player, player.searcher
+
+    def _lz_analyze(self, args: list[str]) -> str:
+        """``=`` at once, then info lines until the next command (see :class:`Analysis`);
+        the answer's blank line is written when the analysis stops."""
+        request = parse_analyze(args, "lz-analyze")
+        state = self._prepared(request.colour or self._to_move())
+        _, searcher = self._searcher("lz-analyze", state)
+        assert self._base is not None
+        analysis = Analysis(searcher, state, self._base, request, self.emit)
+        self.emit(f"={self._ident}\n")
+        self.analysis = analysis
+        analysis.start()
+        return ""
+
+    def stop_analysis(self) -> None:
+        """End a running ``lz-analyze``: stop its search, then the blank line that ends
+        its answer. Nothing if none runs."""
+        analysis, self.analysis = self.analysis, None
+        if analysis is not None:
+            analysis.stop()
+            self.emit("\n")
+
+    def _lz_genmove_analyze(self, args: list[str]) -> str:
+        """``genmove`` that writes ``=``, an info line every interval while it searches,
+        then ``play VERTEX`` (or ``play resign``) and the blank line."""
+        request = parse_analyze(args, "lz-genmove_analyze")
+        colour = request.colour or self._to_move()
+        state = self._prepared(colour)
+        player, searcher = self._searcher("lz-genmove_analyze", state)
+        self._commit(state, None)
+        config = self._move_config(colour)
+        assert config is not None
+        info = self.game.info
+        n = self.game.board_size
+        analysis = Analysis(searcher, self.state, config, request, self.emit)
+        slice_s = analysis.slice
+        self.emit(f"={self._ident}\n")
+        t0 = time.perf_counter()
+        done, lines, last = 0, 0, time.monotonic()
+        result: SearchResult | None = None
+        try:
+            while True:
+                left = None if config.time is None else config.time - (time.perf_counter() - t0)
+                more = None if config.iterations is None else config.iterations - done
+                spent = (left is not None and left <= 0) or (more is not None and more <= 0)
+                if result is not None and spent:
+                    break
+                # A slice of the move's budget: the tree is kept, so the slices add up.
+                step = min(slice_s, left) if left is not None and left > 0 else slice_s
+                searcher.config = replace(config, time=step, iterations=more)
+                result = searcher.search(self.state.clone(), info)
+                done += result.iterations
+                if result.iterations == 0 or result.stopped_by in ("nodes", "proven"):
+                    break
+                if request.interval > 0 and time.monotonic() - last >= request.interval:
+                    self.emit(analysis.line(result) + "\n")
+                    lines, last = lines + 1, time.monotonic()
+        except Exception as err:  # the answer has begun: end it, and say why on stderr
+            print(f"lz-genmove_analyze: {type(err).__name__}: {err}", file=sys.stderr)
+            self.emit("\n")
+            return ""
+        finally:
+            searcher.config = config
+        self.clock.spent(colour, time.perf_counter() - t0)
+        if request.interval > 0 and lines == 0:
+            self.emit(analysis.line(result) + "\n")  # at least one line, as Leela Zero
+        player.last_result = result
+        if done >= RESIGN_MIN_VISITS and result.value < self.resign_below:
+            self.emit("play resign\n\n")
+            return ""
+        self._commit(self.state, result.action)
+        self.emit(f"play {action_to_vertex(result.action, n)}\n\n")
+        return ""
+
     # Protocol ----------------------------------------------------------------------------------
+
+    def emit(self, text: str) -> None:
+        """Write ``text`` through ``write`` (one writer at a time: an analysis writes from
+        its own thread)."""
+        with self._lock:
+            self._write(text)
 
     def handle(self, raw: str) -> str | None:
         """The full answer to one input line (``"=id text\\n\\n"`` or ``"?id message\\n\\n"``),
-        or ``None`` for a line with no command (blank, a comment)."""
+        or ``None`` for a line with no command (blank, a comment); ``""`` for
+        ``lz-analyze`` and ``lz-genmove_analyze``, whose answers go through ``write``.
+        A running analysis is stopped first."""
         line = _CONTROL.sub("", raw.replace("\t", " ")).split("#", 1)[0].strip()
         if not line:
             return None
+        self.stop_analysis()  # any command ends lz-analyze's answer (as Leela Zero)
         parts = line.split()
         ident = parts.pop(0) if parts[0].isdigit() else ""
+        self._ident = ident
         if not parts:
             return f"?{ident} syntax error: no command\n\n"
         name, args = parts[0], parts[1:]
@@ -482,20 +862,27 @@ class GtpEngine:
         except Exception as err:  # never a crash: the controller keeps its engine
             message = " ".join(str(err).split())
             return f"?{ident} internal error: {type(err).__name__}: {message}\n\n"
+        if name in _STREAMED:
+            return ""  # written through ``write`` as it came
         return f"={ident} {text}\n\n"
 
     def run(self, stdin: TextIO, stdout: TextIO) -> None:
         """Answer every line of ``stdin`` on ``stdout`` until ``quit`` or the end."""
+
+        def write(text: str) -> None:
+            stdout.write(text)
+            stdout.flush()
+
+        self._write = write
         try:
             for raw in stdin:
                 answer = self.handle(raw)
-                if answer is None:
-                    continue
-                stdout.write(answer)
-                stdout.flush()
+                if answer:
+                    self.emit(answer)
                 if self.quitting:
                     break
         finally:
+            self.stop_analysis()
             self.close()
 
 

@@ -42,6 +42,14 @@ its standard error are in the message), it gave no answer within ``timeout`` sec
 is then killed), it answered a command with ``? message``, or it named a vertex that is
 not on the board.
 
+**Time.** With ``time_per_move`` (seconds), the program is told ``time_settings 0 T 1``
+when it starts: no main time and a byo-yomi period of ``T`` seconds for each move, so that
+an engine that manages its clock (GNU Go, ``mctslab gtp``) plans for it. GTP's
+arguments are integers: a fraction is sent as is (``mctslab gtp`` takes it) and, when
+refused, rounded down (GNU Go); a program that refuses the command is still timed by the
+arena, whose ``strict`` control forfeits a move over the limit
+(:mod:`mctslab.arena.game_task`). The arena's ``--time-per-move`` sets it.
+
 **Shutdown.** :meth:`GtpPlayer.close` (also ``with GtpPlayer(...)``, and run when the
 player is garbage collected or at the interpreter's exit) sends ``quit``, waits a moment,
 then terminates and at last kills the program, and always reaps it, so no zombie is left.
@@ -296,13 +304,25 @@ class GtpPlayer:
     #: It is told the moves only (and Go hides nothing).
     reads_hidden_information = False
 
-    def __init__(self, command: str, info: GameInfo, timeout: float = REPLY_TIMEOUT) -> None:
+    def __init__(
+        self,
+        command: str,
+        info: GameInfo,
+        timeout: float = REPLY_TIMEOUT,
+        time_per_move: float | None = None,
+    ) -> None:
         if info.name != "go":
             raise InvalidSpecError(f"gtp: a GTP program plays go only, not {info.name}")
         self.command = command.strip()
         self.argv = resolve_command(self.command)
         self.size = math.isqrt(info.num_actions - 1)
         self.timeout = timeout
+        if time_per_move is not None and not (math.isfinite(time_per_move) and time_per_move > 0):
+            raise InvalidSpecError(
+                f"gtp: time per move must be a positive number of seconds, got {time_per_move!r}"
+            )
+        #: Seconds a move may take, told to the program when it starts (``None``: nothing).
+        self.time_per_move = time_per_move
         self.process: GtpProcess | None = None
         self._moves: list[int] = []  # the game as the program's board has it
         self._komi: float | None = None
@@ -323,7 +343,27 @@ class GtpPlayer:
             self.process.send("protocol_version")
             self.process.send(f"boardsize {self.size}")
             self.process.send("clear_board")
+            self._time_settings(self.process)
         return self.process
+
+    def _time_settings(self, process: GtpProcess) -> None:
+        """``time_settings 0 T 1``: no main time, a byo-yomi period of ``T`` seconds for
+        every move. GTP's arguments are integers, and GNU Go refuses others: a fraction
+        (``mctslab gtp`` takes it) is sent as is, then rounded down if refused; a program
+        that refuses the command altogether is only timed (the arena's rule)."""
+        seconds = self.time_per_move
+        if seconds is None:
+            return
+        tries = [f"{seconds:g}"]
+        if not seconds.is_integer() and seconds >= 1:
+            tries.append(str(math.floor(seconds)))
+        for text in tries:
+            try:
+                process.send(f"time_settings 0 {text} 1")
+                return
+            except GtpError:
+                if process.closed:  # no answer, or it exited: that is a failure
+                    raise
 
     def close(self) -> None:
         """Shut the program down (``quit``, terminate, kill) and reap it."""
