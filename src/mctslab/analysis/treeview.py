@@ -31,8 +31,24 @@ from typing import Any, Generic, TypeVar
 
 from mctslab.core.errors import InvalidConfigError, MctslabError
 from mctslab.core.game import CHANCE, TERMINAL, State
-from mctslab.search.compiled import NONE, TREE_FIELDS, UNPROVEN, CompiledMCTS
-from mctslab.search.mcts import MCTS, Node, exploration, uct_score
+from mctslab.search.compiled import (
+    AMAF_SUM,
+    AMAF_VISITS,
+    BIAS,
+    NONE,
+    TREE_FIELDS,
+    UNPROVEN,
+    CompiledMCTS,
+)
+from mctslab.search.mcts import (
+    MCTS,
+    Node,
+    SearchConfig,
+    exploration,
+    rave_beta,
+    rave_score,
+    uct_score,
+)
 from mctslab.search.puct import PuctConfig, puct_exploration, puct_score
 
 __all__ = [
@@ -80,7 +96,9 @@ class TreeNode:
             draw, 0 a loss); ``None`` at the root and for an unvisited node.
         uct: the node's selection score seen from its parent: under UCT, with the
             search's ``c``, ``Q/N + c * sqrt(ln N_parent / N)`` (``math.inf`` when
-            unvisited: selection tries it first); under PUCT,
+            unvisited: selection tries it first); with RAVE or progressive bias,
+            :func:`mctslab.search.mcts.rave_score` (the AMAF mean blended in with
+            ``beta = sqrt(k / (3 N_parent + k))``, ``w * H / (N + 1)`` added); under PUCT,
             ``Q/N + c(N_parent) * P * sqrt(N_parent) / (1 + N)`` (``Q/N`` is ``fpu``
             when unvisited; without the root's exploration noise). ``None`` at the root.
         prior: the evaluator's prior ``P`` of the move into this node under PUCT;
@@ -93,6 +111,13 @@ class TreeNode:
         hidden: children in the tree that are not displayed (beyond ``depth``,
             or outside the ``top`` most visited).
         hidden_visits: the visits of those hidden children, summed.
+        amaf_visits: RAVE's all-moves-as-first count ``N~`` of the move into the node
+            (``None`` without RAVE, at the root and for a chance outcome).
+        amaf_value: its all-moves-as-first mean ``Q~/N~`` in ``[0, 1]`` for ``player``
+            (``None`` without RAVE or while ``N~ = 0``).
+        bias: progressive bias's ``w * H`` of the node (its score gains
+            ``w * H / (N + 1)``; ``None`` without progressive bias, at the root and for
+            a chance outcome).
     """
 
     id: str
@@ -110,6 +135,9 @@ class TreeNode:
     hidden: int
     hidden_visits: int
     prior: float | None = None
+    amaf_visits: int | None = None
+    amaf_value: float | None = None
+    bias: float | None = None
 
     @property
     def num_children(self) -> int:
@@ -137,6 +165,10 @@ class _Stats:
     proven: int | None
     untried: int
     prior: float | None = None
+    # RAVE's all-moves-as-first statistics and progressive bias's w * H (0 when off).
+    amaf_visits: int = 0
+    amaf_sum: float = 0.0
+    bias: float = 0.0
 
 
 class _Reader(Generic[H]):
@@ -166,7 +198,15 @@ class _ReferenceReader(_Reader[Node]):
     def stats(self, node: Node) -> _Stats:
         prior = node.prior if self._puct else None
         return _Stats(
-            node.action, node.visits, node.value_sum, node.proven, len(node.untried), prior
+            node.action,
+            node.visits,
+            node.value_sum,
+            node.proven,
+            len(node.untried),
+            prior,
+            node.amaf_visits,
+            node.amaf_sum,
+            node.bias,
         )
 
 
@@ -185,6 +225,9 @@ class _CompiledReader(_Reader[int]):
         self._n_untried = field["n_untried"]
         self._proven = field["proven"]
         self._none, self._unproven = NONE, UNPROVEN
+        # RAVE's and progressive bias's rows (Tree.stats): none when both are off.
+        stats = tree[len(TREE_FIELDS)] if len(tree) > len(TREE_FIELDS) else None
+        self._stats = stats if stats is not None and stats.shape[0] > 0 else None
 
     def root(self) -> int:
         return 0  # the compiled engine's root is always node 0 (reuse compacts the tree)
@@ -198,6 +241,11 @@ class _CompiledReader(_Reader[int]):
 
     def stats(self, node: int) -> _Stats:
         proven = int(self._proven[node])
+        amaf_visits, amaf_sum, bias = 0, 0.0, 0.0
+        if self._stats is not None:
+            amaf_visits = int(self._stats[AMAF_VISITS, node])
+            amaf_sum = float(self._stats[AMAF_SUM, node])
+            bias = float(self._stats[BIAS, node])
         return _Stats(
             int(self._action[node]),
             int(self._visits[node]),
@@ -205,6 +253,9 @@ class _CompiledReader(_Reader[int]):
             None if proven == self._unproven else proven,
             int(self._n_untried[node]),
             None if self._prior is None else float(self._prior[node]),
+            amaf_visits,
+            amaf_sum,
+            bias,
         )
 
 
@@ -269,9 +320,8 @@ def from_reference(
     if searcher.root is None:
         raise InvalidConfigError("the searcher has no tree yet: run a search first")
     _check_root(searcher, state)
-    puct = searcher.config.puct
-    reader = _ReferenceReader(searcher.root, puct is not None)
-    return _build(reader, state, _Scorer(searcher.config.c, puct), node, depth, top, keep)
+    reader = _ReferenceReader(searcher.root, searcher.config.puct is not None)
+    return _build(reader, state, _Scorer.of(searcher.config), node, depth, top, keep)
 
 
 def from_compiled(
@@ -292,7 +342,7 @@ def from_compiled(
     _check_root(searcher, state)
     puct = searcher.config.puct
     reader = _CompiledReader(searcher.tree, searcher.prior if puct is not None else None)
-    return _build(reader, state, _Scorer(searcher.config.c, puct), node, depth, top, keep)
+    return _build(reader, state, _Scorer.of(searcher.config), node, depth, top, keep)
 
 
 def from_searcher(
@@ -317,13 +367,30 @@ def from_searcher(
 
 @dataclass(frozen=True)
 class _Scorer:
-    """A child's selection score: UCT with ``c``, or PUCT's score when ``puct`` is set."""
+    """A child's selection score: UCT with ``c`` (with RAVE's ``k`` and progressive bias's
+    ``w`` when set: :func:`rave_score`), or PUCT's score when ``puct`` is set."""
 
     c: float
     puct: PuctConfig | None = None
+    rave: float = 0.0
+    progressive_bias: float = 0.0
+
+    @classmethod
+    def of(cls, config: SearchConfig) -> _Scorer:
+        return cls(config.c, config.puct, config.rave, config.progressive_bias)
 
     def __call__(self, s: _Stats, parent_visits: int) -> float:
         puct = self.puct
+        if puct is None and (self.rave or self.progressive_bias):
+            return rave_score(
+                s.value_sum,
+                s.visits,
+                s.amaf_sum,
+                s.amaf_visits,
+                exploration(self.c, parent_visits),
+                rave_beta(self.rave, parent_visits),
+                s.bias,
+            )
         if puct is None:
             return uct_score(s.value_sum, s.visits, exploration(self.c, parent_visits))
         explore = puct_exploration(puct.c, puct.c_base, parent_visits)
@@ -397,7 +464,8 @@ def _view(
         )
 
     children = tuple(child_view(cs, ch) for cs, ch in shown)
-    prior = None
+    prior = amaf_value = bias = None
+    amaf_visits: int | None = None
     if parent_state is None:  # the searched position: nobody moved into it
         action = label = player = uct = value = None
     else:
@@ -410,6 +478,11 @@ def _view(
             value = s.value_sum / s.visits if s.visits else None
             uct = c(s, parent_visits)
             prior = s.prior
+            if c.rave and c.puct is None:
+                amaf_visits = s.amaf_visits
+                amaf_value = s.amaf_sum / s.amaf_visits if s.amaf_visits else None
+            if c.progressive_bias and c.puct is None:
+                bias = s.bias
     return TreeNode(
         id=".".join(map(str, path)),
         action=action,
@@ -426,6 +499,9 @@ def _view(
         hidden=len(kids) - len(shown),
         hidden_visits=sum(cs.visits for cs, _ in kids) - sum(cs.visits for cs, _ in shown),
         prior=prior,
+        amaf_visits=amaf_visits,
+        amaf_value=amaf_value,
+        bias=bias,
     )
 
 
@@ -435,7 +511,9 @@ def _view(
 def to_json(view: TreeNode) -> dict[str, Any]:
     """The view as nested dicts of JSON values (``uct`` ``inf`` becomes ``None``).
 
-    Keys: those of :class:`TreeNode`, plus ``num_children``; ``children`` is a list.
+    Keys: those of :class:`TreeNode`, plus ``num_children``; ``children`` is a list
+    (``amaf_visits``, ``amaf_value`` and ``bias`` are ``None`` without RAVE and
+    progressive bias).
     """
     return {
         "id": view.id,
@@ -453,6 +531,9 @@ def to_json(view: TreeNode) -> dict[str, Any]:
         "num_children": view.num_children,
         "hidden": view.hidden,
         "hidden_visits": view.hidden_visits,
+        "amaf_visits": view.amaf_visits,
+        "amaf_value": view.amaf_value,
+        "bias": view.bias,
         "children": [to_json(ch) for ch in view.children],
     }
 
@@ -484,10 +565,18 @@ def _to_move(node: TreeNode, players: Sequence[str] | None) -> str:
 
 
 def _score_rows(node: TreeNode) -> list[str]:
-    """``UCT=...``, or under PUCT (a node with a prior) ``P=... PUCT=...``."""
+    """``UCT=...``, or under PUCT (a node with a prior) ``P=... PUCT=...``; with RAVE
+    the AMAF statistics and ``RAVE=...`` (the score of :func:`rave_score`), with
+    progressive bias ``wH=...`` beside the score."""
     if node.prior is not None:
         return [f"P={_fmt(node.prior)}", f"PUCT={_fmt(node.uct)}"]
-    return [f"UCT={_fmt(node.uct)}"]
+    rows = []
+    if node.amaf_visits is not None:
+        rows += [f"N~={node.amaf_visits}", f"Q~={_fmt(node.amaf_value)}"]
+    if node.bias is not None:
+        rows.append(f"wH={_fmt(node.bias)}")
+    name = "RAVE" if node.amaf_visits is not None else "UCT"
+    return [*rows, f"{name}={_fmt(node.uct)}"]
 
 
 def _stats_text(node: TreeNode) -> str:

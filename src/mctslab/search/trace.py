@@ -24,6 +24,13 @@ builds. It returns an :class:`IterationTrace`:
    who moved into the node*, so in a two-player game the reward alternates
    (``r``, ``1 - r``) from one level to the next: the "flip" of negamax.
 
+With RAVE or progressive bias (``SearchConfig.rave``, ``progressive_bias``) each child's
+score is :func:`mctslab.search.mcts.rave_score`, with its all-moves-as-first statistics
+``N~``, ``Q~/N~`` and progressive bias's ``w * H`` beside it and each level's RAVE
+weight ``beta``; each update of phase 4 counts the node's children whose AMAF statistics
+the iteration updated (``amaf_updates``: the path's child and the siblings whose move
+the same player played later in the iteration).
+
 Under PUCT (``SearchConfig.puct``, :mod:`mctslab.search.puct`) the same phases are
 recorded with PUCT's quantities: each child's prior ``P`` and its PUCT score
 ``Q/N + c(N) * P * sqrt(N) / (1 + N)`` in place of UCT (``Q/N`` is ``fpu`` when
@@ -57,7 +64,10 @@ from mctslab.search.mcts import (
     SearchTree,
     backpropagate,
     expand,
+    exploration,
     leaf_rewards,
+    rave_beta,
+    rave_score,
     select,
     should_expand,
     simulate,
@@ -119,7 +129,10 @@ class ChildScore:
     ``uct`` its selection score: its UCT value (``math.inf`` when unvisited), or under
     PUCT its PUCT score; ``prior`` its prior ``P`` under PUCT (the one selection used:
     at the root, with the search's noise), ``None`` under UCT; ``eligible`` is false
-    for a child that MCTS-Solver skips because it is proven.
+    for a child that MCTS-Solver skips because it is proven. With RAVE, ``uct`` is
+    :func:`~mctslab.search.mcts.rave_score` and ``amaf_visits`` / ``amaf_mean`` the
+    child's all-moves-as-first ``N~`` and ``Q~/N~`` (``None`` without RAVE; the mean also
+    while ``N~ = 0``); with progressive bias, ``bias`` its ``w * H`` (else ``None``).
     """
 
     action: int
@@ -131,6 +144,9 @@ class ChildScore:
     eligible: bool
     chosen: bool
     prior: float | None = None
+    amaf_visits: int | None = None
+    amaf_mean: float | None = None
+    bias: float | None = None
 
 
 @dataclass(frozen=True)
@@ -144,13 +160,15 @@ class ChildPrior:
 
 @dataclass(frozen=True)
 class SelectionStep:
-    """One level of the descent: the node, its player to move, its children, the pick."""
+    """One level of the descent: the node, its player to move, its children, the pick;
+    ``beta`` the weight RAVE gave the children's AMAF means there (``None`` without RAVE)."""
 
     node: str
     to_play: int
     visits: int
     children: tuple[ChildScore, ...]
     chosen: int
+    beta: float | None = None
 
 
 @dataclass(frozen=True)
@@ -201,7 +219,9 @@ class Simulation:
 @dataclass(frozen=True)
 class Update:
     """Phase 4 at one node. ``player`` moved into the node (``-1`` at the root, which
-    counts the visit but has no value); ``reward`` is that player's (``None`` at the root)."""
+    counts the visit but has no value); ``reward`` is that player's (``None`` at the root).
+    ``amaf_updates``: under RAVE, how many of the node's children got an all-moves-as-first
+    update (``N~`` + 1) from this iteration; ``None`` without RAVE."""
 
     node: str
     action: int
@@ -215,6 +235,7 @@ class Update:
     mean_after: float
     proven_before: int | None
     proven_after: int | None
+    amaf_updates: int | None = None
 
 
 @dataclass(frozen=True)
@@ -222,7 +243,8 @@ class IterationTrace:
     """What one iteration did, phase by phase; ``to_dict()`` gives JSON-ready data.
 
     ``root_visits`` and ``nodes`` are the root's ``N`` and the tree's size after it;
-    ``selection_rule`` is ``"uct"`` or ``"puct"``, and ``c`` its constant.
+    ``selection_rule`` is ``"uct"`` or ``"puct"``, and ``c`` its constant; ``rave`` and
+    ``progressive_bias`` UCT's options ``k`` and ``w`` (0: off).
     """
 
     selection: tuple[SelectionStep, ...]
@@ -233,6 +255,8 @@ class IterationTrace:
     nodes: int
     c: float
     selection_rule: Literal["uct", "puct"] = "uct"
+    rave: float = 0.0
+    progressive_bias: float = 0.0
 
     @property
     def path(self) -> tuple[str, ...]:
@@ -262,8 +286,25 @@ def _scores(parent: Node, chosen: Node, state: State, tree: SearchTree) -> Selec
     config, puct = tree.config, tree.config.puct
     priors = _priors(parent, tree)
     explore = 0.0 if puct is None else puct_exploration(puct.c, puct.c_base, parent.visits)
+    # RAVE and progressive bias score a decision node's children by rave_score (as
+    # mcts._best_child does); a chance node's outcomes are drawn, whatever the options.
+    scored = puct is None and parent.outcomes is None
+    rave = scored and bool(config.rave)
+    blended = scored and bool(config.rave or config.progressive_bias)
+    beta = rave_beta(config.rave, parent.visits) if rave else None
+    uct_explore = exploration(config.c, parent.visits)
 
     def score(i: int, ch: Node) -> float:
+        if blended:
+            return rave_score(
+                ch.value_sum,
+                ch.visits,
+                ch.amaf_sum,
+                ch.amaf_visits,
+                uct_explore,
+                beta or 0.0,
+                ch.bias,
+            )
         if puct is None or priors is None:
             return uct_value(parent, ch, config.c)
         return puct_score(ch.value_sum, ch.visits, priors[i], explore, puct.fpu)
@@ -279,10 +320,15 @@ def _scores(parent: Node, chosen: Node, state: State, tree: SearchTree) -> Selec
             eligible=not (config.solver and ch.proven is not None),
             chosen=ch is chosen,
             prior=None if priors is None else priors[i],
+            amaf_visits=ch.amaf_visits if rave else None,
+            amaf_mean=ch.amaf_sum / ch.amaf_visits if rave and ch.amaf_visits else None,
+            bias=ch.bias if scored and config.progressive_bias else None,
         )
         for i, ch in enumerate(parent.children)
     )
-    return SelectionStep(node_id(parent), parent.to_play, parent.visits, children, chosen.action)
+    return SelectionStep(
+        node_id(parent), parent.to_play, parent.visits, children, chosen.action, beta
+    )
 
 
 def _evaluator_name(evaluator: object) -> str:
@@ -431,7 +477,16 @@ def traced_iteration(
 
     # Phase 4: backpropagation, recorded leaf to root.
     before = [(n.visits, n.value_sum, n.mean, n.proven) for n in path]
+    # RAVE updates the AMAF statistics of the path's nodes' children: counted by
+    # comparing N~ before and after, as N is.
+    amaf_before = [[ch.amaf_visits for ch in n.children] for n in path] if config.rave else None
     backpropagate(path, rewards, config.solver, moves)
+    amaf_updates: list[int | None] = [None] * len(path)
+    if amaf_before is not None:
+        amaf_updates = [
+            sum(ch.amaf_visits != b for ch, b in zip(n.children, was, strict=True))
+            for n, was in zip(path, amaf_before, strict=True)
+        ]
     updates = tuple(
         Update(
             node=node_id(n),
@@ -446,8 +501,9 @@ def traced_iteration(
             mean_after=n.mean,
             proven_before=b[3],
             proven_after=n.proven,
+            amaf_updates=u,
         )
-        for n, b in reversed(list(zip(path, before, strict=True)))
+        for n, b, u in reversed(list(zip(path, before, amaf_updates, strict=True)))
     )
     return IterationTrace(
         selection=tuple(selection),
@@ -458,4 +514,6 @@ def traced_iteration(
         nodes=tree.nodes,
         c=config.c if puct is None else puct.c,
         selection_rule="uct" if puct is None else "puct",
+        rave=config.rave,
+        progressive_bias=config.progressive_bias,
     )

@@ -129,6 +129,13 @@ def _search_config(
         its, secs = iterations, time_
     puct = None
     if config.selection == "puct":
+        for name in ("rave", "progressive_bias"):
+            if getattr(config, name):
+                # SearchConfig refuses it too; this names the lab's fields.
+                raise InvalidConfigError(
+                    f"config.{name}: {name}={getattr(config, name):g} is an option of UCT's "
+                    "selection (selection 'uct'); PUCT has its priors: set it to 0"
+                )
         puct = PuctConfig(
             c=config.c_puct,
             evaluator=config.evaluator if evaluator is None else evaluator,
@@ -145,6 +152,8 @@ def _search_config(
         seed=config.seed,
         iterations=its,
         time=secs,
+        rave=config.rave,
+        progressive_bias=config.progressive_bias,
     )
 
 
@@ -648,7 +657,13 @@ def add_routes(
             not_over(session)
             node_cap_reached(session)
             nodes, _ = tree_size(session.mcts)
-            one_each = session.config.expansion == "one" and session.config.puct is None
+            # One node an iteration at most: expansion "one" under UCT without RAVE
+            # (RAVE adds a node's children at once, as PUCT does).
+            one_each = (
+                session.config.expansion == "one"
+                and session.config.puct is None
+                and not session.config.rave
+            )
             if one_each and nodes + body.k > settings.max_nodes:
                 raise HTTPException(
                     413,

@@ -158,6 +158,22 @@ class EngineConfig(BaseModel):
         description="PUCT's first-play urgency: the Q/N of an unvisited child, in [0, 1] "
         "(selection 'puct').",
     )
+    rave: float = Field(
+        default=0.0,
+        ge=0,
+        le=1e9,
+        description="RAVE's equivalence parameter k (selection 'uct'; 0: off): a child's "
+        "score blends its mean with its all-moves-as-first mean Q~/N~, weighted beta = "
+        "sqrt(k / (3 N_parent + k)); a node's children are added at once. Under PUCT: 400.",
+    )
+    progressive_bias: float = Field(
+        default=0.0,
+        ge=0,
+        le=1e9,
+        description="Progressive bias's weight w (selection 'uct'; 0: off): a visited "
+        "child's score gains w * H / (N + 1), H the game's heuristic of its position in "
+        "[0, 1]. Needs the game's heuristic (else 400). Under PUCT: 400.",
+    )
     expansion: Literal["one", "all"] = "one"
     simulation: Literal["random", "heavy", "cutoff"] = Field(
         default="random",
@@ -383,13 +399,27 @@ class ChildScoreOut(BaseModel):
     visits: int
     mean: float = Field(description="Q/N in [0, 1] of the player who moves into the child.")
     uct: float | None = Field(
-        description="The selection's score: UCT (null when unvisited: infinite), or under "
+        description="The selection's score: UCT (null when unvisited: infinite), with RAVE "
+        "or progressive bias mctslab.search.mcts.rave_score (see TreeNodeOut.uct), or under "
         "PUCT the PUCT score."
     )
     proven: int | None
     eligible: bool = Field(description="False for a proven child that MCTS-Solver skips.")
     chosen: bool
     prior: float | None = Field(description="The prior P selection used under PUCT; null: UCT.")
+    amaf_visits: int | None = Field(
+        default=None, description="RAVE's all-moves-as-first count N~; null without RAVE."
+    )
+    amaf_mean: float | None = Field(
+        default=None,
+        description="RAVE's all-moves-as-first mean Q~/N~ in [0, 1]; null without RAVE or "
+        "while N~ = 0.",
+    )
+    bias: float | None = Field(
+        default=None,
+        description="Progressive bias's w * H (the score gains w * H / (N + 1)); null "
+        "without progressive bias.",
+    )
 
 
 class ChildPriorOut(BaseModel):
@@ -404,6 +434,11 @@ class SelectionStepOut(BaseModel):
     visits: int
     children: list[ChildScoreOut]
     chosen: int
+    beta: float | None = Field(
+        default=None,
+        description="RAVE's weight on the AMAF means at this node, sqrt(k / (3 N + k)); "
+        "null without RAVE.",
+    )
 
 
 class ExpansionOut(BaseModel):
@@ -450,6 +485,12 @@ class UpdateOut(BaseModel):
     mean_after: float
     proven_before: int | None
     proven_after: int | None
+    amaf_updates: int | None = Field(
+        default=None,
+        description="Under RAVE, the node's children whose AMAF statistics this iteration "
+        "updated (the path's child and the siblings whose move the same player played "
+        "later in the iteration); null without RAVE.",
+    )
 
 
 class TraceOut(BaseModel):
@@ -464,6 +505,8 @@ class TraceOut(BaseModel):
     nodes: int
     c: float = Field(description="The selection rule's exploration constant.")
     selection_rule: Literal["uct", "puct"]
+    rave: float = Field(default=0.0, description="RAVE's k (0: off).")
+    progressive_bias: float = Field(default=0.0, description="Progressive bias's w (0: off).")
 
 
 class TreeNodeOut(BaseModel):
@@ -477,12 +520,28 @@ class TreeNodeOut(BaseModel):
     visits: int
     value: float | None = Field(description="Q/N in [0, 1] of the player who moved in.")
     uct: float | None = Field(
-        description="The selection score from the parent: UCT (null when unvisited), or "
-        "under PUCT the PUCT score."
+        description="The selection score from the parent: UCT (null when unvisited), with "
+        "RAVE or progressive bias (1 - beta) Q/N + beta Q~/N~ + c sqrt(ln N_parent / N) + "
+        "w H / (N + 1) (mctslab.search.mcts.rave_score), or under PUCT the PUCT score."
     )
     prior: float | None = Field(
         description="The evaluator's prior P of the move into the node under PUCT; null "
         "under UCT and at the root."
+    )
+    amaf_visits: int | None = Field(
+        default=None,
+        description="RAVE's all-moves-as-first count N~ of the move into the node; null "
+        "without RAVE, at the root and for a chance outcome.",
+    )
+    amaf_value: float | None = Field(
+        default=None,
+        description="RAVE's all-moves-as-first mean Q~/N~ in [0, 1] for the player who moved "
+        "in; null without RAVE or while N~ = 0.",
+    )
+    bias: float | None = Field(
+        default=None,
+        description="Progressive bias's w * H of the node (its score gains w * H / (N + 1)); "
+        "null without progressive bias.",
     )
     proven: int | None
     terminal: bool

@@ -94,13 +94,18 @@ function wireControls() {
   $("simulation").addEventListener("change", () => {
     $("cutoff-row").hidden = $("simulation").value !== "cutoff";
   });
-  // PUCT's options show under PUCT; UCT's c and expansion apply to UCT only.
+  // PUCT's options show under PUCT; UCT's c, RAVE, progressive bias and expansion
+  // apply to UCT only (RAVE adds a node's children at once, as expansion "all").
   const syncSelection = () => {
     const puct = $("selection").value === "puct";
     $("puct-options").hidden = !puct;
     $("uct-c").hidden = puct;
-    $("expansion").disabled = puct;
+    $("uct-options").hidden = puct;
+    $("rave").disabled = puct;
+    $("progressive-bias").disabled = puct;
+    $("expansion").disabled = puct || uctOption("rave", false) > 0;
   };
+  $("rave").addEventListener("input", syncSelection);
   $("selection").addEventListener("change", syncSelection);
   syncSelection();
   $("budget-kind").addEventListener("change", () => {
@@ -268,6 +273,22 @@ function readBudget() {
   return time ? { time: budget } : { iterations: budget };
 }
 
+/**
+ * A UCT option's number field (RAVE k, progressive bias w): 0 under PUCT (they do not
+ * apply there). `strict`: a value that is not a number >= 0 is an error (the server
+ * would refuse it: 422), else it counts as 0.
+ */
+function uctOption(id, strict = true) {
+  if ($("selection").value === "puct") return 0;
+  const input = $(id);
+  const text = input.value.trim();
+  const value = text === "" ? 0 : Number(text);
+  if (Number.isFinite(value) && value >= 0) return value;
+  if (!strict) return 0;
+  const name = id === "rave" ? "RAVE k" : "Progressive bias w";
+  throw new Error(`${name}: ${text} is not a number >= 0 (0: off)`);
+}
+
 function readConfig() {
   const budget = readBudget();
   return {
@@ -277,6 +298,8 @@ function readConfig() {
     c_puct: Number($("c-puct").value),
     evaluator: $("evaluator").value,
     fpu: Number($("fpu").value),
+    rave: uctOption("rave"),
+    progressive_bias: uctOption("progressive-bias"),
     expansion: $("expansion").value,
     simulation: $("simulation").value,
     final: $("final").value,
@@ -606,8 +629,9 @@ async function fitTree() {
   const options = (id) => [...$(id).options].map((o) => o.value).filter((v) => v !== "").map(Number);
   const depths = options("depth");
   const tops = options("top");
-  const tall = depths.filter((d) => sizeFits({ cols: 1, levels: d + 1 }, room));
-  const wide = tops.filter((k) => sizeFits({ cols: k, levels: 1 }, room));
+  const boxH = app.tree.boxH; // taller boxes in a RAVE tree (a line of AMAF statistics)
+  const tall = depths.filter((d) => sizeFits({ cols: 1, levels: d + 1 }, room, boxH));
+  const wide = tops.filter((k) => sizeFits({ cols: k, levels: 1 }, room, boxH));
   const depth = Math.max(depths[0], ...tall);
   const top = Math.max(tops[0], ...wide);
   const tree = await api.tree(app.view.id, { depth, top });
@@ -615,7 +639,7 @@ async function fitTree() {
   for (const d of depths.filter((d) => d <= depth)) {
     for (const k of tops.filter((k) => k <= top)) {
       const size = shownSize(tree, d, k);
-      if (sizeFits(size, room) && size.nodes >= best.nodes) best = { depth: d, top: k, nodes: size.nodes };
+      if (sizeFits(size, room, boxH) && size.nodes >= best.nodes) best = { depth: d, top: k, nodes: size.nodes };
     }
   }
   $("depth").value = String(best.depth);

@@ -8,6 +8,9 @@
 // Under PUCT (trace.selection_rule "puct") the children show their prior P and PUCT score,
 // the expansion is the leaf's evaluation (all its children added, with the evaluator's
 // priors) and phase 3 the evaluator's value (or its playout: "uniform+rollout").
+// With RAVE (trace.rave > 0) the children show their all-moves-as-first N~ and Q~ and the
+// RAVE score, each level its weight β, and the backpropagation counts the children whose
+// AMAF statistics were updated; with progressive bias, each child's w·H.
 // Means and rewards are on the engine's [0, 1] scale (win 1, draw 0.5, loss 0).
 
 import { applyAction, canReplay, drawBoard } from "./board.js";
@@ -25,6 +28,12 @@ const HEAD_TITLES = {
   UCT: "Q/N + c·√(ln N_parent / N)",
   P: "the evaluator's prior of the move",
   PUCT: "Q/N + c·P·√N_parent / (1 + N) (Q/N is the FPU when N = 0)",
+  "N~": "all-moves-as-first visits: iterations in which the same player played this move later on",
+  "Q~": "all-moves-as-first mean reward in [0, 1]",
+  "w·H": "progressive bias: w times the game's heuristic of the position, in [0, 1]",
+  RAVE: "(1 − β)·Q/N + β·Q~/N~ + c·√(ln N_parent / N) + w·H / (N + 1), β = √(k / (3·N_parent + k))",
+  "UCT+PB": "Q/N + c·√(ln N_parent / N) + w·H / (N + 1)",
+  AMAF: "children of the node whose all-moves-as-first statistics (N~, Q~) this iteration updated",
 };
 
 export class ThinkPanel {
@@ -83,7 +92,7 @@ export class ThinkPanel {
 
     const walked = [path[0]];
     for (const level of trace.selection) {
-      selBody.append(selectionLevel(level, name, trace.selection_rule === "puct"));
+      selBody.append(selectionLevel(level, name, trace.selection_rule === "puct", scoreRule(trace)));
       const chosen = level.children.find((c) => c.chosen);
       walked.push(level.node === "" ? String(level.chosen) : `${level.node}.${level.chosen}`);
       this.hooks.highlight(walked.slice(), null);
@@ -119,7 +128,7 @@ export class ThinkPanel {
           "Added ",
           html("b", {}, [exp.label]),
           ` ${exp.parent === "" ? "at the root" : name(exp.parent)} (the new node: ${name(exp.node)}`,
-          exp.added > 1 ? `, with ${exp.added - 1} siblings: expansion "all"` : "",
+          exp.added > 1 ? `, with ${exp.added - 1} siblings: ${trace.rave > 0 ? "RAVE adds every child at once, so that all gather AMAF statistics" : 'expansion "all"'}` : "",
           `); ${exp.untried_left} untried move${exp.untried_left === 1 ? "" : "s"} left there.`,
         ]),
       );
@@ -193,11 +202,14 @@ export class ThinkPanel {
     // 4 Backpropagation: leaf to root.
     this.enter("backpropagation");
     const backBody = this.body("backpropagation");
-    const rows = trace.backpropagation.map((u) => updateRow(u, name, this.who()));
+    const rave = trace.rave > 0;
+    const rows = trace.backpropagation.map((u) => updateRow(u, name, this.who(), rave));
+    const heads = ["node", "moved in", "reward", "N", "Q/N", ...(rave ? ["AMAF"] : [])];
     const table = html("table", { "data-testid": "backprop-table" }, [
-      html("tr", {}, ["node", "moved in", "reward", "N", "Q/N"].map((h) => html("th", { title: HEAD_TITLES[h] ?? "" }, [h]))),
+      html("tr", {}, heads.map((h) => html("th", { title: HEAD_TITLES[h] ?? "" }, [h]))),
     ]);
     backBody.append(table);
+    if (rave) backBody.append(amafNote(trace));
     const twoPlayers = (sim.rewards || []).length === 2;
     if (twoPlayers && rows.length > 2) {
       backBody.append(
@@ -280,31 +292,54 @@ function chanceLevel(level, name) {
   ]);
 }
 
-function selectionLevel(level, name, puct = false) {
+/** The UCT score's name: "RAVE" with RAVE, "UCT+PB" with progressive bias alone, else "UCT". */
+function scoreRule(trace) {
+  if (trace.selection_rule === "puct") return "PUCT";
+  if (trace.rave > 0) return "RAVE";
+  return trace.progressive_bias > 0 ? "UCT+PB" : "UCT";
+}
+
+function selectionLevel(level, name, puct = false, rule = puct ? "PUCT" : "UCT") {
   if (level.to_play === -1) return chanceLevel(level, name);
-  // The most promising children by UCT (or PUCT), the pick always shown.
+  // The most promising children by UCT (or PUCT, or RAVE's score), the pick always shown.
   const sorted = [...level.children].sort((a, b) => uctKey(b) - uctKey(a) || a.action - b.action);
   let shown = sorted.slice(0, MAX_ROWS);
   const pick = level.children.find((c) => c.chosen);
   if (pick && !shown.includes(pick)) shown = [...shown.slice(0, MAX_ROWS - 1), pick];
   const where = name(level.node);
+  const rave = !puct && typeof level.beta === "number";
+  const biased = !puct && level.children.some((c) => typeof c.bias === "number");
+  const heads = ["move", "N", "Q/N", ...(puct ? ["P"] : []), ...(rave ? ["N~", "Q~"] : []), ...(biased ? ["w·H"] : []), rule];
   const table = html("table", {}, [
-    html("tr", {}, (puct ? ["move", "N", "Q/N", "P", "PUCT"] : ["move", "N", "Q/N", "UCT"]).map((h) => html("th", { title: HEAD_TITLES[h] ?? "" }, [h]))),
+    html("tr", {}, heads.map((h) => html("th", { title: HEAD_TITLES[h] ?? "" }, [h]))),
     ...shown.map((c) =>
       html("tr", { class: c.chosen ? "chosen" : "", title: c.eligible === false ? "proven: MCTS-Solver skips it" : "" }, [
         html("td", {}, [c.label + (c.eligible === false ? " ✓" : "")]),
         html("td", {}, [String(c.visits)]),
         html("td", {}, [c.visits ? fmtMean(c.mean) : "–"]),
         ...(puct ? [html("td", { "data-testid": "selection-prior" }, [typeof c.prior === "number" ? c.prior.toFixed(3) : "–"])] : []),
-        html("td", {}, [fmtUct(c.uct)]),
+        ...(rave
+          ? [
+              html("td", { "data-testid": "selection-amaf-visits" }, [String(c.amaf_visits ?? 0)]),
+              html("td", {}, [typeof c.amaf_mean === "number" ? fmtMean(c.amaf_mean) : "–"]),
+            ]
+          : []),
+        ...(biased ? [html("td", {}, [typeof c.bias === "number" ? fmtMean(c.bias) : "–"])] : []),
+        html("td", { "data-testid": "selection-score" }, [fmtUct(c.uct)]),
       ]),
     ),
   ]);
   const more = level.children.length - shown.length;
   return html("div", { class: "level" }, [
     html("div", { class: "level-head" }, [
-      `${where === "the root" ? "At the root" : where[0].toUpperCase() + where.slice(1)} (N=${level.visits}): `,
-      html("b", {}, [pick ? `${pick.label}, the highest ${puct ? "PUCT" : "UCT"}` : String(level.chosen)]),
+      `${where === "the root" ? "At the root" : where[0].toUpperCase() + where.slice(1)} (N=${level.visits}`,
+      rave
+        ? html("span", { "data-testid": "selection-beta", title: "RAVE's weight on Q~/N~: β = √(k / (3N + k)); it fades as N grows" }, [
+            `, β = ${level.beta.toFixed(2)}`,
+          ])
+        : "",
+      "): ",
+      html("b", {}, [pick ? `${pick.label}, the highest ${rule === "UCT+PB" ? "UCT+PB score" : rule}` : String(level.chosen)]),
       more > 0 ? ` (${more} more children not shown)` : "",
     ]),
     table,
@@ -330,7 +365,8 @@ function noExpansionReason(trace) {
   const kind = trace.simulation && trace.simulation.kind;
   if (kind === "terminal") return "No new node: the leaf ends the game.";
   if (kind === "proven") return "No new node: MCTS-Solver has proven the leaf.";
-  return "No new node: the leaf was just added (expansion \"all\"), so it is simulated as it is.";
+  const why = trace.rave > 0 ? "RAVE adds every child at once" : 'expansion "all"';
+  return `No new node: the leaf was just added (${why}), so it is simulated as it is.`;
 }
 
 function resultText(sim, who) {
@@ -339,7 +375,22 @@ function resultText(sim, who) {
   return `${sim.cutoff ? "Cut off, scored by the heuristic" : "Result"}: ${parts.join(", ")}`;
 }
 
-function updateRow(u, nodeName, who) {
+/**
+ * What RAVE's update did besides N and Q/N: at each node of the path, the children whose
+ * move the same player played later in the iteration (in the tree or the playout) count
+ * an all-moves-as-first visit: the path's child, and siblings of it.
+ */
+function amafNote(trace) {
+  const ups = trace.backpropagation; // leaf to root
+  const total = ups.reduce((sum, u) => sum + (u.amaf_updates || 0), 0);
+  // A node with a child on the path (all but the leaf) updates that child too.
+  const siblings = ups.reduce((sum, u, i) => sum + Math.max(0, (u.amaf_updates || 0) - (i > 0 && u.amaf_updates ? 1 : 0)), 0);
+  return html("div", { class: "hint", "data-testid": "amaf-updates" }, [
+    `RAVE: ${total} AMAF update${total === 1 ? "" : "s"} (N~ + 1, the reward added to Q~), ${siblings} of them to sibling${siblings === 1 ? "" : "s"} off the path whose move the same player played later in this iteration, as if played at once.`,
+  ]);
+}
+
+function updateRow(u, nodeName, who, rave = false) {
   // Nobody chose the root or a chance outcome (both player -1): they count the visit
   // but add no reward of their own.
   const root = u.node === "";
@@ -352,5 +403,6 @@ function updateRow(u, nodeName, who) {
     html("td", {}, [valued ? `+${fmtMean(u.reward)}` : "–"]),
     html("td", {}, [`${u.visits_before} → ${u.visits_after}`]),
     html("td", {}, [valued ? `${u.visits_before ? fmtMean(u.mean_before) : "–"} → ${fmtMean(u.mean_after)}` : "–"]),
+    ...(rave ? [html("td", { title: HEAD_TITLES.AMAF }, [u.amaf_updates ? `${u.amaf_updates} child${u.amaf_updates === 1 ? "" : "ren"}` : "–"])] : []),
   ]);
 }

@@ -2,13 +2,16 @@
 // collapse or expand it (fetching children the server left out), click its "+N" to show
 // the children outside the top-k, click its move label to see its position. Each node shows N, Q/N (the mean reward in [0, 1] of the player
 // who moved into it) and its UCT score from its parent (under PUCT: its prior P and its
-// PUCT score); it is filled on the exports'
+// PUCT score; with RAVE its all-moves-as-first N~ and Q~ on a line of their own and the
+// RAVE score, with progressive bias its w·H beside the score); it is filled on the exports'
 // red - yellow - green scale of Q/N; a thick border and a mark show a proven node.
 
 import { fmtMean, fmtUct, html, svg, meanColour } from "./dom.js";
 
 export const BOX_W = 104;
 export const BOX_H = 56;
+// A RAVE tree's boxes have one more line: the AMAF statistics.
+export const AMAF_LINE = 16;
 export const GAP_X = 10;
 export const GAP_Y = 40;
 const MARGIN = 20;
@@ -34,6 +37,7 @@ export class TreeView {
     this.fresh = null;
     this.staged = null; // a step's changes held back while its phases play (stage())
     this.view = null; // {x, y, w, h}: the viewBox
+    this.boxH = BOX_H; // the boxes' height: one line more for a tree with AMAF statistics
     this.userMoved = false;
     this.fitted = false;
     this.svg = svg("svg", { class: "tree", "data-testid": "tree-svg", role: "img", "aria-label": "search tree" });
@@ -161,6 +165,8 @@ export class TreeView {
     this.layer.replaceChildren();
     this.empty.hidden = Boolean(this.root);
     if (!this.root) return;
+    this.boxH = boxHeight(this.root);
+    const boxH = this.boxH;
     // Tidy enough layout: leaves side by side, a parent centred over its children.
     let nextX = 0;
     let maxDepth = 0;
@@ -182,7 +188,7 @@ export class TreeView {
     };
     place(this.root, 0);
     const pos = new Map();
-    for (const p of placed) pos.set(p.node, { x: p.x * (BOX_W + GAP_X), y: p.depth * (BOX_H + GAP_Y) });
+    for (const p of placed) pos.set(p.node, { x: p.x * (BOX_W + GAP_X), y: p.depth * (boxH + GAP_Y) });
     this.pos = new Map([...pos].map(([node, xy]) => [String(node.id), xy]));
     // Edges first, under the boxes.
     for (const p of placed) {
@@ -193,14 +199,14 @@ export class TreeView {
           svg("path", {
             class: "edge",
             "data-edge": `${p.node.id}>${kid.id}`,
-            d: `M${a.x + BOX_W / 2},${a.y + BOX_H} C${a.x + BOX_W / 2},${a.y + BOX_H + GAP_Y / 2} ${b.x + BOX_W / 2},${b.y - GAP_Y / 2} ${b.x + BOX_W / 2},${b.y}`,
+            d: `M${a.x + BOX_W / 2},${a.y + boxH} C${a.x + BOX_W / 2},${a.y + boxH + GAP_Y / 2} ${b.x + BOX_W / 2},${b.y - GAP_Y / 2} ${b.x + BOX_W / 2},${b.y}`,
           }),
         );
       }
     }
     for (const p of placed) this.layer.append(this.drawNode(p.node, pos.get(p.node), p.depth));
     const width = nextX * (BOX_W + GAP_X);
-    const height = (maxDepth + 1) * (BOX_H + GAP_Y);
+    const height = (maxDepth + 1) * (boxH + GAP_Y);
     this.bounds = { x: -MARGIN, y: -MARGIN, w: width - GAP_X + 2 * MARGIN, h: height - GAP_Y + 2 * MARGIN };
     this.rootX = pos.get(this.root).x + BOX_W / 2;
     if (!this.userMoved || !this.view) this.view = this.readable();
@@ -210,8 +216,9 @@ export class TreeView {
 
   drawNode(node, { x, y }, depth) {
     const id = String(node.id);
+    const boxH = this.boxH;
     // What the node showed before the step being played, if it is held back.
-    const shown = this.staged ? { ...node, ...this.staged.stats.get(id) } : node;
+    const shown = this.staged ? { ...node, ...this.staged.before(id) } : node;
     const proof = proofWord(shown);
     const proven = proof !== null;
     const kids = node.children || [];
@@ -226,7 +233,7 @@ export class TreeView {
       svg("rect", {
         class: "node-box",
         width: BOX_W,
-        height: BOX_H,
+        height: boxH,
         rx: 6,
         fill: node.player === null || node.player === undefined ? "#e4e7ee" : meanColour(shown.value),
       }),
@@ -254,6 +261,8 @@ export class TreeView {
       );
       line.append(svg("title", {}, [`prior P ${node.prior.toFixed(3)} (the evaluator's); PUCT score ${fmtUct(shown.uct)} = Q/N + c·P·√N_parent / (1 + N)`]));
       g.append(line);
+    } else if (!chance && depth > 0 && (typeof node.amaf_visits === "number" || typeof node.bias === "number")) {
+      this.drawRave(g, node, shown, id, Boolean((collapsed && kids.length) || node.hidden));
     } else {
       g.append(svg("text", { class: "node-stat", x: 6, y: 47, "data-testid": chance ? `chance-${id}` : null }, [depth === 0 ? (id === "" ? "" : `node ${id}`) : chance ? "chance outcome" : `UCT ${fmtUct(shown.uct)}`]));
     }
@@ -263,8 +272,8 @@ export class TreeView {
     }
     const hidden = node.hidden || 0;
     // A chance outcome's last line ("chance outcome") fills the box: its mark goes on the
-    // line of N, which is short there (no Q/N).
-    const markY = chance ? 31 : 47;
+    // line of N, which is short there (no Q/N). Otherwise on the last line (the score's).
+    const markY = chance ? 31 : boxH - 9;
     if (collapsed && kids.length) {
       g.append(svg("text", { class: "more", x: BOX_W - 5, y: markY }, [`▸${kids.length + hidden}`, svg("title", {}, ["folded: click to unfold"])]));
     } else if (hidden) {
@@ -284,6 +293,31 @@ export class TreeView {
       this.toggle(node);
     });
     return g;
+  }
+
+  /**
+   * The lines of a node under RAVE or progressive bias: its all-moves-as-first statistics
+   * (RAVE: "AMAF N~ 37 Q~ 0.55"), then its score from rave_score ("RAVE 0.71"; with
+   * progressive bias alone "UCT+PB", with w·H beside it), squeezed left of a "+N" mark.
+   */
+  drawRave(g, node, shown, id, marked) {
+    const rave = typeof node.amaf_visits === "number";
+    // Squeezed only when a line would not fit (about 6.2 px a character at 11 px).
+    const fit = (text, room) => (text.length * 6.2 > room ? { textLength: room, lengthAdjust: "spacingAndGlyphs" } : {});
+    let y = 47;
+    if (rave) {
+      const text = `AMAF N~ ${shown.amaf_visits} Q~ ${fmtMean(shown.amaf_value)}`;
+      const amaf = svg("text", { class: "node-stat amaf", x: 6, y, "data-testid": `amaf-${id}`, ...fit(text, BOX_W - 12) }, [text]);
+      amaf.append(svg("title", {}, ["all-moves-as-first: N~ iterations played this move later on (by the same player), Q~ their mean reward in [0, 1]"]));
+      g.append(amaf);
+      y += AMAF_LINE;
+    }
+    const biased = typeof node.bias === "number";
+    const text = `${rave ? "RAVE" : "UCT+PB"} ${fmtUct(shown.uct)}${biased ? ` w·H ${fmtMean(node.bias)}` : ""}`;
+    const line = svg("text", { class: "node-stat", x: 6, y, "data-testid": `score-${id}`, ...fit(text, BOX_W - (marked ? 34 : 12)) }, [text]);
+    const formula = "(1 − β)·Q/N + β·Q~/N~ + c·√(ln N_parent / N) + w·H / (N + 1), β = √(k / (3·N_parent + k))";
+    line.append(svg("title", {}, [`${rave ? "RAVE" : "UCT with progressive bias"} score ${fmtUct(shown.uct)} = ${formula}${biased ? `; w·H = ${node.bias.toFixed(3)}` : ""}`]));
+    g.append(line);
   }
 
   /**
@@ -414,7 +448,11 @@ function heldBack(trace, phase) {
   const childId = (parent, action) => (parent === "" ? String(action) : `${parent}.${action}`);
   for (const level of trace.selection) {
     for (const c of level.children) {
-      stats.set(childId(level.node, c.action), { visits: c.visits, value: c.visits ? c.mean : null, uct: c.uct, proven: c.proven });
+      const held = { visits: c.visits, value: c.visits ? c.mean : null, uct: c.uct, proven: c.proven };
+      // RAVE: the AMAF statistics as the selection saw them (the backpropagation updates
+      // siblings of the path too).
+      if (typeof c.amaf_visits === "number") Object.assign(held, { amaf_visits: c.amaf_visits, amaf_value: c.amaf_mean });
+      stats.set(childId(level.node, c.action), held);
     }
   }
   for (const u of trace.backpropagation) {
@@ -429,7 +467,24 @@ function heldBack(trace, phase) {
   // PUCT's expansion adds every child of the leaf (exp.node = exp.parent: the leaf itself).
   const hidden = (id) =>
     Boolean(exp) && id !== "" && (exp.priors ? parentOf(id) === exp.parent : id === exp.node || (exp.added > 1 && parentOf(id) === exp.parent));
-  return { stats, hidden };
+  // The nodes this iteration added (UCT's expansion): unvisited, no AMAF statistic yet,
+  // until the backpropagation (RAVE updates the new siblings too).
+  const e = trace.expansion;
+  const added = (id) => Boolean(e) && !e.priors && id !== "" && (id === e.node || (e.added > 1 && parentOf(id) === e.parent));
+  const fresh = { visits: 0, value: null, uct: null, amaf_visits: 0, amaf_value: null };
+  const before = (id) => stats.get(id) ?? (added(id) ? fresh : undefined);
+  return { stats, hidden, before };
+}
+
+/** The boxes' height: one line more when the tree has AMAF statistics (RAVE). */
+function boxHeight(root) {
+  const stack = [root];
+  while (stack.length) {
+    const n = stack.pop();
+    if (typeof n.amaf_visits === "number") return BOX_H + AMAF_LINE;
+    stack.push(...(n.children || []));
+  }
+  return BOX_H;
 }
 
 /**
@@ -449,10 +504,13 @@ export function shownSize(node, depth, top) {
   return size;
 }
 
-/** Whether a layout of this size fits `room` (TreeView.room()) at the readable scale. */
-export function sizeFits(size, room) {
+/**
+ * Whether a layout of this size fits `room` (TreeView.room()) at the readable scale;
+ * `boxH`: the boxes' height (TreeView.boxH: taller with AMAF statistics).
+ */
+export function sizeFits(size, room, boxH = BOX_H) {
   const w = size.cols * (BOX_W + GAP_X) - GAP_X + 2 * MARGIN;
-  const h = size.levels * (BOX_H + GAP_Y) - GAP_Y + 2 * MARGIN;
+  const h = size.levels * (boxH + GAP_Y) - GAP_Y + 2 * MARGIN;
   return w <= room.w && h <= room.h;
 }
 
