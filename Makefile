@@ -63,6 +63,8 @@ gnugo:
 # PUCT against compiled UCT, mctx and a small network (benchmarks/results/puct.json, about 5
 # minutes); playout rules (verdict, cut-off, random) at equal iterations (about 15 minutes);
 # the shipped Connect Four network against UCT + solver and the exact solver (about 40 minutes);
+# Go 9x9 playout and search speed against OpenSpiel (about 3 minutes; its matches against
+# GNU Go take hours: `python benchmarks/bench_go.py strength`, resumable, see its docstring);
 # then tuning c and a playtesting report at Connect Four (about 15 minutes on 2 cores), then
 # Bohnenspiel's pass criterion against the reference AI at 1 s and 3 s a move (about 25 minutes).
 bench: $(STAMP_TEST)
@@ -70,6 +72,7 @@ bench: $(STAMP_TEST)
 	$(BIN)/python benchmarks/bench_puct.py
 	$(BIN)/python benchmarks/playout_rules.py
 	$(BIN)/python benchmarks/bench_training.py
+	$(BIN)/python benchmarks/bench_go.py speed
 	$(BIN)/python benchmarks/tune_connect_four.py
 	$(BIN)/python benchmarks/analyze_connect_four.py
 	$(BIN)/python benchmarks/bohnenspiel_vs_minimax.py --time 1
