@@ -25,6 +25,7 @@ DOCTESTED = [
     "mctslab.arena.store",
     "mctslab.arena.tournament",
     "mctslab.arena.tune",
+    "mctslab.cli.gtp",
     "mctslab.core.registry",
     "mctslab.core.rng",
     "mctslab.games.knockout_whist",
