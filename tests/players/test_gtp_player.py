@@ -235,7 +235,8 @@ def test_no_program_outlives_a_killed_arena() -> None:
 
 FAKE_GTP = """
 import sys, time
-log, delay = sys.argv[1], float(sys.argv[2])
+log, delay, startup = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+time.sleep(startup)
 for line in sys.stdin:
     with open(log, "a") as f:
         f.write(line)
@@ -255,10 +256,13 @@ for line in sys.stdin:
 """
 
 
-def _fake(tmp_path: Path, delay: float = 0.0) -> tuple[str, Path]:
+def _fake(tmp_path: Path, delay: float = 0.0, startup: float = 0.0) -> tuple[str, Path]:
+    """A GTP program that logs what it is told, passes at every genmove after ``delay``
+    seconds, and takes ``startup`` seconds to start."""
     script, log = tmp_path / "fake_gtp.py", tmp_path / "commands.log"
     script.write_text(FAKE_GTP)
-    return f"{PYTHON} {shlex.quote(str(script))} {shlex.quote(str(log))} {delay}", log
+    quoted = f"{shlex.quote(str(script))} {shlex.quote(str(log))}"
+    return f"{PYTHON} {quoted} {delay} {startup}", log
 
 
 def test_the_time_per_move_is_told_as_byo_yomi(tmp_path: Path) -> None:
@@ -305,3 +309,24 @@ def test_a_program_over_the_arena_s_limit_forfeits(tmp_path: Path) -> None:
     assert record.termination == "time" and record.returns == (-1.0, 1.0)
     assert record.error is not None and record.error.startswith("slow: ")
     assert "time_settings 0 0.2 1" in log.read_text().splitlines()
+
+
+def test_a_program_s_start_up_is_not_counted_as_its_first_move(tmp_path: Path) -> None:
+    """A program that takes a second to start (an interpreter, a compiled search loaded
+    from its cache) is started before the game's clock runs: under a strict 0.3 s a move
+    it does not lose its first move on time."""
+    command, log = _fake(tmp_path, startup=1.0)
+    task = GameTask(
+        slot=0,
+        game="go",
+        game_params=(("board_size", 5),),
+        seats=(Entrant("slow-start", f"gtp:{command}"), Entrant("random", "random")),
+        seed=0,
+        time_per_move=0.3,
+        strict=True,
+    )
+    record = play_task(task)
+    assert record.termination == "normal", record.error
+    assert record.moves[0] == 25  # its first move: the fake program passes
+    lines = log.read_text().splitlines()
+    assert lines.index("clear_board") < lines.index("genmove b")

@@ -171,6 +171,14 @@ def play_task(task: GameTask) -> GameRecord:
     for player in players:
         for a in opening:
             player.inform(a)
+    for seat, player in enumerate(players):
+        if isinstance(player, GtpPlayer):
+            try:  # the program starts before the clock: its start-up is not a move
+                player.prepare(state)
+            except Exception as err:  # it could not start: a crash of that seat
+                return _record(task, opening, moves, times, movers, overruns,
+                               _forfeit(game, n, seat), "error",
+                               f"{task.seats[seat].name}: {_describe(err)}", started)  # fmt: skip
     while not state.is_terminal():
         p = state.current_player()
         if p == CHANCE:

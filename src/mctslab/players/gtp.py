@@ -403,6 +403,12 @@ class GtpPlayer:
             self._play(process, action)
         return process
 
+    def prepare(self, state: State) -> None:
+        """Start the program and bring its board to ``state``, before any clock runs: the
+        arena calls it before the game, so that the program's start-up (an interpreter, a
+        compiled search loaded from its cache) is not counted in its first move."""
+        self._sync(state)
+
     def choose(self, state: State) -> int:
         process = self._sync(state)
         colour = self._colour(len(self._moves))
