@@ -10,6 +10,7 @@ every candidate.
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -20,9 +21,11 @@ from mctslab.games.go import (
     Go,
     heavy_action,
     heavy_playout,
+    light_action,
     pattern_matches,
     playout,
     rollout_actions,
+    uniform_action,
 )
 from mctslab.games.kernels import KernelState
 
@@ -155,10 +158,11 @@ def test_rollout_actions_agree_with_an_eye_oracle_on_random_positions() -> None:
 # --- the light playout ----------------------------------------------------------------
 
 
-def test_playout_ends_by_two_passes_and_draws_as_the_generic_loop() -> None:
+def test_playout_ends_by_two_passes_and_draws_as_the_loop_over_light_action() -> None:
     game = Go(board_size=9, max_game_length=4 * 81)  # 2 * 81 cuts a few games short
     start = game.new_initial_state().array
     buf = np.zeros(game.info.num_actions, dtype=np.int64)
+    moves = np.zeros(game.info.num_actions, dtype=np.int64)
     finals = []
     for seed in range(40):
         s, word = start.copy(), np.array([seed], dtype=np.uint64)
@@ -167,17 +171,96 @@ def test_playout_ends_by_two_passes_and_draws_as_the_generic_loop() -> None:
         assert s[3] == 2 and plies == s[2]  # two passes end it
         assert out[0] == -out[1] and abs(out[0]) == 1  # komi 7.5: no tie
         finals.append(s)
-        if seed < 5:  # the generic loop over rollout_actions, draw for draw
-            t, rng = start.copy(), Rng(seed)
+        if seed < 5:  # the loop over light_action, draw for draw, among the rollout moves
+            t, loop_word = start.copy(), np.array([seed], dtype=np.uint64)
             while t[0] >= 0:
-                game.kernels.apply_action(
-                    t, game.params, buf[rng.randint(rollout_actions(t, game.params, buf))]
-                )
-            assert np.array_equal(t, s) and rng.state == int(word[0])
+                a = light_action(t, game.params, loop_word, buf)
+                assert a in moves[: rollout_actions(t, game.params, moves)]
+                game.kernels.apply_action(t, game.params, a)
+            assert np.array_equal(t, s) and loop_word[0] == word[0]
         again = start.copy()
         playout(again, game.params, np.array([seed], dtype=np.uint64), out)
         assert np.array_equal(again, s)
     assert len({f.tobytes() for f in finals}) == 40
+
+
+def _chi_square_p(counts: list[int]) -> float:
+    """The p-value of Pearson's chi-square test of ``counts`` against equal cells (the
+    Wilson-Hilferty normal approximation of the chi-square tail, good to a few percent
+    from 2 degrees of freedom on; 1 degree: the exact normal tail)."""
+    n, k = sum(counts), len(counts)
+    x = sum((c - n / k) ** 2 for c in counts) / (n / k)
+    df = k - 1
+    if df == 1:
+        return math.erfc(math.sqrt(x / 2))
+    z = ((x / df) ** (1 / 3) - (1 - 2 / (9 * df))) / math.sqrt(2 / (9 * df))
+    return 0.5 * math.erfc(z / math.sqrt(2))
+
+
+def _positions(game: Go, seeds: range, every: int) -> list[KernelState]:
+    """Every ``every``-th position of random games (the light playout's moves)."""
+    found = []
+    for seed in seeds:
+        rng = Rng(seed)
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if len(state.history()) % every == every - 1:
+                found.append(state.clone())
+            moves = state.playout_actions()
+            state.apply_action(moves[rng.randint(len(moves))])
+    return found
+
+
+@pytest.mark.parametrize("kernel", ["light", "uniform"])
+def test_rejection_kernels_draw_uniformly_among_their_moves(kernel: str) -> None:
+    """light_action is uniform over rollout_actions, uniform_action over legal_actions
+    (the pass included): Pearson's test at each of a game's positions (fixed seeds, so
+    the p-values are fixed; a biased draw, e.g. the list's order leaking through, gives
+    p-values near 0 at the positions with rejections)."""
+    game = Go(board_size=7)
+    draw = light_action if kernel == "light" else uniform_action
+    buf = np.zeros(game.info.num_actions, dtype=np.int64)
+    low = []
+    for state in _positions(game, range(3), every=9):
+        want = state.playout_actions() if kernel == "light" else state.legal_actions()
+        counts = dict.fromkeys(want, 0)
+        word = np.array([7], dtype=np.uint64)
+        for _ in range(60 * len(want)):
+            a = draw(state.array, game.params, word, buf)
+            assert a in counts
+            counts[a] += 1
+        if len(want) > 1:
+            low.append(_chi_square_p(list(counts.values())))
+    assert len(low) >= 10
+    assert min(low) > 1e-4, low
+
+
+def test_the_empty_point_list_follows_captures_and_placements() -> None:
+    """The state's list of empty points (light_action's candidates) holds exactly the
+    empty points, each at the index its position table says, along random games with
+    captures (5x5, simple ko: many captures and recaptures)."""
+    from mctslab.games import go
+
+    game = Go(board_size=5, ko="simple")
+    params = game.params
+    elist, epos, a2v, col = (int(params[i]) for i in (18, 19, 16, 5))
+    assert (go._P_ELIST, go._P_EPOS, go._P_A2V, go._P_COLOUR) == (18, 19, 16, 5)
+    captures = 0
+    for seed in range(30):
+        rng = Rng(seed)
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            s = state.array
+            n = int(s[10])
+            listed = s[elist : elist + n].tolist()
+            empty = [a for a in range(25) if s[col + params[a2v + a]] == 0]
+            assert sorted(listed) == empty and len(set(listed)) == n
+            for i, a in enumerate(listed):
+                assert s[epos + params[a2v + a]] == i
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.randint(len(legal))])
+        captures += int(state.array[6] + state.array[7])
+    assert captures > 100  # the captures' points came back to the list
 
 
 # --- the heavy move -------------------------------------------------------------------
@@ -247,17 +330,22 @@ def neighbourhood(game: Go, state: KernelState, action: int) -> tuple[str, str, 
     return rows[0], rows[1], rows[2]
 
 
-def test_heavy_action_falls_back_to_the_uniform_rollout_move() -> None:
+def test_heavy_action_falls_back_to_the_light_move() -> None:
     game = Go(board_size=9)
+    buf = np.zeros(game.info.num_actions, dtype=np.int64)
     for state in (
         game.new_initial_state(),  # no previous move
         game.state_from_actions([40, 81]),  # the previous move is a pass
         after(game, "a1", "", "j9"),  # nothing to escape, capture or match around j9
     ):
         choices = rollout(game, state)
+        seen = set()
         for seed in range(20):
-            rng = Rng(seed)
-            assert heavy(game, state, seed) == choices[rng.randint(len(choices))]
+            word = np.array([seed], dtype=np.uint64)
+            light = int(light_action(state.array, game.params, word, buf))
+            assert heavy(game, state, seed) == light and light in choices
+            seen.add(light)
+        assert len(seen) > 10
 
 
 @pytest.mark.parametrize("size", [5, 9])

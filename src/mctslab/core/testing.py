@@ -69,7 +69,9 @@ def check_game(game: Game, n_games: int = 100, seed: int = 0) -> int:
     no longer than ``max_game_length``, replaying ``history()`` reaches an equal
     state, and the same seed plays the same game. A game with rule kernels and its
     own ``playout`` kernel: from every fourth state, the playout reaches the same final
-    state, plies, returns and generator state as the generic random loop.
+    state, plies, returns and generator state as the generic random loop (the loop
+    over its ``light_action`` kernel where it has one, each move checked to be one of
+    the playout's moves).
 
     Returns the number of states checked; raises :class:`ConformanceError`.
     """
@@ -112,7 +114,9 @@ def check_game(game: Game, n_games: int = 100, seed: int = 0) -> int:
 def _check_playout(game: Game, state: State, seed: int) -> None:
     """A game's own ``playout`` kernel makes the generic random loop's draws: the
     ``k``-th legal action (of its ``rollout_actions`` where it has them), ``k =
-    randint(n)``, to the end (``mctslab.games.kernels``)."""
+    randint(n)``, to the end, or, for a game with a ``light_action`` kernel, that
+    kernel's move each ply, which must be one of those moves
+    (``mctslab.games.kernels``)."""
     kernels: Any = getattr(game, "kernels", None)
     playout = getattr(kernels, "playout", None)
     array = getattr(state, "array", None)
@@ -122,31 +126,51 @@ def _check_playout(game: Game, state: State, seed: int) -> None:
     rng = Rng(seed)
     want = array.copy()
     legal = np.zeros(max(1, game.info.num_actions), dtype=np.int64)
+    scratch = np.zeros_like(legal)
+    word = np.array([seed & ((1 << 64) - 1)], dtype=np.uint64)
     plies = 0
     # Over the game's rollout moves where it names them (Go: no own-eye fills).
     choices = getattr(kernels, "rollout_actions", None) or kernels.legal_actions
+    light = getattr(kernels, "light_action", None)
     while want[0] != TERMINAL:
         n = choices(want, params, legal)
-        kernels.apply_action(want, params, int(legal[rng.randint(n)]))
+        if light is None:
+            action = int(legal[rng.randint(n)])
+        else:
+            action = int(light(want, params, word, scratch))
+            if action not in legal[:n]:
+                raise _fail(
+                    game,
+                    state,
+                    f"light_action played {action}, not one of the playout's moves "
+                    f"{legal[:n].tolist()} (seed {seed})",
+                )
+        kernels.apply_action(want, params, action)
         plies += 1
     want_returns = np.zeros(game.info.num_players, dtype=np.float64)
     kernels.returns(want, params, want_returns)
+    want_rng = rng.state if light is None else int(word[0])
     got = array.copy()
     word = np.array([seed & ((1 << 64) - 1)], dtype=np.uint64)
     got_returns = np.zeros(game.info.num_players, dtype=np.float64)
     got_plies = int(playout(got, params, word, got_returns))
+    rule = (
+        "play the k-th legal action, k = randint(n), each ply"
+        if light is None
+        else "play the light_action kernel's move each ply"
+    )
     for what, same in (
         ("plies", got_plies == plies),
         ("final state", np.array_equal(got, want)),
         ("returns", np.array_equal(got_returns, want_returns)),
-        ("generator state", int(word[0]) == rng.state),
+        ("generator state", int(word[0]) == want_rng),
     ):
         if not same:
             raise _fail(
                 game,
                 state,
                 f"the playout kernel's {what} differs from the generic random loop's "
-                f"(seed {seed}): it must play the k-th legal action, k = randint(n), each ply",
+                f"(seed {seed}): it must {rule}",
             )
 
 

@@ -104,6 +104,7 @@ from mctslab.games.kernels import (
     KernelGame,
     KernelState,
     RuleKernels,
+    draw_top31,
     rng_randint,
     winner_returns,
 )
@@ -115,19 +116,22 @@ __all__ = [
     "Pattern3",
     "heavy_action",
     "heavy_playout",
+    "light_action",
     "pattern_matches",
     "rollout_actions",
+    "uniform_action",
 ]
 
 # params: header words, then the action -> virtual point table, then the Zobrist keys.
 _P_N, _P_W, _P_KOMI2, _P_SUPERKO, _P_MAXLEN = 0, 1, 2, 3, 4
 _P_COLOUR, _P_HEAD, _P_NEXT, _P_LIBS, _P_LSUM, _P_LSQ, _P_SIZE, _P_SHASH = 5, 6, 7, 8, 9, 10, 11, 12
 _P_BLOOM, _P_HIST, _P_LEN, _P_A2V, _P_ZOB = 13, 14, 15, 16, 17
+_P_ELIST, _P_EPOS = 18, 19
 _PARAMS_HEADER = 24
 
 # state header
 _S_PLAYER, _S_WINNER, _S_MOVES, _S_PASSES, _S_KO, _S_HASH = 0, 1, 2, 3, 4, 5
-_S_CAPTURED, _S_LAST, _S_SCORE2 = 6, 8, 9  # captured: 6 by black, 7 by white
+_S_CAPTURED, _S_LAST, _S_SCORE2, _S_NEMPTY = 6, 8, 9, 10  # captured: 6 by black, 7 by white
 _HEADER = 16
 _BLOOM_WORDS = 64
 _ZOBRIST_SEED = 0x60_0D_5EED
@@ -140,7 +144,9 @@ def _make_params(board_size: int, komi2: int, superko: bool, max_len: int) -> np
     v = w * w
     colour = _HEADER
     offsets = [colour + i * v for i in range(8)]
-    bloom = colour + 8 * v
+    elist = colour + 8 * v
+    epos = elist + n * n
+    bloom = epos + v
     hist = bloom + _BLOOM_WORDS
     length = hist + max_len + 1
     a2v = _PARAMS_HEADER
@@ -150,6 +156,7 @@ def _make_params(board_size: int, komi2: int, superko: bool, max_len: int) -> np
     params[_P_COLOUR : _P_SHASH + 1] = offsets
     params[_P_BLOOM], params[_P_HIST], params[_P_LEN] = bloom, hist, length
     params[_P_A2V], params[_P_ZOB] = a2v, zob
+    params[_P_ELIST], params[_P_EPOS] = elist, epos
     for a in range(n * n):
         params[a2v + a] = (a // n + 1) * w + a % n + 1
     keys = np.random.default_rng(_ZOBRIST_SEED).integers(
@@ -170,9 +177,12 @@ def init(params):  # type: ignore[no-untyped-def]
     col = params[_P_COLOUR]
     for v in range(w * w):
         s[col + v] = GUARD
-    a2v = params[_P_A2V]
+    a2v, elist, epos = params[_P_A2V], params[_P_ELIST], params[_P_EPOS]
     for a in range(n * n):
         s[col + params[a2v + a]] = EMPTY
+        s[elist + a] = a
+        s[epos + params[a2v + a]] = a
+    s[_S_NEMPTY] = n * n
     _remember(s, params, 0)  # hist[0] = 0: the empty board
     return s
 
@@ -339,12 +349,17 @@ def _remove_string(s, params, h, o):  # type: ignore[no-untyped-def]
     col, head, nxt = params[_P_COLOUR], params[_P_HEAD], params[_P_NEXT]
     w = params[_P_W]
     zob = params[_P_ZOB] + o * w * w
+    elist, epos, size = params[_P_ELIST], params[_P_EPOS], params[_P_N]
     n = 0
     cur = h
     while True:
         following = s[nxt + cur]
         s[col + cur] = EMPTY
         s[_S_HASH] ^= params[zob + cur]
+        e = s[_S_NEMPTY]
+        s[elist + e] = (cur // w - 1) * size + cur % w - 1
+        s[epos + cur] = e
+        s[_S_NEMPTY] = e + 1
         n += 1
         for d in range(4):
             m = cur - w if d == 0 else (cur - 1 if d == 1 else (cur + 1 if d == 2 else cur + w))
@@ -386,6 +401,14 @@ def apply_action(s, params, a):  # type: ignore[no-untyped-def]
             enemy_eye = False
     key = params[params[_P_ZOB] + c * w * w + v]
     s[col + v] = c
+    # the point leaves the empty list: the list's last entry takes its place
+    elist, epos = params[_P_ELIST], params[_P_EPOS]
+    e = s[_S_NEMPTY] - 1
+    i = s[epos + v]
+    moved = s[elist + e]
+    s[elist + i] = moved
+    s[epos + params[params[_P_A2V] + moved]] = i
+    s[_S_NEMPTY] = e
     s[_S_HASH] ^= key
     s[head + v] = v
     s[nxt + v] = v
@@ -542,17 +565,96 @@ def rollout_actions(s, params, out):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
+def light_action(s, params, rng, buf):  # type: ignore[no-untyped-def]
+    """One move of the light Go playout (the engines' ``"random"`` simulation of Go): a
+    uniformly random one of the moves of :func:`rollout_actions`, found by rejection
+    among the empty points instead of by listing them all.
+
+    The state keeps its empty points in a list (``N * N`` words and a count, kept as
+    stones come and go: a placed stone's entry is replaced by the list's last, a
+    captured stone's point is appended). While candidates remain, one is drawn
+    uniformly, ``j = rng_randint(rng, m)`` over the ``m`` untried, and tested (not an own
+    one-point eye, legal); a rejected one is swapped out of the candidates (a partial
+    Fisher-Yates shuffle; the first draw reads the state's list, copied to ``buf`` only
+    after a rejection). The first accepted point of a uniformly random order is uniform
+    among the acceptable ones, whatever the list's order; none left: the pass. Most plies need one or two tests against
+    the ``N * N`` of a full scan; this is how fast Monte-Carlo Go programs draw their
+    playout moves (libEGO, Fuego, Pachi). ``buf``: ``N * N + 1`` int64 entries."""
+    a2v, elist = params[_P_A2V], params[_P_ELIST]
+    c = s[_S_PLAYER] + 1
+    m = s[_S_NEMPTY]
+    seed = rng[0]
+    if m > 0:  # the first draw reads the list itself: most plies end here, uncopied
+        seed, r = draw_top31(seed)
+        j = np.int64(r % np.uint64(m))
+        a = s[elist + j]
+        v = params[a2v + a]
+        if not _own_eye(s, params, v, c) and _legal_point(s, params, v, c):
+            rng[0] = seed
+            return a
+        for i in range(m):
+            buf[i] = s[elist + i]
+        m -= 1
+        buf[j] = buf[m]
+    while m > 0:
+        seed, r = draw_top31(seed)
+        j = np.int64(r % np.uint64(m))
+        a = buf[j]
+        v = params[a2v + a]
+        if not _own_eye(s, params, v, c) and _legal_point(s, params, v, c):
+            rng[0] = seed
+            return a
+        m -= 1
+        buf[j] = buf[m]
+    rng[0] = seed
+    return params[_P_N] * params[_P_N]
+
+
+@njit(cache=True)
+def uniform_action(s, params, rng, buf):  # type: ignore[no-untyped-def]
+    """A uniformly random legal action, the pass included, by the same rejection as
+    :func:`light_action` (candidates: the empty points and the pass, which is always
+    legal): the move of a random rollout that does not know Go, OpenSpiel's
+    ``RandomRolloutEvaluator``'s. Its playouts fill their own eyes and mostly end at the
+    length limit; ``benchmarks/bench_go.py`` plays them for the equal-work comparison."""
+    a2v, elist = params[_P_A2V], params[_P_ELIST]
+    nn = params[_P_N] * params[_P_N]
+    c = s[_S_PLAYER] + 1
+    m = s[_S_NEMPTY] + 1
+    seed = rng[0]
+    seed, r = draw_top31(seed)  # the first draw reads the list itself, as light_action's
+    j = np.int64(r % np.uint64(m))
+    a = nn if j == m - 1 else s[elist + j]
+    if a == nn or _legal_point(s, params, params[a2v + a], c):
+        rng[0] = seed
+        return a
+    for i in range(m - 1):
+        buf[i] = s[elist + i]
+    buf[m - 1] = nn
+    m -= 1
+    buf[j] = buf[m]
+    while True:
+        seed, r = draw_top31(seed)
+        j = np.int64(r % np.uint64(m))
+        a = buf[j]
+        if a == nn or _legal_point(s, params, params[a2v + a], c):
+            break
+        m -= 1
+        buf[j] = buf[m]
+    rng[0] = seed
+    return a
+
+
+@njit(cache=True)
 def playout(s, params, rng, out):  # type: ignore[no-untyped-def]
-    """The light Go playout (the kernel contract's ``playout``): at each ply the ``k``-th
-    of the ``n`` moves of :func:`rollout_actions`, ``k = rng_randint(rng, n)``, so no own
-    one-point eye is filled and a pass comes only when nothing else is left; in place, to
-    the end. The generic loop's draws over ``rollout_actions``. Returns the plies played;
-    writes the returns to ``out``."""
+    """The light Go playout (the kernel contract's ``playout``): :func:`light_action` at
+    each ply, so no own one-point eye is filled and a pass comes only when nothing else
+    is left; in place, to the end. The same draws as the engines' loop over
+    ``light_action``. Returns the plies played; writes the returns to ``out``."""
     buf = np.empty(params[_P_N] * params[_P_N] + 1, dtype=np.int64)
     plies = 0
     while s[_S_PLAYER] != TERMINAL:
-        n = rollout_actions(s, params, buf)
-        apply_action(s, params, buf[rng_randint(rng, n)])
+        apply_action(s, params, light_action(s, params, rng, buf))
         plies += 1
     winner_returns(s, params, out)
     return plies
@@ -790,12 +892,11 @@ def heavy_action(s, params, rng, buf):  # type: ignore[no-untyped-def]
     c. *MoGo's 3x3 patterns* (Gelly, Wang, Munos, Teytaud 2006): the empty points of
        the 8 around ``m`` whose neighbourhood matches :data:`MOGO_PATTERNS` for the
        mover (:data:`MOGO_PAT3`), legal and not filling an own one-point eye;
-    d. otherwise the light playout's move: the ``k``-th of the ``n`` moves of
-       :func:`rollout_actions`, ``k = rng_randint(rng, n)``.
+    d. otherwise the light playout's move, :func:`light_action`.
 
-    Every draw comes from ``rng`` (the engines' SplitMix64 word), one per call, so the
-    same state and ``rng`` give the same move. ``buf``: an ``int64`` scratch array of
-    ``N * N + 1`` entries."""
+    Every draw comes from ``rng`` (the engines' SplitMix64 word): one for rules a-c,
+    those of :func:`light_action` for d; so the same state and ``rng`` give the same
+    move. ``buf``: an ``int64`` scratch array of ``N * N + 1`` entries."""
     n, w = params[_P_N], params[_P_W]
     nn = n * n
     last = s[_S_LAST]
@@ -847,8 +948,7 @@ def heavy_action(s, params, rng, buf):  # type: ignore[no-untyped-def]
             v = buf[rng_randint(rng, k)]
             return (v // w - 1) * n + v % w - 1
     # (d) the light playout's move
-    k = rollout_actions(s, params, buf)
-    return buf[rng_randint(rng, k)]
+    return light_action(s, params, rng, buf)
 
 
 @njit(cache=True)
@@ -899,6 +999,7 @@ class Go(KernelGame):
         observation=observation,
         rollout_actions=rollout_actions,
         heavy_action=heavy_action,
+        light_action=light_action,
     )
 
     def __init__(

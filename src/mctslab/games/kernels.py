@@ -46,15 +46,20 @@ same final state and ``rng``; so both engines stay node-identical while the game
 plays its playouts its own way (bitboards, no action buffer, no call a ply).
 ``check_game`` compares it with the generic loop from random positions and seeds.
 
-Two more optional kernels shape the playouts themselves (``RuleKernels`` fields): a
-game may name the moves a random playout chooses among, ``rollout_actions(state,
+Three more optional kernels shape the playouts themselves (``RuleKernels`` fields):
+a game may name the moves a random playout chooses among, ``rollout_actions(state,
 params, out) -> n`` (Go's leave out filling one's own one-point eye, without which
-random Go games do not end sensibly), and its own heavy playout move,
-``heavy_action(state, params, rng, buf) -> action`` (Go's: escape atari, capture,
-MoGo's 3x3 patterns). Both engines call the same kernels (the reference engine
-through :meth:`KernelState.playout_actions` and :meth:`KernelState.heavy_action`,
-with its generator's state), so they stay node-identical; with ``rollout_actions``
-the generic loop and ``playout`` draw among those moves instead of the legal ones.
+random Go games do not end sensibly); draw one of them its own way, ``light_action(
+state, params, rng, buf) -> action`` (uniformly among ``rollout_actions``, with draws
+of its own: Go's by rejection among the empty points, not the ``k``-th of a list); and
+play its own heavy playout move, ``heavy_action(state, params, rng, buf) -> action``
+(Go's: escape atari, capture, MoGo's 3x3 patterns). Both engines call the same kernels
+(the reference engine through :meth:`KernelState.playout_actions`,
+:meth:`KernelState.light_action` and :meth:`KernelState.heavy_action`, with its
+generator's state), so they stay node-identical; with ``rollout_actions`` the generic
+loop and ``playout`` draw among those moves instead of the legal ones, and with
+``light_action`` a random playout's move is that kernel's (``playout`` then makes its
+draws: the loop ``apply(light_action(...))`` to the end).
 
 Each game module holds its kernels and a :class:`KernelGame` subclass that adds
 what is presentation, not rules: action names and the board drawing.
@@ -182,6 +187,12 @@ class RuleKernels:
     #: win at once or avoid losing at once). Draws from the engine's generator ``rng``;
     #: ``buf`` is a scratch buffer of ``num_actions`` entries.
     heavy_action: Callable[[IntArray, IntArray, UIntArray, IntArray], int] | None = None
+    #: One move of the game's random (light) playout, ``light_action(state, params, rng,
+    #: buf) -> action``: uniformly random among ``rollout_actions`` (else the legal
+    #: actions), drawn its own way from the engine's generator ``rng`` (optional: else the
+    #: ``k``-th move, ``k = rng_randint(rng, n)``). Every random playout move of both
+    #: engines is then this kernel's, and the game's ``playout`` makes its draws.
+    light_action: Callable[[IntArray, IntArray, UIntArray, IntArray], int] | None = None
 
 
 class KernelGame:
@@ -289,6 +300,19 @@ class KernelState:
         buf = self._game._scratch()
         n = rollout(self.array, self._game.params, buf)
         return buf[:n].tolist()  # type: ignore[no-any-return]
+
+    def light_action(self, rng: Rng) -> int | None:
+        """The game's own random-playout move here (its ``light_action`` kernel, drawing
+        from ``rng``, whose state advances as the compiled engine's word does), or
+        ``None`` for a game without one (a playout then draws among
+        :meth:`playout_actions`)."""
+        light = self._game.kernels.light_action
+        if light is None:
+            return None
+        word = np.array([rng.state], dtype=np.uint64)
+        action = int(light(self.array, self._game.params, word, self._game._scratch()))
+        rng.state = int(word[0])
+        return action
 
     def heavy_action(self, rng: Rng) -> int | None:
         """The game's own heavy-playout move here (its ``heavy_action`` kernel, drawing

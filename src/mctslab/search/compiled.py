@@ -242,6 +242,29 @@ def _game_rollout(rollout_fn, legal_fn, state, params, out):  # type: ignore[no-
     return lambda rollout_fn, legal_fn, state, params, out: rollout_fn(state, params, out)
 
 
+def game_light(light_fn, rollout_fn, legal_fn, state, params, rng, buf):  # type: ignore[no-untyped-def]
+    """One random playout move: the game's ``light_action`` where it has one, else the
+    ``k``-th of its playout moves (:func:`game_rollout`), ``k = rng_randint(rng, n)``.
+    Plain-Python meaning; compiled code gets the overload below."""
+    if light_fn is not None:
+        return light_fn(state, params, rng, buf)
+    return buf[rng_randint(rng, game_rollout(rollout_fn, legal_fn, state, params, buf))]
+
+
+@overload(game_light)
+def _game_light(light_fn, rollout_fn, legal_fn, state, params, rng, buf):  # type: ignore[no-untyped-def]
+    if isinstance(light_fn, (types.NoneType, types.Omitted)):
+
+        def drawn(light_fn, rollout_fn, legal_fn, state, params, rng, buf):  # type: ignore[no-untyped-def]
+            n = game_rollout(rollout_fn, legal_fn, state, params, buf)
+            return buf[rng_randint(rng, n)]
+
+        return drawn
+    return lambda light_fn, rollout_fn, legal_fn, state, params, rng, buf: light_fn(
+        state, params, rng, buf
+    )
+
+
 def game_heavy(heavy_fn, state, params, rng, buf):  # type: ignore[no-untyped-def]
     """The game's own heavy-playout move, or -1 for a game without one (the generic
     rule then). Plain-Python meaning; compiled code gets the overload below."""
@@ -801,19 +824,20 @@ def simulate(
     playout_fn,
     rollout_fn,
     heavy_fn,
+    light_fn,
     first,
 ):  # type: ignore[no-untyped-def]
     """Phase 3, as the reference's ``simulate``: play out from ``state`` (consumed) and
     write each player's reward in ``[0, 1]`` to ``rewards``: uniformly random moves
-    (``SIMULATION_RANDOM``, the k-th of the game's playout moves, ``k =
-    rng_randint(n)``: the game's own ``playout_fn`` when it has one, which makes the
-    same draws), the heavy playout (``SIMULATION_HEAVY``: the game's ``heavy_fn``, else
+    (``SIMULATION_RANDOM``, the game's ``light_fn`` move, else the k-th of its playout
+    moves, ``k = rng_randint(n)``: the game's own ``playout_fn`` when it has one, which
+    makes the same draws), the heavy playout (``SIMULATION_HEAVY``: the game's ``heavy_fn``, else
     the generic rule), ``cutoff_depth`` random plies scored by the heuristic
     (``SIMULATION_CUTOFF``), or random plies judged by the heuristic every
     ``verdict_every`` plies, a player at ``verdict_threshold`` or more winning at once
     (``SIMULATION_VERDICT``). ``cutoff = (cutoff_depth, verdict_every,
-    verdict_threshold)``; ``playout_fn``, ``rollout_fn``, ``heavy_fn``: the game's
-    optional kernels (``None`` each where it has none). Under RAVE ``first`` (by
+    verdict_threshold)``; ``playout_fn``, ``rollout_fn``, ``heavy_fn``, ``light_fn``: the
+    game's optional kernels (``None`` each where it has none). Under RAVE ``first`` (by
     action, -1 where nobody played it yet; an empty array otherwise) receives the
     player who plays each action first."""
     cutoff_depth, verdict_every, verdict_threshold = cutoff
@@ -863,8 +887,7 @@ def simulate(
                     rets,
                 )
         else:
-            n = game_rollout(rollout_fn, legal_fn, state, params, a_buf)
-            a = a_buf[rng_randint(rng, n)]
+            a = game_light(light_fn, rollout_fn, legal_fn, state, params, rng, a_buf)
         if record and first[a] < 0:
             first[a] = mover
         apply_fn(state, params, a)
@@ -941,6 +964,7 @@ def run_chunk(  # type: ignore[no-untyped-def]
     playout_fn=None,
     rollout_fn=None,
     heavy_fn=None,
+    light_fn=None,
 ):
     """Run up to ``max_chunk`` iterations; return why it stopped (a code above).
 
@@ -949,9 +973,10 @@ def run_chunk(  # type: ignore[no-untyped-def]
     buffer, 7 RAVE's first mover by action (all as long as the longer of state and
     action count); ``fbufs`` rows 0-1 hold rewards and returns; ``path`` the node ids
     of the current descent. ``capacity`` = (node capacity, number of actions).
-    ``playout_fn``, ``rollout_fn``, ``heavy_fn``: the game's own random playout, playout
-    moves and heavy-playout move (``RuleKernels.playout``, ``rollout_actions``,
-    ``heavy_action``), each left out where the game has none.
+    ``playout_fn``, ``rollout_fn``, ``heavy_fn``, ``light_fn``: the game's own random
+    playout, playout moves, heavy-playout move and random-playout move
+    (``RuleKernels.playout``, ``rollout_actions``, ``heavy_action``, ``light_action``),
+    each left out where the game has none.
 
     Under RAVE (``cfg_f[RAVE_K] > 0``) or progressive bias (``cfg_f[BIAS_W] > 0``) the
     descent chooses by :func:`rave_child`, reading ``tree.stats``; RAVE grows a node's
@@ -1040,7 +1065,7 @@ def run_chunk(  # type: ignore[no-untyped-def]
             simulate(
                 legal_fn, apply_fn, returns_fn, heuristic_fn, state, params, simulation,
                 cutoff, rng, a_buf, b_buf, safe, tmp1, tmp2, rewards, rets, min_u, span,
-                playout_fn, rollout_fn, heavy_fn, first,
+                playout_fn, rollout_fn, heavy_fn, light_fn, first,
             )  # fmt: skip
         backpropagate(tree, path, depth, rewards, solver)
         if amaf:
@@ -1360,6 +1385,7 @@ def run_puct_chunk(  # type: ignore[no-untyped-def]
     playout_fn=None,
     rollout_fn=None,
     heavy_fn=None,
+    light_fn=None,
 ):
     """Run up to ``max_chunk`` PUCT iterations; return why it stopped (a code of
     :mod:`~mctslab.search.compiled`, or ``NEED_EVAL`` / ``NEED_NOISE``).
@@ -1436,7 +1462,7 @@ def run_puct_chunk(  # type: ignore[no-untyped-def]
                     simulate(
                         legal_fn, apply_fn, returns_fn, heuristic_fn, states[j], params,
                         simulation, cutoff, rng, a_buf, b_buf, safe, tmp1, tmp2, rewards,
-                        rets, min_u, span, playout_fn, rollout_fn, heavy_fn, no_amaf,
+                        rets, min_u, span, playout_fn, rollout_fn, heavy_fn, light_fn, no_amaf,
                     )  # fmt: skip
                 else:
                     value_rewards(pending.values[j], tree.to_play[leaf], rewards)
@@ -1445,7 +1471,7 @@ def run_puct_chunk(  # type: ignore[no-untyped-def]
                             legal_fn, apply_fn, returns_fn, heuristic_fn, states[j], params,
                             simulation, cutoff, rng, a_buf, b_buf, safe, tmp1, tmp2,
                             played, rets, min_u, span, playout_fn, rollout_fn, heavy_fn,
-                            no_amaf,
+                            light_fn, no_amaf,
                         )  # fmt: skip
                         for p in range(rewards.shape[0]):
                             rewards[p] = (1.0 - mix) * rewards[p] + mix * played[p]
@@ -1565,6 +1591,7 @@ def run_puct_round(  # type: ignore[no-untyped-def]
     playout_fn=None,
     rollout_fn=None,
     heavy_fn=None,
+    light_fn=None,
 ):
     """One round of many PUCT searches of one game and config in one call
     (:func:`search_many`): search ``j`` runs :func:`run_puct_chunk` on its own tree
@@ -1590,7 +1617,7 @@ def run_puct_round(  # type: ignore[no-untyped-def]
         codes[j] = run_puct_chunk(
             legal_fn, apply_fn, returns_fn, heuristic_fn, observation_fn, trees[j], extras[j],
             root_priors[j], root_states[j], params, cfg_i, cfg_f, ctls[j], rngs[j], bufs, fbufs,
-            pending, capacities[j], max_chunks[j], playout_fn, rollout_fn, heavy_fn,
+            pending, capacities[j], max_chunks[j], playout_fn, rollout_fn, heavy_fn, light_fn,
         )  # fmt: skip
     return 0
 
@@ -1693,6 +1720,7 @@ def _puct_round_fn(kernels: Any) -> Callable[..., int]:
             getattr(kernels, "playout", None),
             getattr(kernels, "rollout_actions", None),
             getattr(kernels, "heavy_action", None),
+            getattr(kernels, "light_action", None),
         )
 
     return generic
@@ -1837,6 +1865,7 @@ class CompiledMCTS:
                 getattr(kernels, "playout", None),
                 getattr(kernels, "rollout_actions", None),
                 getattr(kernels, "heavy_action", None),
+                getattr(kernels, "light_action", None),
             )
 
         return generic
@@ -1859,6 +1888,7 @@ class CompiledMCTS:
                 getattr(kernels, "playout", None),
                 getattr(kernels, "rollout_actions", None),
                 getattr(kernels, "heavy_action", None),
+                getattr(kernels, "light_action", None),
             )
 
         return generic

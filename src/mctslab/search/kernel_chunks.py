@@ -10,7 +10,8 @@ by the compiled engine through :func:`~mctslab.search.compiled.register_cached_c
 ``RuleKernels.search_chunk`` (``examples/kernel_game.py``), or none: the engine then
 binds the kernels itself, compiled on first use in each process. A game with its own
 random playout (``RuleKernels.playout``) passes it to ``run_chunk`` after the arguments,
-and Go its playout moves and heavy move too (``rollout_actions``, ``heavy_action``).
+and Go its playout moves, heavy move and light move too (``rollout_actions``,
+``heavy_action``, ``light_action``).
 """
 
 from __future__ import annotations
@@ -78,11 +79,11 @@ def bohnenspiel_chunk(tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, c
 
 @njit(cache=True, nogil=True)
 def go_chunk(tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, cap, n):  # type: ignore[no-untyped-def]
-    # Go also names its playout moves (no own-eye fills) and its heavy-playout move.
+    # Go also names its playout moves (no own-eye fills), its heavy and its light move.
     return run_chunk(
         go.legal_actions, go.apply_action, go.returns, go.heuristic,
         tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, cap, n, go.playout,
-        go.rollout_actions, go.heavy_action,
+        go.rollout_actions, go.heavy_action, go.light_action,
     )  # fmt: skip
 
 
@@ -141,6 +142,7 @@ def go_puct_chunk(  # type: ignore[no-untyped-def]
         go.legal_actions, go.apply_action, go.returns, go.heuristic,
         go.observation, tree, prior, root_prior, root, params, ci, cf, ctl, rng, bufs,
         fbufs, pending, cap, n, go.playout, go.rollout_actions, go.heavy_action,
+        go.light_action,
     )  # fmt: skip
 
 
@@ -198,7 +200,7 @@ def go_puct_round(  # type: ignore[no-untyped-def]
     return run_puct_round(
         go.legal_actions, go.apply_action, go.returns, go.heuristic, go.observation,
         trees, extras, root_priors, roots, params, ci, cf, ctls, rngs, bufs, fbufs, pend, caps,
-        n, codes, go.playout, go.rollout_actions, go.heavy_action,
+        n, codes, go.playout, go.rollout_actions, go.heavy_action, go.light_action,
     )  # fmt: skip
 
 

@@ -961,8 +961,15 @@ def _playout_actions(state: State) -> list[int]:
 
 
 def _random_action(state: State, rng: Rng) -> int:
+    """A random playout move: a chance outcome by its probability; else the game's own
+    light move (a kernel game's ``light_action``: Go's draws by rejection among the
+    empty points), else uniformly among :func:`_playout_actions`."""
     if state.current_player() == CHANCE:
         return sample_chance_outcome(state, rng)
+    light = getattr(state, "light_action", None)
+    own = light(rng) if light is not None else None
+    if own is not None:
+        return own  # type: ignore[no-any-return]
     legal = _playout_actions(state)
     return legal[rng.randint(len(legal))]
 
@@ -972,7 +979,8 @@ def simulate(
 ) -> list[float]:
     """Phase 3: play out from ``state`` (consumed) and return each player's reward in ``[0, 1]``.
 
-    Random moves are drawn among the state's playout moves (:func:`_playout_actions`); a
+    Random moves are the state's own light move where it has one (a kernel game's
+    ``light_action``), else drawn among its playout moves (:func:`_playout_actions`); a
     heavy playout plays the game's own heavy move where it has one (a kernel game's
     ``heavy_action``), else :func:`_heavy_action`. Under RAVE, ``moves`` receives each
     ``(player, action)`` played by a player (chance outcomes left out)."""
@@ -981,12 +989,16 @@ def simulate(
         is_terminal, current_player = state.is_terminal, state.current_player
         choices = getattr(state, "playout_actions", None) or state.legal_actions
         apply_action, randint = state.apply_action, rng.randint
+        light = getattr(state, "light_action", None)
         while not is_terminal():
             if current_player() == CHANCE:
                 apply_action(_random_action(state, rng))
-            else:
+                continue
+            own = light(rng) if light is not None else None
+            if own is None:
                 legal = choices()
-                apply_action(legal[randint(len(legal))])
+                own = legal[randint(len(legal))]
+            apply_action(own)
         return _rewards(state.returns(), info)
     heavy = getattr(state, "heavy_action", None) if config.simulation == "heavy" else None
     plies = 0
