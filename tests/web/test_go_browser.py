@@ -2,70 +2,35 @@
 pass, finish a game by two passes and read its territory and score, replay a playout
 on the small board.
 
-The harness is test_web_browser.py's (copied, not imported: test modules are not a
-package here): Debian's chromium with the same flags, the real app under uvicorn on a
-free loopback port, skipped without chromium, Playwright or the web extra unless
+The harness is ``browser_harness.py``'s: Debian's chromium with DEVELOPERS.md's flags,
+the real app under uvicorn on a free loopback port, skipped without chromium, Playwright or the web extra unless
 ``MCTSLAB_REQUIRE_BROWSER=1``. A finished game's screenshot goes to
 ``build/screenshots/go-finished.png``.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import socket
-import threading
-import time
-from collections.abc import Iterator
-from pathlib import Path
 
-import pytest
+from browser_harness import (
+    browser_fixture,
+    page_fixture,
+    require_browser,
+    server_fixture,
+    shot,
+    wait_idle,
+)
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"
+require_browser()
 
+from playwright.sync_api import Page, expect  # noqa: E402
 
-def _missing() -> str | None:
-    """Why the browser tests cannot run here, or ``None``."""
-    if not Path(CHROMIUM).exists():
-        return "Debian's chromium is not installed (apt-get install chromium; `make test` does)"
-    for module, what in (
-        ("playwright", "Playwright (the dev extra)"),
-        ("fastapi", "FastAPI (the web extra)"),
-        ("uvicorn", "uvicorn (the web extra)"),
-    ):
-        try:
-            __import__(module)
-        except ImportError:
-            return f"{what} is not installed"
-    return None
-
-
-_WHY = _missing()
-if _WHY is not None:
-    if os.environ.get("MCTSLAB_REQUIRE_BROWSER") == "1":
-        pytest.fail(f"browser tests required (MCTSLAB_REQUIRE_BROWSER=1): {_WHY}", pytrace=False)
-    pytest.skip(_WHY, allow_module_level=True)
-
-import uvicorn  # noqa: E402
-from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: E402
-
-import mctslab  # noqa: E402
-from mctslab.web.app import create_app  # noqa: E402
+server_url = server_fixture(("tic_tac_toe", "go"))
+browser = browser_fixture()
+page = page_fixture()
 
 # A small budget: the AI answers at once; the tests check the page, not its play.
 BUDGET = "30"
-TIMEOUT_MS = 15_000  # generous: the suite runs beside these tests on 2 cores
-expect.set_options(timeout=TIMEOUT_MS)
 
 COLUMNS = "abcdefghjklmnopqrst"
 
@@ -73,72 +38,6 @@ COLUMNS = "abcdefghjklmnopqrst"
 def at(col: str, row: int, n: int = 9) -> int:
     """The action (and point index) of a point named as on the board: ``at("e", 5)``."""
     return (row - 1) * n + COLUMNS.index(col)
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-@pytest.fixture(scope="module")
-def server_url() -> Iterator[str]:
-    """The real app under uvicorn, in a thread, on a free loopback port."""
-    # Load (or compile, on a cold numba cache) Go's kernels before any page's clock
-    # starts; tic-tac-toe's too: the page opens on it.
-    for name in ("tic_tac_toe", "go"):
-        mctslab.search(
-            mctslab.make(name).new_initial_state(),
-            mctslab.SearchConfig(iterations=20),
-            engine="reference",
-        )
-    port = _free_port()
-    config = uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError("the web lab's server did not start")
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser: Browser, server_url: str) -> Iterator[Page]:
-    context = browser.new_context(base_url=server_url, viewport={"width": 1500, "height": 1100})
-    context.set_default_timeout(TIMEOUT_MS)
-    pg = context.new_page()
-    errors: list[str] = []
-    pg.on("pageerror", lambda exc: errors.append(str(exc)))
-    yield pg
-    if not pg.is_closed():  # a failed request shows in the error bar: there must be none
-        expect(pg.get_by_test_id("error")).to_be_hidden()
-    context.close()
-    assert not errors, f"uncaught errors in the page: {errors}"
-
-
-def shot(page: Page, name: str) -> Path:
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    path = SCREENSHOTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)
-    return path
-
-
-def wait_idle(page: Page) -> None:
-    page.wait_for_function("document.body.dataset.busy === 'false'")
 
 
 def new_go_game(page: Page, human: str, **params: str) -> None:
@@ -225,8 +124,7 @@ def test_two_passes_end_the_game_with_territory_and_score(page: Page) -> None:
     # Nothing to click any more.
     expect(board.locator(".go-point")).to_have_count(0)
     expect(page.get_by_test_id("pass")).to_be_disabled()
-    path = shot(page, "go-finished")
-    shutil.copy(path, "/tmp/go-finished.png")
+    assert shot(page, "go-finished").stat().st_size > 0
 
 
 def test_a_step_replays_its_playout_on_a_small_go_board(page: Page) -> None:
