@@ -65,7 +65,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from common import machine, versions
+from common import save_part
 
 RESULTS = Path(__file__).resolve().parent / "results"
 OUT = RESULTS / "go.json"
@@ -91,15 +91,7 @@ RAVE_C = 0.0
 
 
 def save(part: str, data: dict[str, Any]) -> None:
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    everything = json.loads(OUT.read_text()) if OUT.exists() else {}
-    everything[part] = {
-        **data,
-        "date": time.strftime("%Y-%m-%d"),
-        "machine": machine(),
-        "versions": versions("numba", "numpy", "open_spiel"),
-    }
-    OUT.write_text(json.dumps(everything, indent=1, sort_keys=True) + "\n")
+    save_part(OUT, part, data, ("numba", "numpy", "open_spiel"))
 
 
 def wilson(points: float, n: int) -> tuple[float, float, float]:

@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import machine, versions
+from common import save_part
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
@@ -58,15 +58,7 @@ def wilson(points: float, n: int) -> tuple[float, float, float]:
 
 
 def save(part: str, data: dict[str, Any]) -> None:
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    everything = json.loads(OUT.read_text()) if OUT.exists() else {}
-    everything[part] = {
-        **data,
-        "date": time.strftime("%Y-%m-%d"),
-        "machine": machine(),
-        "versions": versions("torch", "numba", "numpy"),
-    }
-    OUT.write_text(json.dumps(everything, indent=1, sort_keys=True) + "\n")
+    save_part(OUT, part, data, ("torch", "numba", "numpy"))
 
 
 # 1. Throughput -------------------------------------------------------------------------------

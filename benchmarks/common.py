@@ -18,7 +18,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-__all__ = ["machine", "run_mctslab", "versions"]
+__all__ = ["machine", "run_mctslab", "save_part", "versions"]
 
 
 def machine() -> dict[str, Any]:
@@ -45,6 +45,26 @@ def versions(*distributions: str) -> dict[str, str]:
         except metadata.PackageNotFoundError:
             out[dist] = "not installed"
     return out
+
+
+def save_part(out: Path, part: str, data: dict[str, Any], distributions: Sequence[str]) -> None:
+    """Record ``data`` as ``part`` of the JSON file ``out`` (the other parts kept), with the
+    date, the machine and the versions of ``distributions``. The file is replaced whole
+    (written beside it, then renamed), so that a run killed while writing, or two parts
+    saved at once by two runs, never leave it half written."""
+    import json
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    everything = json.loads(out.read_text()) if out.exists() else {}
+    everything[part] = {
+        **data,
+        "date": time.strftime("%Y-%m-%d"),
+        "machine": machine(),
+        "versions": versions(*distributions),
+    }
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(everything, indent=1, sort_keys=True) + "\n")
+    tmp.replace(out)
 
 
 def run_mctslab(
