@@ -328,3 +328,31 @@ def test_continued_search_with_freed_slots_identical() -> None:
         a, b = ref.search(state), comp.search(state)
         assert reference_tree(ref) == compiled_tree(comp)
         assert a.children == b.children and a.nodes == b.nodes
+
+
+def test_principal_variations_identical_and_follow_the_most_visited_children() -> None:
+    """Both engines' ``principal_variation`` read the same line from node-identical trees
+    (tree reuse included: the compiled root is node 0 again after a compaction), and the
+    line is the most visited child at each step (checked against the reference's nodes)."""
+    game = mctslab.make("connect_four")
+    config = SearchConfig(iterations=2000, seed=4)
+    ref, comp = MCTS(config), CompiledMCTS(config)
+    assert ref.principal_variation() == comp.principal_variation() == []
+    assert ref.principal_variation(3, limit=4) == comp.principal_variation(3, limit=4) == [3]
+    state = game.new_initial_state()
+    for _ in range(3):
+        a, b = ref.search(state), comp.search(state)
+        line = ref.principal_variation(limit=12)
+        assert line == comp.principal_variation(limit=12) and len(line) >= 4
+        assert line[0] == max(a.children, key=lambda ch: (ch.visits, -ch.action)).action
+        node = ref.root
+        for move in line:  # each move: the most visited child, the lowest action on a tie
+            assert node is not None
+            most = max(ch.visits for ch in node.children)
+            assert move == min(ch.action for ch in node.children if ch.visits == most)
+            node = node.child(move)
+        for action in (0, 6):  # a given first move, then the line below it
+            got = ref.principal_variation(action, limit=5)
+            assert got == comp.principal_variation(action, limit=5) and got[0] == action
+        assert ref.principal_variation(limit=0) == comp.principal_variation(limit=0) == []
+        state.apply_action(b.action)

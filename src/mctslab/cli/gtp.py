@@ -93,9 +93,9 @@ from mctslab.games.go import Go
 from mctslab.games.kernels import KernelState
 from mctslab.players.gtp import action_to_vertex, vertex_to_action
 from mctslab.players.player import MCTSPlayer, Player, make_player, parse_spec
-from mctslab.search.compiled import CompiledMCTS, Tree
+from mctslab.search.compiled import CompiledMCTS
 from mctslab.search.engine import Searcher, make_searcher
-from mctslab.search.mcts import MCTS, ChildStats, Node, SearchConfig, SearchResult
+from mctslab.search.mcts import ChildStats, SearchConfig, SearchResult
 
 __all__ = [
     "COMMANDS",
@@ -303,50 +303,11 @@ def parse_analyze(args: Sequence[str], command: str = "lz-analyze") -> AnalyzeRe
 
 
 def principal_variation(searcher: object, action: int, limit: int) -> list[int]:
-    """``action``, then at each node below it its most visited child (the lowest action
-    on a tie), at most ``limit`` moves, read from the tree the searcher kept (both
-    engines keep theirs between searches); only ``[action]`` for a searcher whose tree
-    cannot be read."""
-    if isinstance(searcher, MCTS) and searcher.root is not None:
-        return _reference_pv(searcher.root.child(action), action, limit)
-    if isinstance(searcher, CompiledMCTS) and searcher.tree is not None:
-        return _compiled_pv(searcher.tree, action, limit)
-    return [action]
-
-
-def _reference_pv(node: Node | None, action: int, limit: int) -> list[int]:
-    line = [action]
-    while node is not None and node.children and len(line) < limit:
-        best = max(node.children, key=lambda child: child.visits)  # children by action
-        if best.visits == 0:
-            break
-        line.append(best.action)
-        node = best
-    return line
-
-
-def _compiled_pv(tree: Tree, action: int, limit: int) -> list[int]:
-    # The compiled tree is mctx-style arrays: a node's children are a list linked by
-    # first_child / next_sibling, by ascending action; the root is node 0.
-    first, sibling, actions, visits = tree.first_child, tree.next_sibling, tree.action, tree.visits
-    line = [action]
-    node, child = -1, int(first[0])
-    while child >= 0:
-        if int(actions[child]) == action:
-            node = child
-            break
-        child = int(sibling[child])
-    while node >= 0 and len(line) < limit:
-        best, most, child = -1, 0, int(first[node])
-        while child >= 0:
-            if int(visits[child]) > most:  # strictly more: the lowest action on a tie
-                best, most = child, int(visits[child])
-            child = int(sibling[child])
-        if best < 0:
-            break
-        line.append(int(actions[best]))
-        node = best
-    return line
+    """``action``, then the line below it that the searcher's kept tree expects (both
+    engines' ``principal_variation``: the most visited child at each node), at most
+    ``limit`` moves; only ``[action]`` for a searcher without one (root parallelism's)."""
+    line = getattr(searcher, "principal_variation", None)
+    return list(line(action, limit)) if line is not None else [action]
 
 
 def info_line(

@@ -1849,6 +1849,45 @@ class CompiledMCTS:
         self.tree = None
         self._history = []
 
+    def principal_variation(self, action: int | None = None, limit: int = 20) -> list[int]:
+        """The line the kept tree expects, as :meth:`mctslab.search.mcts.MCTS.principal_variation`
+        (``action`` or the most visited root child, then the most visited child, the lowest
+        action on a tie, while it has visits; at most ``limit`` moves). The compiled tree's
+        children are a list linked by ``first_child`` / ``next_sibling``; the root is node 0."""
+        tree = self.tree
+        line: list[int] = []
+        if tree is None:
+            return [action][:limit] if action is not None else []
+        first, sibling, actions, visits = (
+            tree.first_child,
+            tree.next_sibling,
+            tree.action,
+            tree.visits,
+        )
+        node = 0
+        if action is not None:
+            if limit < 1:
+                return []
+            line.append(action)
+            node, child = -1, int(first[0])
+            while child >= 0:
+                if int(actions[child]) == action:
+                    node = child
+                    break
+                child = int(sibling[child])
+        while node >= 0 and len(line) < limit:
+            best, most, child = -1, 0, int(first[node])
+            while child >= 0:
+                v, a = int(visits[child]), int(actions[child])
+                if v > most or (v == most and v > 0 and a < int(actions[best])):
+                    best, most = child, v
+                child = int(sibling[child])
+            if best < 0:
+                break
+            line.append(int(actions[best]))
+            node = best
+        return line
+
     def _chunk_fn(self, kernels: Any) -> Callable[..., int]:
         wrapper = getattr(kernels, "search_chunk", None) or _CACHED_CHUNKS.get(kernels)
         if wrapper is not None:

@@ -1293,6 +1293,17 @@ def final_choice(
     return robust_child(children), config.final
 
 
+def _most_visited(node: Node) -> Node | None:
+    """``node``'s child of most visits (the lowest action on a tie), ``None`` if none has any."""
+    best: Node | None = None
+    for ch in node.children:
+        if ch.visits > 0 and (
+            best is None or (ch.visits, -ch.action) > (best.visits, -best.action)
+        ):
+            best = ch
+    return best
+
+
 class MCTS:
     """A searcher that keeps its tree between moves (tree reuse).
 
@@ -1325,6 +1336,28 @@ class MCTS:
         if self.root is None:
             return []
         return [(ch.action, ch.visits, ch.value_sum, ch.proven) for ch in self.root.children]
+
+    def principal_variation(self, action: int | None = None, limit: int = 20) -> list[int]:
+        """The line the kept tree expects from the last search's root: ``action`` (by
+        default the most visited root child), then at each node below it its most visited
+        child (the lowest action on a tie), while it has visits, at most ``limit`` moves;
+        ``[]`` without a tree, ``[action]`` for a root child never created. The same line
+        as :meth:`mctslab.search.compiled.CompiledMCTS.principal_variation` on a
+        node-identical tree."""
+        node = self.root
+        line: list[int] = []
+        if action is not None:
+            if node is None or limit < 1:
+                return [action][:limit]
+            line.append(action)
+            node = node.child(action)
+        while node is not None and len(line) < limit:
+            best = _most_visited(node)
+            if best is None:
+                break
+            line.append(best.action)
+            node = best
+        return line
 
     def _root_for(self, state: State, info: GameInfo) -> Node:
         """The kept node of ``state`` if the tree can be reused, else a new root.
