@@ -306,23 +306,21 @@ class KernelState:
         from ``rng``, whose state advances as the compiled engine's word does), or
         ``None`` for a game without one (a playout then draws among
         :meth:`playout_actions`)."""
-        light = self._game.kernels.light_action
-        if light is None:
-            return None
-        word = np.array([rng.state], dtype=np.uint64)
-        action = int(light(self.array, self._game.params, word, self._game._scratch()))
-        rng.state = int(word[0])
-        return action
+        return self._draw(self._game.kernels.light_action, rng)
 
     def heavy_action(self, rng: Rng) -> int | None:
         """The game's own heavy-playout move here (its ``heavy_action`` kernel, drawing
         from ``rng``, whose state advances as the compiled engine's word does), or
         ``None`` for a game without one."""
-        heavy = self._game.kernels.heavy_action
-        if heavy is None:
+        return self._draw(self._game.kernels.heavy_action, rng)
+
+    def _draw(self, kernel: Callable[..., int] | None, rng: Rng) -> int | None:
+        """``kernel(state, params, word, scratch)``'s move, ``word`` holding ``rng``'s
+        state before and after (as the compiled engine's); ``None`` without a kernel."""
+        if kernel is None:
             return None
         word = np.array([rng.state], dtype=np.uint64)
-        action = int(heavy(self.array, self._game.params, word, self._game._scratch()))
+        action = int(kernel(self.array, self._game.params, word, self._game._scratch()))
         rng.state = int(word[0])
         return action
 
