@@ -298,7 +298,13 @@ def part_strength(args: argparse.Namespace) -> None:
                 rows[name] = _match(name, spec, level, args.games, 31, args.workers)
                 rows[name].update({"setting": setting, "simulations": sims})
                 save("strength", {"rows": sorted(rows.values(), key=lambda r: r["name"])})
-    plot(list(rows.values()))
+    plot(list(rows.values()), everything.get("best", {}).get("rows", []))
+
+
+def part_plot(args: argparse.Namespace) -> None:
+    """Draw the strength figure again from the recorded results, playing nothing."""
+    everything = json.loads(OUT.read_text()) if OUT.exists() else {}
+    plot(everything.get("strength", {}).get("rows", []), everything.get("best", {}).get("rows", []))
 
 
 def part_best(args: argparse.Namespace) -> None:
@@ -360,15 +366,20 @@ def part_discipline(args: argparse.Namespace) -> None:
     save("discipline", row)
 
 
-def plot(rows: list[dict[str, Any]]) -> None:
+def plot(rows: list[dict[str, Any]], best: list[dict[str, Any]] | None = None) -> None:
+    """The Gelly-Silver figure: win rate against simulations a move, a panel a level;
+    the settings drawn slightly apart so that their intervals do not hide each other;
+    the best setting at a time a move as a dashed line on its level's panel."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
+    settings = (("uct", "UCT", 0.96), ("rave", "UCT + RAVE", 1.0), ("heavy", "+ heavy", 1.04))
     for ax, level in zip(axes, (10, 1), strict=True):
-        for setting, label in (("uct", "UCT"), ("rave", "UCT + RAVE"), ("heavy", "+ heavy")):
+        ticks: set[int] = set()
+        for setting, label, shift in settings:
             pts = sorted(
                 (r["simulations"], r["score"], r["low"], r["high"])
                 for r in rows
@@ -376,17 +387,31 @@ def plot(rows: list[dict[str, Any]]) -> None:
             )
             if not pts:
                 continue
-            xs = [p[0] for p in pts]
+            ticks.update(p[0] for p in pts)
+            xs = [p[0] * shift for p in pts]
             ys = [p[1] for p in pts]
             err = [[p[1] - p[2] for p in pts], [p[3] - p[1] for p in pts]]
             ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=label)
+        for row in best or []:
+            if row.get("level") == level and row.get("games"):
+                seconds = row["name"].rsplit("-", 1)[-1].rstrip("s")  # best-heavy-2.0s
+                ax.axhline(
+                    row["score"],
+                    color="black",
+                    ls="--",
+                    lw=0.8,
+                    label=f"best setting at {seconds} s a move ({row['games']} games)",
+                )
         ax.set_xscale("log")
+        if ticks:
+            ax.set_xticks(sorted(ticks), [f"{t:,}" for t in sorted(ticks)])
+            ax.minorticks_off()
         ax.set_ylim(0, 1)
         ax.axhline(0.5, color="grey", lw=0.5)
         ax.set_title(f"against GNU Go 3.8, level {level}")
         ax.set_xlabel("simulations per move")
     axes[0].set_ylabel("win rate (95% interval)")
-    axes[0].legend()
+    axes[0].legend(fontsize="small")
     fig.suptitle("9x9 Go, komi 7.5, area scoring")
     fig.tight_layout()
     fig.savefig(PLOT, dpi=120)
@@ -395,7 +420,7 @@ def plot(rows: list[dict[str, Any]]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("part", choices=["speed", "strength", "best", "discipline"])
+    parser.add_argument("part", choices=["speed", "strength", "best", "discipline", "plot"])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--games", type=int, default=40)
     parser.add_argument("--workers", type=int, default=2)
@@ -412,6 +437,7 @@ def main() -> None:
         "strength": part_strength,
         "best": part_best,
         "discipline": part_discipline,
+        "plot": part_plot,
     }
     parts[args.part](args)
 
