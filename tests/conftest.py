@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import shutil
 from types import ModuleType
 
 import pytest
@@ -35,3 +36,13 @@ def require_extra(module_name: str, extra: str) -> ModuleType:
     return pytest.importorskip(
         module_name, reason=f"needs {module_name}: pip install 'mctslab[{extra}]'"
     )
+
+
+def require_gnugo() -> None:
+    """Skip the calling test without Debian's ``gnugo`` (``make test`` installs it), or
+    fail under ``MCTSLAB_REQUIRE_EXTRAS``."""
+    if shutil.which("gnugo") or os.access("/usr/games/gnugo", os.X_OK):
+        return
+    if extras_required():
+        pytest.fail("gnugo is required (make test installs Debian's gnugo)")
+    pytest.skip("needs GNU Go: apt-get install gnugo")

@@ -31,6 +31,7 @@ DOCTESTED = [
     "mctslab.games.knockout_whist",
     "mctslab.games.kuhn_poker",
     "mctslab.games.pig",
+    "mctslab.games.sgf",
     "mctslab.players.player",
     "mctslab.search.budget",
     "mctslab.search.ismcts",

@@ -12,6 +12,7 @@ import re
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -44,6 +45,10 @@ SESSION = [
     ("play w i1", "? syntax error: invalid vertex 'i1'"),
     ("play w", "? syntax error: expected play COLOR VERTEX"),
     ("play white B2", "="),
+    ("printsgf", "= \n(;GM[1]FF[4]*"),
+    ("printsgf a b", "? syntax error: printsgf [FILENAME]"),
+    ("loadsgf", "? syntax error: loadsgf FILENAME [MOVE_NUMBER]"),
+    ("loadsgf /nonexistent/game.sgf", "? cannot load file: /nonexistent/game.sgf: *"),
     ("12 genmove b", "=12 *"),
     ("genmove w", "= *"),
     ("undo", "="),
@@ -114,6 +119,8 @@ def test_every_command_through_the_subprocess() -> None:
     for bad in ("boardsize nine", "komi x", "komi 7.25", "time_settings 30 x 1"):
         assert by_command[bad].startswith("? "), (bad, by_command[bad])
     assert by_command["time_left w -1 0"].startswith("? syntax error")
+    assert "SZ[5]KM[6.5]RU[Chinese]" in by_command["printsgf"]
+    assert by_command["printsgf"].endswith("\n;B[cc];W[bd])"), by_command["printsgf"]
     board = by_command["showboard"]
     assert board.startswith("= \n") and " 3 ++X++" in board and "ABCDE" in board
     for command in ("12 genmove b", "genmove w", "genmove white", "genmove b"):
@@ -443,3 +450,40 @@ def test_lz_analyze_through_the_subprocess() -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_loadsgf_and_printsgf_carry_a_game_both_ways(tmp_path: Path) -> None:
+    """``printsgf FILE`` writes the game; ``loadsgf`` sets size, komi and moves from a
+    file (up to the position before ``MOVE_NUMBER``); a failed load keeps the game."""
+    engine = _engine("random", size=5)
+    for line in ("komi 0.5", "play b c3", "play w b2", "play b pass", "play w d4"):
+        assert ask(engine, line) == "= "
+    path = tmp_path / "game.sgf"
+    assert ask(engine, f"printsgf {path}") == "= "
+    text = path.read_text()
+    assert "SZ[5]KM[0.5]" in text and text.rstrip().endswith(";B[cc];W[bd];B[];W[db])")
+
+    other = _engine("random", size=9)
+    assert ask(other, f"loadsgf {path}") == "= "
+    assert (other.game.board_size, other.game.komi) == (5, 0.5)
+    assert other.state.history() == engine.state.history()
+    assert ask(other, f"loadsgf {path} 3") == "= "  # the position before move 3
+    assert [other.game.point_name(a) for a in other.state.history()] == ["c3", "b2"]
+    assert ask(other, "genmove b").startswith("= ")  # the player follows the loaded game
+    assert len(other.state.history()) == 3
+    assert ask(other, f"loadsgf {path} 0").startswith("? syntax error")
+
+    before = other.state.history()
+    bad = tmp_path / "bad.sgf"
+    for content, why in (
+        ("(;GM[1]SZ[5];B[cc];W[cc])", "move 2 (W c3) is illegal"),
+        ("(;SZ[5]HA[2]AB[aa][bb])", "handicap"),
+        ("(;SZ[5];B[cc", "without its ']'"),
+    ):
+        bad.write_text(content)
+        answer = ask(other, f"loadsgf {bad}")
+        assert answer.startswith("? cannot load file: sgf: ") and why in answer, answer
+        assert other.state.history() == before and other.game.board_size == 5
+    assert ask(other, f"printsgf {tmp_path / 'no' / 'such' / 'dir.sgf'}").startswith(
+        "? cannot write file"
+    )

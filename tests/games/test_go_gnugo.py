@@ -40,8 +40,6 @@ GNU Go is Debian's ``gnugo``: without it the test skips, or fails under
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -49,7 +47,7 @@ from typing import Any
 import pytest
 
 import mctslab
-from conftest import extras_required
+from conftest import require_gnugo
 from mctslab.games.go import Go
 from mctslab.players.gtp import GtpProcess, resolve_command, vertex_to_action
 
@@ -65,10 +63,7 @@ def _records() -> list[dict[str, Any]]:
 @pytest.fixture(scope="module")
 def gnugo() -> Iterator[GtpProcess]:
     """One GNU Go for every game (``clear_board`` between them)."""
-    if not (shutil.which("gnugo") or os.access("/usr/games/gnugo", os.X_OK)):
-        if extras_required():
-            pytest.fail("gnugo is required (make test installs Debian's gnugo)")
-        pytest.skip("needs GNU Go: apt-get install gnugo")
+    require_gnugo()
     process = GtpProcess(resolve_command("gnugo --mode gtp --chinese-rules"), "gnugo", timeout=60)
     try:
         yield process

@@ -11,7 +11,6 @@ from __future__ import annotations
 import gc
 import os
 import shlex
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import mctslab
-from conftest import extras_required
+from conftest import require_gnugo
 from mctslab.arena.game_task import Entrant, GameTask, play_task
 from mctslab.core.errors import InvalidSpecError
 from mctslab.players.gtp import (
@@ -35,14 +34,6 @@ PYTHON = shlex.quote(sys.executable)
 MCTSLAB = f"gtp:{PYTHON} -m mctslab gtp --player mcts:engine=reference,iterations=200"
 GNUGO = "gtp:gnugo --mode gtp --level 1 --chinese-rules"
 RESIGNING = f"{MCTSLAB} --resign-below 0.99"
-
-
-def _gnugo() -> None:
-    if shutil.which("gnugo") or os.access("/usr/games/gnugo", os.X_OK):
-        return
-    if extras_required():
-        pytest.fail("gnugo is required (make test installs Debian's gnugo)")
-    pytest.skip("needs GNU Go: apt-get install gnugo")
 
 
 def _alive(pid: int) -> bool:
@@ -121,7 +112,7 @@ def test_bad_commands_are_clear_errors() -> None:
 
 
 def test_a_whole_game_of_mctslab_gtp_against_gnugo() -> None:
-    _gnugo()
+    require_gnugo()
     before = _children()
     for seats in (("mctslab", "gnugo"), ("gnugo", "mctslab")):
         specs = {"mctslab": MCTSLAB, "gnugo": GNUGO}
@@ -146,7 +137,7 @@ def test_a_whole_game_of_mctslab_gtp_against_gnugo() -> None:
 
 
 def test_kept_in_step_through_inform_and_closed() -> None:
-    _gnugo()
+    require_gnugo()
     game = mctslab.make("go", board_size=5, komi=0.5)
     gnugo = make_player(GNUGO, game.info)
     assert isinstance(gnugo, GtpPlayer)
@@ -195,7 +186,7 @@ def test_no_program_outlives_a_killed_arena() -> None:
     """An arena killed outright (SIGKILL) runs no clean-up: its program sees its input
     close and quits. Run under a supervisor that is the orphans' subreaper (Linux), so that
     it is reaped here and not left to a PID 1 that may never reap it."""
-    _gnugo()
+    require_gnugo()
     if not sys.platform.startswith("linux"):
         pytest.skip("PR_SET_CHILD_SUBREAPER is Linux's")
     arena = (

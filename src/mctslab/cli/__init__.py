@@ -5,7 +5,8 @@
   it imports one module per command group: :mod:`~mctslab.cli.arena` (arena,
   ratings, sprt), :mod:`~mctslab.cli.tune` (tune, analyze), :mod:`~mctslab.cli.tree`,
   :mod:`~mctslab.cli.exploitability`, :mod:`~mctslab.cli.selfplay` (self-play
-  datasets), :mod:`~mctslab.cli.bohnenspiel` and
+  datasets), :mod:`~mctslab.cli.bohnenspiel`, :mod:`~mctslab.cli.gtp` (a Go engine
+  over GTP), :mod:`~mctslab.cli.sgf` (Go games as SGF files) and
   :mod:`~mctslab.cli.serve` (the web lab).
 
 May import: every other layer.

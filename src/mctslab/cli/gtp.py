@@ -11,7 +11,8 @@ can set the toolkit against people and programs. The commands::
 
     protocol_version name version known_command list_commands quit
     boardsize clear_board komi play genmove undo final_score showboard
-    time_settings time_left kgs-genmove_cleanup lz-analyze lz-genmove_analyze
+    time_settings time_left loadsgf printsgf kgs-genmove_cleanup
+    lz-analyze lz-genmove_analyze
 
 A command may carry an id (``12 genmove b`` is answered ``=12 D4``). Errors are answered
 ``? message`` and the engine goes on: an unknown command (``? unknown command``), a
@@ -30,6 +31,12 @@ insert a pass of the other colour, when that pass would not end the game. The ga
 at two passes; a move after that (a controller's clean-up phase) resumes it, the two
 passes forgotten. ``kgs-genmove_cleanup`` is ``genmove`` that never resigns (under area
 scoring the search already captures dead stones before it passes).
+
+**Records** (:mod:`mctslab.games.sgf`): ``loadsgf FILE [MOVE_NUMBER]`` (GTP's) sets
+the board size, komi and moves of an SGF file's game (its main line), up to the position
+before move ``MOVE_NUMBER``; ``? cannot load file: ...`` for a missing, malformed or
+unsupported file (setup stones, handicap, illegal moves), the game as it was.
+``printsgf [FILE]`` (GNU Go's) answers the game so far as SGF, or writes it to ``FILE``.
 
 **Resignation**: ``genmove`` answers ``resign`` when the player's search (``mcts``,
 ``puct``, ...) ran at least :data:`RESIGN_MIN_VISITS` simulations and the root's value
@@ -76,6 +83,7 @@ search, then ``play VERTEX`` (or ``play resign``) and the blank line. Both need 
 from __future__ import annotations
 
 import contextlib
+import datetime
 import importlib.metadata
 import re
 import sys
@@ -83,6 +91,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Annotated, TextIO
 
 import typer
@@ -91,6 +100,7 @@ from mctslab.cli.app import CliError, app, user_errors
 from mctslab.core.registry import make
 from mctslab.games.go import Go
 from mctslab.games.kernels import KernelState
+from mctslab.games.sgf import SgfError, SgfRecord, read_sgf, sgf_result, write_sgf
 from mctslab.players.gtp import action_to_vertex, vertex_to_action
 from mctslab.players.player import MCTSPlayer, Player, make_player, parse_spec
 from mctslab.search.compiled import CompiledMCTS
@@ -127,6 +137,8 @@ COMMANDS = (
     "showboard",
     "time_settings",
     "time_left",
+    "loadsgf",
+    "printsgf",
     "kgs-genmove_cleanup",
     "lz-analyze",
     "lz-genmove_analyze",
@@ -494,6 +506,8 @@ class GtpEngine:
             "showboard": lambda a: "\n" + self.game.render(self.state),
             "time_settings": self._time_settings,
             "time_left": self._time_left,
+            "loadsgf": self._loadsgf,
+            "printsgf": self._printsgf,
             "lz-analyze": self._lz_analyze,
             "lz-genmove_analyze": self._lz_genmove_analyze,
         }
@@ -700,6 +714,51 @@ class GtpEngine:
         if left < 0 or stones < 0 or not stones.is_integer():
             raise GtpFailure("syntax error: time and stones must be >= 0, stones an integer")
         self.clock.left[colour] = (left, int(stones))
+        return ""
+
+    def _loadsgf(self, args: list[str]) -> str:
+        """GTP's ``loadsgf FILE [MOVE_NUMBER]``: the board size, komi and moves of the
+        file's game (its main line), up to the position before move ``MOVE_NUMBER`` (to
+        the end without it)."""
+        if not 1 <= len(args) <= 2:
+            raise GtpFailure("syntax error: loadsgf FILENAME [MOVE_NUMBER]")
+        try:
+            text = Path(args[0]).read_text(encoding="utf-8", errors="replace")
+        except OSError as err:
+            raise GtpFailure(f"cannot load file: {args[0]}: {err.strerror or err}") from None
+        try:
+            record = read_sgf(text)
+        except SgfError as err:
+            raise GtpFailure(f"cannot load file: {err}") from None
+        moves = len(record.actions)
+        if len(args) == 2:
+            if not args[1].isdigit() or int(args[1]) < 1:
+                raise GtpFailure(f"syntax error: move number {args[1]!r} is not a positive integer")
+            moves = min(moves, int(args[1]) - 1)
+        self.game = record.game()
+        self._replay(record.actions[:moves])
+        self.clock.left = {}
+        return ""
+
+    def _printsgf(self, args: list[str]) -> str:
+        """``printsgf [FILE]`` (GNU Go's): the game so far as SGF, answered or written."""
+        if len(args) > 1:
+            raise GtpFailure("syntax error: printsgf [FILENAME]")
+        over = self.state.is_terminal()
+        record = SgfRecord(
+            board_size=self.game.board_size,
+            komi=self.game.komi,
+            actions=tuple(self.state.history()),
+            date=datetime.date.today().isoformat(),
+            result=sgf_result(self.game.score(self.state)) if over else "",
+        )
+        text = write_sgf(record).rstrip("\n")
+        if not args:
+            return "\n" + text
+        try:
+            Path(args[0]).write_text(text + "\n", encoding="utf-8")
+        except OSError as err:
+            raise GtpFailure(f"cannot write file: {args[0]}: {err.strerror or err}") from None
         return ""
 
     def _searcher(self, command: str, state: KernelState) -> tuple[MCTSPlayer, Searcher]:

@@ -526,6 +526,7 @@ from mctslab.cli import (  # noqa: E402, F401
     gtp,  # mctslab gtp: a Go engine speaking GTP
     selfplay,
     serve,  # mctslab serve: the web lab
+    sgf,  # mctslab export-sgf: a store's Go games as SGF files
     train,  # mctslab train: AlphaZero self-play training (the nn extra)
     tree,
     tune,

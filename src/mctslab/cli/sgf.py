@@ -1,0 +1,114 @@
+"""``mctslab export-sgf``: the Go games of a results store as SGF files.
+
+::
+
+    mctslab arena go -p board_size=9 --player a=mcts:iterations=2000 \\
+        --player "gnugo=gtp:gnugo --mode gtp --level 10" --games 10 --db go.db
+    mctslab export-sgf --db go.db --out games/        # games/run1-game0000.sgf ...
+
+Every stored game of the store's ``go`` runs (or of ``--run N``) becomes one file,
+``run{RUN}-game{SLOT}.sgf`` (:mod:`mctslab.games.sgf`): the board size and komi of the
+run, the moves (the opening included), the players' names (``PB``, ``PW``; their specs
+in ``GC`` with the run, the game and its seed), the date it was played and the result:
+the Tromp-Taylor score of the final position (``RE[B+7.5]``), or the way a forfeit
+went, ``B+R`` (the loser resigned), ``B+T`` (lost on time), ``B+F`` (a crash or an
+illegal move). Sabaki, GoGui, Lizzie and GNU Go (``loadsgf``) read them. Registered
+on :data:`mctslab.cli.app.app`; a user error (no store, no such run, a run that is not
+Go) prints one ``error:`` line and exits 2, writing nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from mctslab.arena.store import GameRecord, RunInfo
+from mctslab.cli.app import CliError, DbOpt, app, user_errors
+from mctslab.cli.arena import open_store
+from mctslab.core.registry import make
+from mctslab.games.go import Go
+from mctslab.games.sgf import SgfRecord, sgf_result, write_sgf
+
+__all__ = ["export_sgf_command", "game_record"]
+
+
+def _result(game: Go, record: GameRecord) -> str:
+    """SGF's ``RE`` of a stored game (see the module's text)."""
+    if record.termination == "normal":
+        return sgf_result(game.score(game.state_from_actions(list(record.moves))))
+    if record.score is None:
+        return "?"
+    black_won = record.score == 1.0
+    how = (
+        "T" if record.termination == "time" else ("R" if "resign" in (record.error or "") else "F")
+    )
+    return sgf_result(1.0 if black_won else -1.0, how)
+
+
+def game_record(run: RunInfo, record: GameRecord) -> SgfRecord:
+    """The SGF record of one stored game of a ``go`` run."""
+    game = make("go", **run.game_params)
+    assert isinstance(game, Go)
+    black, white = record.seats[0], record.seats[1]
+    specs = "; ".join(f"{name} = {run.players.get(name, '?')}" for name in (black, white))
+    return SgfRecord(
+        board_size=game.board_size,
+        komi=game.komi,
+        actions=tuple(record.moves),
+        black=black,
+        white=white,
+        date=record.started[:10],
+        result=_result(game, record),
+        comment=f"mctslab {run.kind} run {run.id}, game {record.slot}, seed {record.seed}: {specs}",
+    )
+
+
+def _write(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all (a temporary file, then a rename)."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".sgf-")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+@app.command("export-sgf")
+def export_sgf_command(
+    db: DbOpt = Path("mctslab.db"),
+    run: Annotated[int | None, typer.Option("--run", help="Only this run id.")] = None,
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="The directory of the files (made if missing).")
+    ] = Path("sgf"),
+) -> None:
+    """Write the Go games of a results store as SGF files (Sabaki, GoGui, GNU Go read them)."""
+    with user_errors():
+        with open_store(db, must_exist=True) as store:
+            runs = store.runs()
+            if run is not None:
+                runs = [r for r in runs if r.id == run]
+                if not runs:
+                    raise CliError(f"no run {run} in {db}")
+                if runs[0].game != "go":
+                    raise CliError(
+                        f"run {run} in {db} is {runs[0].game}: SGF records Go games only"
+                    )
+            runs = [r for r in runs if r.game == "go"]
+            if not runs:
+                raise CliError(f"no Go games in {db}")
+            if out.exists() and not out.is_dir():
+                raise CliError(f"cannot write to {out}: it is not a directory")
+            records = [(r, g) for r in runs for g in store.games([r.id])]
+        texts = [
+            (f"run{r.id}-game{g.slot:04d}.sgf", write_sgf(game_record(r, g))) for r, g in records
+        ]
+        out.mkdir(parents=True, exist_ok=True)
+        for name, text in texts:
+            _write(out / name, text)
+        print(f"{len(texts)} games of {len(runs)} runs written to {out}")
