@@ -691,10 +691,7 @@ class GtpEngine:
         return ""
 
     def _final_score(self, args: list[str]) -> str:
-        score = self.game.score(self.state)
-        if score == 0:
-            return "0"
-        return f"B+{score:g}" if score > 0 else f"W+{-score:g}"
+        return sgf_result(self.game.score(self.state))  # GTP's form is SGF's: B+7.5, W+0.5, 0
 
     def _time_settings(self, args: list[str]) -> str:
         _arity(args, 3, "time_settings MAIN_TIME BYO_YOMI_TIME BYO_YOMI_STONES")
