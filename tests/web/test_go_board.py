@@ -166,3 +166,42 @@ def test_area_owners_of_regions_that_reach_one_colour_or_both() -> None:
     assert area_owners([0, 0, 0, 0, 1, 0, 0, 0, 0], 3) == [1] * 9
     assert area_owners([0, 0, 0, 2, 1, 0, 0, 0, 0], 3) == [0, 0, 0, 2, 1, 0, 0, 0, 0]
     assert area_owners([0] * 9, 3) == [0] * 9
+
+
+def test_the_game_downloads_as_sgf_that_reads_back_to_the_same_moves(client: TestClient) -> None:
+    from mctslab.games.sgf import read_sgf
+
+    moves = [*SURROUND, TAKE]
+    sid = new(client, actions=moves, human_player=0, params={"komi": 6.5})["id"]
+    r = client.get(f"/api/sessions/{sid}/sgf")
+    assert r.status_code == 200, r.text
+    assert r.headers["content-type"].startswith("application/x-go-sgf")
+    assert 'filename="mctslab-go.sgf"' in r.headers["content-disposition"]
+    record = read_sgf(r.text)
+    assert record.actions == tuple(moves) and record.komi == 6.5 and record.board_size == N
+    assert (record.black, record.white, record.result) == ("human", "mctslab", "")
+    # The captured stone is gone in the record's position as on the session's board.
+    assert (
+        record.state().array.tolist()
+        == mctslab.make("go", komi=6.5).state_from_actions(moves).array.tolist()
+    )  # type: ignore[attr-defined]
+
+
+def test_a_finished_game_s_sgf_carries_its_result(client: TestClient) -> None:
+    from mctslab.games.sgf import read_sgf
+
+    n = 5
+    moves = []
+    for row in range(1, n + 1):
+        moves += [at("c", row, n), at("d", row, n)]
+    sid = new(client, params={"board_size": n, "komi": 0.5}, actions=[*moves, n * n, n * n])["id"]
+    record = read_sgf(client.get(f"/api/sessions/{sid}/sgf").text)
+    assert record.result == "B+4.5" and record.board_size == n
+    assert (record.black, record.white) == ("", "")  # no human: nobody named
+
+
+def test_sgf_of_a_game_other_than_go_is_a_400_naming_it(client: TestClient) -> None:
+    sid = client.post("/api/sessions", json={"game": "tic_tac_toe"}).json()["id"]
+    r = client.get(f"/api/sessions/{sid}/sgf")
+    assert r.status_code == 400 and "tic_tac_toe" in r.json()["detail"]
+    assert client.get("/api/sessions/nope/sgf").status_code == 404

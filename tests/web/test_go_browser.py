@@ -1,6 +1,6 @@
 """Go's board in the web lab, in a real browser: play a point and see the AI answer,
-pass, finish a game by two passes and read its territory and score, replay a playout
-on the small board.
+pass, finish a game by two passes and read its territory and score, save it as SGF,
+replay a playout on the small board.
 
 The harness is ``browser_harness.py``'s: Debian's chromium with DEVELOPERS.md's flags,
 the real app under uvicorn on a free loopback port, skipped without chromium, Playwright or the web extra unless
@@ -11,6 +11,7 @@ the real app under uvicorn on a free loopback port, skipped without chromium, Pl
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from browser_harness import (
     browser_fixture,
@@ -24,6 +25,8 @@ from browser_harness import (
 require_browser()
 
 from playwright.sync_api import Page, expect  # noqa: E402
+
+from mctslab.games.sgf import read_sgf  # noqa: E402
 
 server_url = server_fixture(("tic_tac_toe", "go"))
 browser = browser_fixture()
@@ -125,6 +128,27 @@ def test_two_passes_end_the_game_with_territory_and_score(page: Page) -> None:
     expect(board.locator(".go-point")).to_have_count(0)
     expect(page.get_by_test_id("pass")).to_be_disabled()
     assert shot(page, "go-finished").stat().st_size > 0
+
+    # The game saved as SGF: the 20 moves (18 stones, two passes) and the result.
+    with page.expect_download() as download:
+        page.get_by_test_id("save-sgf").click()
+    assert download.value.suggested_filename == "mctslab-go.sgf"
+    record = read_sgf(Path(download.value.path()).read_text())
+    assert len(record.actions) == 20 and record.actions[-2:] == (81, 81)
+    assert record.result == "W+7.5"
+
+
+def test_the_sgf_link_is_there_for_go_only(page: Page) -> None:
+    page.goto("/")
+    wait_idle(page)
+    page.get_by_test_id("game-select").select_option("tic_tac_toe")
+    wait_idle(page)
+    expect(page.get_by_test_id("save-sgf")).to_be_hidden()
+    new_go_game(page, human="0")
+    expect(page.get_by_test_id("save-sgf")).to_be_visible()
+    expect(page.get_by_test_id("save-sgf")).to_have_attribute(
+        "href", re.compile(r"/api/sessions/[^/]+/sgf$")
+    )
 
 
 def test_a_step_replays_its_playout_on_a_small_go_board(page: Page) -> None:

@@ -258,7 +258,7 @@ def test_every_status_a_route_sends_is_documented(monkeypatch: pytest.MonkeyPatc
             body = {"action": 0} if path.endswith("play") else {"k": 1}
             kw = {"json": body} if path.endswith(("play", "iterations")) else {}
             send(method, path, "nope", 404, **kw)
-        for path in (f"{s}/tree", f"{s}/node", f"{s}/export"):
+        for path in (f"{s}/tree", f"{s}/node", f"{s}/export", f"{s}/sgf"):
             send("GET", path, "nope", 404)
         send("POST", f"{s}/cancel", "nope", 404)
         send("DELETE", s, "nope", 404)
@@ -286,6 +286,9 @@ def test_every_status_a_route_sends_is_documented(monkeypatch: pytest.MonkeyPatc
         send("GET", f"{s}/export", sid, 400, params={"node": "9"})
         send("GET", f"{s}/export", sid, 413, params={"format": "svg"})
         send("GET", f"{s}/export", sid, 422, params={"format": "png"})
+        send("GET", f"{s}/sgf", sid, 400)  # not Go
+        go = roomy.post("/api/sessions", json={"game": "go", "actions": [40, 81]}).json()["id"]
+        send("GET", f"{s}/sgf", go, on=roomy)
         send("POST", f"{s}/cancel", sid)
         send("POST", f"{s}/reset", sid)
         send("POST", f"{s}/iterations", sid, json={"k": SMALL.max_nodes - 1})

@@ -18,6 +18,7 @@ second one is refused with 409), as chunks (:func:`mctslab.web.runner.run_chunks
 
 from __future__ import annotations
 
+import datetime
 import re
 import secrets
 import threading
@@ -39,6 +40,8 @@ from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import Game, State, player_label
 from mctslab.core.infoset import is_perfect_information
 from mctslab.core.registry import available_games, game_parameters, make, parse_value
+from mctslab.games.go import Go
+from mctslab.games.sgf import SgfError, SgfRecord, sgf_result, write_sgf
 from mctslab.search.engine import Searcher, has_kernels, make_searcher, releases_gil
 from mctslab.search.mcts import MCTS, SearchConfig
 from mctslab.search.puct import PuctConfig
@@ -851,4 +854,51 @@ def add_routes(
             text,
             media_type=media,
             headers={"Content-Disposition": f'attachment; filename="mcts-tree.{extension}"'},
+        )
+
+    @app.get(
+        "/api/sessions/{sid}/sgf",
+        tags=["sessions"],
+        response_class=Response,
+        responses={
+            200: {
+                "description": "The Go game so far as an SGF file (FF[4]), as an attachment.",
+                "content": {"application/x-go-sgf": {"schema": {"type": "string"}}},
+                "headers": {
+                    "Content-Disposition": {
+                        "description": 'attachment; filename="mctslab-go.sgf"',
+                        "schema": {"type": "string"},
+                    }
+                },
+            },
+            **error_responses(400, 404),
+        },
+    )
+    async def sgf(sid: str) -> Response:
+        """The game so far as an SGF record, for Go sessions (400 for other games): the
+        moves, komi, who played which colour and, once over, the result (``RE[B+7.5]``);
+        Sabaki, GoGui and GNU Go's ``loadsgf`` read it."""
+        session = get(sid)
+        game = session.game
+        if not isinstance(game, Go):
+            raise SgfError(f"SGF records Go games; this session plays {session.spec.game}")
+        state = session.state
+        human = session.spec.human_player
+        names = ["", ""]
+        if human is not None:
+            names = ["mctslab", "mctslab"]
+            names[human] = "human"
+        record = SgfRecord(
+            board_size=game.board_size,
+            komi=game.komi,
+            actions=tuple(state.history()),
+            black=names[0],
+            white=names[1],
+            date=datetime.date.today().isoformat(),
+            result=sgf_result(game.score(state)) if state.is_terminal() else "",  # type: ignore[arg-type]
+        )
+        return Response(
+            write_sgf(record),
+            media_type="application/x-go-sgf",
+            headers={"Content-Disposition": 'attachment; filename="mctslab-go.sgf"'},
         )

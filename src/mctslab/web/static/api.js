@@ -45,6 +45,7 @@ export const api = {
   node: (id, node) => request("GET", `/api/sessions/${enc(id)}/node?node=${enc(node)}`),
   reset: (id) => request("POST", `/api/sessions/${enc(id)}/reset`),
   cancel: (id) => request("POST", `/api/sessions/${enc(id)}/cancel`),
+  sgfUrl: (id) => `/api/sessions/${enc(id)}/sgf`,
   exportUrl: (id, format, { depth, top } = {}) => {
     const q = new URLSearchParams({ format });
     if (depth !== undefined && depth !== null) q.set("depth", depth);

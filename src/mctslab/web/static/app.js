@@ -419,6 +419,10 @@ function showView(view) {
   $("status").classList.toggle("over", view.state.terminal);
   const moves = moveList(view.state);
   $("history").textContent = moves.length ? `Moves: ${moves.join(", ")}` : "";
+  // Go games can be saved as SGF (the moves so far; the result once over).
+  const go = view.state.render && view.state.render.kind === "go";
+  $("sgf-row").hidden = !go;
+  if (go) $("save-sgf").href = api.sgfUrl(view.id);
   drawAiReport(view.last_ai);
   setCounts(view.tree);
   updateButtons();
