@@ -28,6 +28,7 @@ DOCTESTED = [
     "mctslab.cli.gtp",
     "mctslab.core.registry",
     "mctslab.core.rng",
+    "mctslab.games.go_status",
     "mctslab.games.knockout_whist",
     "mctslab.games.kuhn_poker",
     "mctslab.games.pig",

@@ -73,6 +73,11 @@ SESSION = [
     ("play b pass", "="),
     ("play w pass", "="),  # two passes: the game is over ...
     ("final_score", "= W+6.5"),
+    ("final_status_list dead", None),
+    ("final_status_list alive", None),
+    ("final_status_list seki", "="),
+    ("final_status_list", "? syntax error: expected final_status_list dead|alive|seki"),
+    ("final_status_list foo", "? syntax error: status 'foo' is not dead, alive or seki"),
     ("genmove b", "= *"),  # ... and a move resumes it
     ("99", "?99 syntax error: no command"),
     ("quit", "="),
@@ -121,6 +126,8 @@ def test_every_command_through_the_subprocess() -> None:
     assert by_command["time_left w -1 0"].startswith("? syntax error")
     assert "SZ[5]KM[6.5]RU[Chinese]" in by_command["printsgf"]
     assert by_command["printsgf"].endswith("\n;B[cc];W[bd])"), by_command["printsgf"]
+    judged = [by_command[f"final_status_list {s}"] for s in ("dead", "alive")]
+    assert [a.rstrip() for a in judged] == ["=", "="]  # the board is empty after the undos
     board = by_command["showboard"]
     assert board.startswith("= \n") and " 3 ++X++" in board and "ABCDE" in board
     for command in ("12 genmove b", "genmove w", "genmove white", "genmove b"):
@@ -487,3 +494,20 @@ def test_loadsgf_and_printsgf_carry_a_game_both_ways(tmp_path: Path) -> None:
     assert ask(other, f"printsgf {tmp_path / 'no' / 'such' / 'dir.sgf'}").startswith(
         "? cannot write file"
     )
+
+
+def test_final_status_list_names_the_dead_stone_tromp_taylor_counts() -> None:
+    """5x5, Black's wall on column b, White's on c, a black stone at e3 in White's area,
+    two passes: final_score counts e3 alive, final_status_list calls it dead."""
+    engine = _engine("random", size=5)
+    ask(engine, "komi 0.5")
+    for row in range(1, 6):
+        assert ask(engine, f"play b B{row}").rstrip() == "="
+        assert ask(engine, f"play w C{row}").rstrip() == "="
+    for line in ("play b E3", "play w pass", "play b pass"):
+        assert ask(engine, line).rstrip() == "="
+    assert ask(engine, "final_score") == "= B+5.5"
+    assert ask(engine, "final_status_list dead") == "= \nE3"
+    alive = ask(engine, "final_status_list ALIVE").split("\n")
+    assert alive == ["= ", "B1 B2 B3 B4 B5", "C1 C2 C3 C4 C5"]
+    assert ask(engine, "final_status_list seki").rstrip() == "="

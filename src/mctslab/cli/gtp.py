@@ -10,8 +10,8 @@ that GUIs (GoGui, Sabaki, Lizzie), match runners (``gogui-twogtp``) and servers'
 can set the toolkit against people and programs. The commands::
 
     protocol_version name version known_command list_commands quit
-    boardsize clear_board komi play genmove undo final_score showboard
-    time_settings time_left loadsgf printsgf kgs-genmove_cleanup
+    boardsize clear_board komi play genmove undo final_score final_status_list
+    showboard time_settings time_left loadsgf printsgf kgs-genmove_cleanup
     lz-analyze lz-genmove_analyze
 
 A command may carry an id (``12 genmove b`` is answered ``=12 D4``). Errors are answered
@@ -31,6 +31,10 @@ insert a pass of the other colour, when that pass would not end the game. The ga
 at two passes; a move after that (a controller's clean-up phase) resumes it, the two
 passes forgotten. ``kgs-genmove_cleanup`` is ``genmove`` that never resigns (under area
 scoring the search already captures dead stones before it passes).
+``final_status_list dead|alive|seki`` answers the strings of that status, one string a
+line (``A1 B1`` ...), as :func:`mctslab.games.go_status.final_status` judges them from
+Monte-Carlo ownership: what a controller that scores by agreement (GoGui, the KGS
+bridge) asks after two passes; ``final_score`` stays the count of the board as it stands.
 
 **Records** (:mod:`mctslab.games.sgf`): ``loadsgf FILE [MOVE_NUMBER]`` (GTP's) sets
 the board size, komi and moves of an SGF file's game (its main line), up to the position
@@ -99,6 +103,7 @@ import typer
 from mctslab.cli.app import CliError, app, user_errors
 from mctslab.core.registry import make
 from mctslab.games.go import Go
+from mctslab.games.go_status import final_status
 from mctslab.games.kernels import KernelState
 from mctslab.games.sgf import SgfError, SgfRecord, read_sgf, sgf_result, write_sgf
 from mctslab.players.gtp import action_to_vertex, vertex_to_action
@@ -134,6 +139,7 @@ COMMANDS = (
     "genmove",
     "undo",
     "final_score",
+    "final_status_list",
     "showboard",
     "time_settings",
     "time_left",
@@ -503,6 +509,7 @@ class GtpEngine:
             "kgs-genmove_cleanup": lambda a: self._genmove(a, resign=False),
             "undo": self._undo,
             "final_score": self._final_score,
+            "final_status_list": self._final_status_list,
             "showboard": lambda a: "\n" + self.game.render(self.state),
             "time_settings": self._time_settings,
             "time_left": self._time_left,
@@ -692,6 +699,21 @@ class GtpEngine:
 
     def _final_score(self, args: list[str]) -> str:
         return sgf_result(self.game.score(self.state))  # GTP's form is SGF's: B+7.5, W+0.5, 0
+
+    def _final_status_list(self, args: list[str]) -> str:
+        """``final_status_list dead|alive|seki``: the strings of that status, one a line,
+        as judged by :func:`mctslab.games.go_status.final_status` (Monte-Carlo ownership
+        from heavy playouts; the engine's seed)."""
+        _arity(args, 1, "final_status_list dead|alive|seki")
+        status = args[0].lower()
+        if status not in ("dead", "alive", "seki"):
+            raise GtpFailure(f"syntax error: status {args[0]!r} is not dead, alive or seki")
+        judged = final_status(self.game, self.state, seed=self.seed)
+        n = self.game.board_size
+        groups = {"dead": judged.dead, "alive": judged.alive, "seki": judged.seki}[status]
+        if not groups:
+            return ""
+        return "\n" + "\n".join(" ".join(action_to_vertex(p, n) for p in g) for g in groups)
 
     def _time_settings(self, args: list[str]) -> str:
         _arity(args, 3, "time_settings MAIN_TIME BYO_YOMI_TIME BYO_YOMI_STONES")

@@ -40,6 +40,7 @@ from mctslab.core.game import Game, State, player_label
 from mctslab.games.bohnenspiel import Bohnenspiel
 from mctslab.games.connect_four import ConnectFour
 from mctslab.games.go import Go
+from mctslab.games.go_status import area_owners
 from mctslab.games.kernels import KernelState
 from mctslab.games.nim import Nim
 from mctslab.games.tic_tac_toe import TicTacToe
@@ -147,41 +148,3 @@ def _go(game: Go, state: KernelState, legal: list[int]) -> dict[str, Any]:
         "territory": area_owners(stones, n) if over else None,
         "score": game.score(state) if over else None,
     }
-
-
-def area_owners(stones: list[int], n: int) -> list[int]:
-    """Each point's owner under Tromp-Taylor area scoring: its stone's colour, or for an
-    empty point the one colour that its empty region (4-connected) reaches, 0 where the
-    region reaches both colours or none. Go's kernels count these areas (``area_score2``)
-    but keep the owners to themselves, so they are found again here by a flood fill over
-    ``stones`` (0 empty, 1 black, 2 white; index ``r * n + c``); Black's count minus
-    White's minus komi is :meth:`Go.score <mctslab.games.go.Go.score>`."""
-    owner = list(stones)
-    seen = [False] * (n * n)
-    for start in range(n * n):
-        if stones[start] != 0 or seen[start]:
-            continue
-        region, reach, stack = [], 0, [start]
-        seen[start] = True
-        while stack:
-            p = stack.pop()
-            region.append(p)
-            r, c = divmod(p, n)
-            for q in (
-                p - n if r > 0 else -1,
-                p + n if r < n - 1 else -1,
-                p - 1 if c > 0 else -1,
-                p + 1 if c < n - 1 else -1,
-            ):
-                if q < 0:
-                    continue
-                if stones[q] == 0:
-                    if not seen[q]:
-                        seen[q] = True
-                        stack.append(q)
-                else:
-                    reach |= stones[q]  # bit 1: black, bit 2: white
-        colour = reach if reach in (1, 2) else 0
-        for p in region:
-            owner[p] = colour
-    return owner
