@@ -205,3 +205,20 @@ def test_sgf_of_a_game_other_than_go_is_a_400_naming_it(client: TestClient) -> N
     r = client.get(f"/api/sessions/{sid}/sgf")
     assert r.status_code == 400 and "tic_tac_toe" in r.json()["detail"]
     assert client.get("/api/sessions/nope/sgf").status_code == 404
+
+
+def test_a_finished_game_shows_its_dead_stones_and_the_score_by_agreement(
+    client: TestClient,
+) -> None:
+    """5x5: Black's wall on column b, White's on c, a black stone at e3 in White's area,
+    two passes. The result counts e3 alive (B+5.5); the estimate calls it dead, and
+    without it White's columns d-e are White's: W+5.5 by agreement."""
+    n = 5
+    walls = [a for r in range(n) for a in (n * r + 1, n * r + 2)]
+    body = {"params": {"board_size": n, "komi": 0.5}}
+    playing = new(client, actions=[*walls, 14], **body)["state"]["render"]
+    assert playing["dead"] is None and playing["agreed_score"] is None
+    board = new(client, actions=[*walls, 14, n * n, n * n], **body)["state"]["render"]
+    assert board["score"] == 10 + 1 - 5 - 0.5
+    assert board["dead"] == [14]
+    assert board["agreed_score"] == 10 - 15 - 0.5

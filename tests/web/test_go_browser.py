@@ -167,3 +167,26 @@ def test_a_step_replays_its_playout_on_a_small_go_board(page: Page) -> None:
     # no clickable points (the small boards are drawings only).
     expect(mini.locator(".go-stone")).not_to_have_count(0)
     expect(mini.locator(".go-point")).to_have_count(0)
+
+
+def test_dead_stones_are_marked_and_counted_by_agreement(page: Page) -> None:
+    """5x5: walls on columns b (Black) and c (White), a black stone at e3 in White's
+    area, two passes: the result counts it (B+5.5), the board crosses it out as dead
+    and says the score by agreement (W+5.5)."""
+    new_go_game(page, human="none", board_size="5", komi="0.5")
+    for row in range(1, 6):
+        for col in ("b", "c"):
+            page.get_by_test_id(f"point-{at(col, row, 5)}").click()
+            wait_idle(page)
+    e3 = at("e", 3, 5)
+    page.get_by_test_id(f"point-{e3}").click()
+    wait_idle(page)
+    expect(page.get_by_test_id("go-agreed")).to_have_count(0)
+    for _ in range(2):
+        page.get_by_test_id("pass").click()
+        wait_idle(page)
+    expect(page.get_by_test_id("go-score")).to_contain_text("B+5.5")
+    expect(page.get_by_test_id(f"go-dead-{e3}")).to_have_count(1)
+    expect(page.locator("[data-testid=board] .go-dead")).to_have_count(1)
+    expect(page.get_by_test_id("go-agreed")).to_have_text("1 dead stone (×): W+5.5 by agreement")
+    assert shot(page, "go-dead").stat().st_size > 0

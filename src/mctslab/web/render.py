@@ -14,7 +14,7 @@
   ``bottom`` pits 0..5 (player 0's row), ``stores`` those of players 0 and 1;
   ``actions`` maps each legal pit index (as a string) to its action id.
 - Go: ``{"kind": "go", "size", "stones", "last", "to_play", "captures", "komi",
-  "pass", "actions", "territory", "score"}``: ``stones`` lists the ``size * size``
+  "pass", "actions", "territory", "score", "dead", "agreed_score"}``: ``stones`` lists the ``size * size``
   points in action order (index ``r * size + c``, row 0 at the *bottom*, as Go's
   actions), each 0 (empty), 1 (black) or 2 (white); ``last`` the last action played
   (a point or the pass) or ``None``; ``to_play`` 1 (Black) or 2 (White), ``None``
@@ -24,7 +24,11 @@
   gives each point's owner under Tromp-Taylor area scoring (0 nobody, 1 Black, 2
   White: a stone's colour, or the colour every empty region reaches alone) and
   ``score`` is :meth:`Go.score <mctslab.games.go.Go.score>` (Black's area minus
-  White's minus komi: ``B+3.5`` for 3.5, ``W+7.5`` for -7.5); both ``None`` before.
+  White's minus komi: ``B+3.5`` for 3.5, ``W+7.5`` for -7.5), the game's result; ``dead``
+  the points of the stones :func:`~mctslab.games.go_status.final_status` judges dead
+  (Monte-Carlo ownership: what a game stopped early would agree to remove) and
+  ``agreed_score`` the area count without them (komi in): the score by agreement,
+  shown beside the result; all four ``None`` before.
 - Any other game: ``{"kind": "text"}``: the page shows :func:`state_text` and a
   button per legal move.
 
@@ -34,13 +38,14 @@ The grids read the kernel state array (layouts documented in each game's module)
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from mctslab.core.game import Game, State, player_label
 from mctslab.games.bohnenspiel import Bohnenspiel
 from mctslab.games.connect_four import ConnectFour
 from mctslab.games.go import Go
-from mctslab.games.go_status import area_owners
+from mctslab.games.go_status import area_owners, final_status
 from mctslab.games.kernels import KernelState
 from mctslab.games.nim import Nim
 from mctslab.games.tic_tac_toe import TicTacToe
@@ -129,6 +134,10 @@ def render(state: State) -> dict[str, Any]:
     return {"kind": "text"}
 
 
+#: Playouts behind the dead stones of a finished Go game (``final_status``'s judgement).
+WEB_PLAYOUTS = 100
+
+
 def _go(game: Go, state: KernelState, legal: list[int]) -> dict[str, Any]:
     """Go's drawing: read through the game's public methods, not the kernel layout."""
     n = game.board_size
@@ -147,4 +156,21 @@ def _go(game: Go, state: KernelState, legal: list[int]) -> dict[str, Any]:
         "actions": {str(a): a for a in legal},  # point index = action id; pass too
         "territory": area_owners(stones, n) if over else None,
         "score": game.score(state) if over else None,
+        **(_judged(game, tuple(history)) if over else {"dead": None, "agreed_score": None}),
     }
+
+
+@functools.lru_cache(maxsize=256)
+def _judged(game: Go, history: tuple[int, ...]) -> dict[str, Any]:
+    """A finished game's dead stones as :func:`~mctslab.games.go_status.final_status`
+    judges them (``WEB_PLAYOUTS`` playouts, seed 0) and the area count without them,
+    komi in (the score by agreement that people and GTP controllers reach). Cached:
+    a finished game is drawn again with every view of it."""
+    state = game.state_from_actions(list(history))
+    assert isinstance(state, KernelState)
+    n = game.board_size
+    status = final_status(game, state, playouts=WEB_PLAYOUTS)
+    dead = sorted(p for string in status.dead for p in string)
+    board = [0 if p in set(dead) else game.colour_at(state, p) for p in range(n * n)]
+    owners = area_owners(board, n)
+    return {"dead": dead, "agreed_score": owners.count(1) - owners.count(2) - game.komi}

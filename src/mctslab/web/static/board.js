@@ -7,7 +7,8 @@
 //   go    (Go): size, stones (size*size: 0 empty, 1 black, 2 white; index r*size+c,
 //         row 0 at the bottom), last, to_play (1 | 2 | null), captures [by black, by
 //         white], komi, pass (the pass action), actions {point or pass: action id},
-//         territory (per point 0 | 1 | 2, once over) and score (Black's, komi in).
+//         territory (per point 0 | 1 | 2, once over) and score (Black's, komi in),
+//         dead (points of stones judged dead, once over) and agreed_score (without them).
 //   text  (any other game): the state's text, with a button per legal move.
 // The same drawing serves the main board (clickable) and the small boards of the
 // step mode and of the node inspector (not clickable).
@@ -396,6 +397,7 @@ function drawGo(render, opts) {
     }
   }
   const territory = render.territory;
+  const dead = new Set(render.dead || []);
   for (let i = 0; i < n * n; i++) {
     const colour = GO_COLOUR[render.stones[i]];
     const [x, y] = at(i);
@@ -411,6 +413,17 @@ function drawGo(render, opts) {
       );
       if (i === render.last) {
         root.append(svg("circle", { class: `go-last on-${colour}`, cx: x, cy: y, r: cell * 0.2, "data-testid": opts.testids ? "go-last" : null }));
+      }
+      if (dead.has(i)) {
+        // A stone the end-of-game estimate calls dead: a cross of the other colour.
+        const d = cell * 0.2;
+        root.append(
+          svg("path", {
+            class: `go-dead on-${colour}`,
+            d: `M${x - d} ${y - d}L${x + d} ${y + d}M${x - d} ${y + d}L${x + d} ${y - d}`,
+            "data-testid": opts.testids ? `go-dead-${i}` : null,
+          }),
+        );
       }
       continue;
     }
@@ -458,6 +471,14 @@ function drawGo(render, opts) {
         `${goResult(render.score)} (area: black ${black}, white ${white} + komi ${render.komi})`,
       ]),
     );
+    if (render.dead && render.dead.length) {
+      // The rules count every stone; people agree to remove the dead ones first.
+      info.append(
+        html("span", { class: "go-agreed", "data-testid": "go-agreed", title: "stones marked × are dead by a Monte-Carlo estimate (mctslab.games.go_status); the area count without them, as players would agree; the game's result is the count above" }, [
+          `${render.dead.length} dead stone${render.dead.length === 1 ? "" : "s"} (×): ${goResult(render.agreed_score)} by agreement`,
+        ]),
+      );
+    }
   }
   const canPass = interactive && actions.has(render.pass);
   const pass = html("button", {
@@ -492,7 +513,7 @@ function playGo(render, action) {
       captures[colour - 1] += string.length;
     }
   }
-  return { ...render, stones, captures, last: action, to_play: other, actions: {}, territory: null, score: null };
+  return { ...render, stones, captures, last: action, to_play: other, actions: {}, territory: null, score: null, dead: null, agreed_score: null };
 }
 
 function goNeighbours(p, n) {
