@@ -87,7 +87,6 @@ search, then ``play VERTEX`` (or ``play resign``) and the blank line. Both need 
 from __future__ import annotations
 
 import contextlib
-import datetime
 import importlib.metadata
 import re
 import sys
@@ -105,7 +104,7 @@ from mctslab.core.registry import make
 from mctslab.games.go import Go
 from mctslab.games.go_status import final_status
 from mctslab.games.kernels import KernelState
-from mctslab.games.sgf import SgfError, SgfRecord, read_sgf, sgf_result, write_sgf
+from mctslab.games.sgf import SgfError, game_so_far, read_sgf, sgf_result, write_sgf
 from mctslab.players.gtp import action_to_vertex, vertex_to_action
 from mctslab.players.player import MCTSPlayer, Player, make_player, parse_spec
 from mctslab.search.compiled import CompiledMCTS
@@ -710,7 +709,7 @@ class GtpEngine:
             raise GtpFailure(f"syntax error: status {args[0]!r} is not dead, alive or seki")
         judged = final_status(self.game, self.state, seed=self.seed)
         n = self.game.board_size
-        groups = {"dead": judged.dead, "alive": judged.alive, "seki": judged.seki}[status]
+        groups = getattr(judged, status)
         if not groups:
             return ""
         return "\n" + "\n".join(" ".join(action_to_vertex(p, n) for p in g) for g in groups)
@@ -763,15 +762,7 @@ class GtpEngine:
         """``printsgf [FILE]`` (GNU Go's): the game so far as SGF, answered or written."""
         if len(args) > 1:
             raise GtpFailure("syntax error: printsgf [FILENAME]")
-        over = self.state.is_terminal()
-        record = SgfRecord(
-            board_size=self.game.board_size,
-            komi=self.game.komi,
-            actions=tuple(self.state.history()),
-            date=datetime.date.today().isoformat(),
-            result=sgf_result(self.game.score(self.state)) if over else "",
-        )
-        text = write_sgf(record).rstrip("\n")
+        text = write_sgf(game_so_far(self.game, self.state)).rstrip("\n")
         if not args:
             return "\n" + text
         try:

@@ -134,7 +134,7 @@ def final_status(
     game: Go, state: KernelState, playouts: int = DEFAULT_PLAYOUTS, seed: int = 0
 ) -> FinalStatus:
     """Which strings of ``state``'s board are dead, alive or in seki, judged by
-    ``playouts`` light playouts drawn from ``seed`` (see the module's docstring)."""
+    ``playouts`` heavy playouts drawn from ``seed`` (see the module's docstring)."""
     if playouts < 1:
         raise ValueError(f"final_status: playouts must be >= 1, got {playouts}")
     n = game.board_size
@@ -143,8 +143,7 @@ def final_status(
     black = [0] * (n * n)
     white = [0] * (n * n)
     rng = Rng(seed)
-    runs = playouts
-    for _ in range(runs):
+    for _ in range(playouts):
         end = _played_out(start, rng)
         owners = area_owners([game.colour_at(end, a) for a in range(n * n)], n)
         for p, o in enumerate(owners):
@@ -152,17 +151,10 @@ def final_status(
                 black[p] += 1
             elif o == 2:
                 white[p] += 1
-    ownership = tuple((b - w) / runs for b, w in zip(black, white, strict=True))
+    ownership = tuple((b - w) / playouts for b, w in zip(black, white, strict=True))
     groups = strings(stones, n)
-    dead: list[tuple[int, ...]] = []
-    living: list[tuple[int, ...]] = []
-    for group in groups:
-        against = white if stones[group[0]] == 1 else black
-        (dead if sum(against[p] for p in group) / (len(group) * runs) > 0.5 else living).append(
-            group
-        )
+    liberties = _liberties(stones, groups, n)
     # Seki overrides the playouts, which fill a shared liberty when nothing else is left.
-    liberties = _liberties(stones, n)
     in_seki = {
         group
         for group in groups
@@ -173,10 +165,18 @@ def final_status(
             for r in _neighbours(q, n)
         )
     }
-    seki = tuple(g for g in groups if g in in_seki)
-    alive = tuple(g for g in living if g not in in_seki)
-    dead = [g for g in dead if g not in in_seki]
-    return FinalStatus(ownership, tuple(dead), alive, seki)
+    dead: list[tuple[int, ...]] = []
+    alive: list[tuple[int, ...]] = []
+    seki: list[tuple[int, ...]] = []
+    for group in groups:
+        against = white if stones[group[0]] == 1 else black
+        if group in in_seki:
+            seki.append(group)
+        elif sum(against[p] for p in group) > 0.5 * len(group) * playouts:
+            dead.append(group)
+        else:
+            alive.append(group)
+    return FinalStatus(ownership, tuple(dead), tuple(alive), tuple(seki))
 
 
 def _neighbours(p: int, n: int) -> list[int]:
@@ -193,10 +193,11 @@ def _neighbours(p: int, n: int) -> list[int]:
     return out
 
 
-def _liberties(board: list[int], n: int) -> dict[int, set[int]]:
-    """Each stone's string's liberties (one set shared by the stones of a string)."""
+def _liberties(board: list[int], groups: list[tuple[int, ...]], n: int) -> dict[int, set[int]]:
+    """Each stone's string's liberties (one set shared by the stones of a string;
+    ``groups``: the board's :func:`strings`)."""
     found: dict[int, set[int]] = {}
-    for group in strings(board, n):
+    for group in groups:
         libs = {q for p in group for q in _neighbours(p, n) if board[q] == 0}
         for p in group:
             found[p] = libs
@@ -207,12 +208,12 @@ def _resumed(game: Go, state: KernelState) -> KernelState:
     """The position of ``state`` where the playouts start: its moves replayed in a game
     whose length limit leaves room to play the board out (``2 * N * N`` more moves), the
     closing passes of a finished game taken back."""
+    area = game.board_size**2
     history = state.history()
     k = len(history)
     if state.is_terminal():
-        while k > 0 and history[k - 1] == game.board_size**2:
+        while k > 0 and history[k - 1] == area:  # the pass
             k -= 1
-    area = game.board_size**2
     room = Go(game.board_size, game.komi, ko=game.ko, max_game_length=min(k + 2 * area, 100 * area))
     return room.state_from_actions(history[:k])
 

@@ -12,6 +12,9 @@ toolkit's actions is ``a`` + the letter of row ``N - 1``); a pass is the empty v
 ``B[]``. ``RU[Chinese]``: area scoring (the rules of :class:`Go` are Tromp-Taylor's, of
 the Chinese family).
 
+:func:`game_so_far` makes the record of a game in progress (``mctslab gtp``'s
+``printsgf``, the web lab's SGF download).
+
 Read: a collection's first game, along its main line (the first variation at every
 fork); the properties ``GM`` (1, Go), ``SZ`` (a square board, 5 to 19), ``KM``, ``PB``,
 ``PW``, ``RE``, ``DT``, ``GC`` and the moves ``B``/``W`` (``tt`` is also a pass, as in
@@ -30,6 +33,7 @@ True
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass, replace
 from importlib import metadata
 
@@ -37,7 +41,7 @@ from mctslab.core.errors import MctslabError
 from mctslab.games.go import Go
 from mctslab.games.kernels import KernelState
 
-__all__ = ["SgfError", "SgfRecord", "read_sgf", "sgf_result", "write_sgf"]
+__all__ = ["SgfError", "SgfRecord", "game_so_far", "read_sgf", "sgf_result", "write_sgf"]
 
 _MOVES_A_LINE = 10
 
@@ -90,6 +94,20 @@ def sgf_result(score: float | None, how: str = "") -> str:
         return "0"
     winner = "B" if score > 0 else "W"
     return f"{winner}+{how or f'{abs(score):g}'}"
+
+
+def game_so_far(game: Go, state: KernelState, black: str = "", white: str = "") -> SgfRecord:
+    """The record of ``state``'s game so far: its board, komi and moves, the players'
+    names, today's date and, once the game is over, its result (Tromp-Taylor's count)."""
+    return SgfRecord(
+        board_size=game.board_size,
+        komi=game.komi,
+        actions=tuple(state.history()),
+        black=black,
+        white=white,
+        date=datetime.date.today().isoformat(),
+        result=sgf_result(game.score(state)) if state.is_terminal() else "",
+    )
 
 
 def _escape(text: str) -> str:

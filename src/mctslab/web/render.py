@@ -171,6 +171,8 @@ def _judged(game: Go, history: tuple[int, ...]) -> dict[str, Any]:
     n = game.board_size
     status = final_status(game, state, playouts=WEB_PLAYOUTS)
     dead = sorted(p for string in status.dead for p in string)
-    board = [0 if p in set(dead) else game.colour_at(state, p) for p in range(n * n)]
+    board = [game.colour_at(state, p) for p in range(n * n)]
+    for p in dead:
+        board[p] = 0
     owners = area_owners(board, n)
     return {"dead": dead, "agreed_score": owners.count(1) - owners.count(2) - game.komi}

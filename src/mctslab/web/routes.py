@@ -18,7 +18,6 @@ second one is refused with 409), as chunks (:func:`mctslab.web.runner.run_chunks
 
 from __future__ import annotations
 
-import datetime
 import re
 import secrets
 import threading
@@ -41,7 +40,8 @@ from mctslab.core.game import Game, State, player_label
 from mctslab.core.infoset import is_perfect_information
 from mctslab.core.registry import available_games, game_parameters, make, parse_value
 from mctslab.games.go import Go
-from mctslab.games.sgf import SgfError, SgfRecord, sgf_result, write_sgf
+from mctslab.games.kernels import KernelState
+from mctslab.games.sgf import SgfError, game_so_far, write_sgf
 from mctslab.search.engine import Searcher, has_kernels, make_searcher, releases_gil
 from mctslab.search.mcts import MCTS, SearchConfig
 from mctslab.search.puct import PuctConfig
@@ -883,22 +883,14 @@ def add_routes(
         if not isinstance(game, Go):
             raise SgfError(f"SGF records Go games; this session plays {session.spec.game}")
         state = session.state
+        assert isinstance(state, KernelState)  # Go's states are
         human = session.spec.human_player
         names = ["", ""]
         if human is not None:
             names = ["mctslab", "mctslab"]
             names[human] = "human"
-        record = SgfRecord(
-            board_size=game.board_size,
-            komi=game.komi,
-            actions=tuple(state.history()),
-            black=names[0],
-            white=names[1],
-            date=datetime.date.today().isoformat(),
-            result=sgf_result(game.score(state)) if state.is_terminal() else "",  # type: ignore[arg-type]
-        )
         return Response(
-            write_sgf(record),
+            write_sgf(game_so_far(game, state, black=names[0], white=names[1])),
             media_type="application/x-go-sgf",
             headers={"Content-Disposition": 'attachment; filename="mctslab-go.sgf"'},
         )
