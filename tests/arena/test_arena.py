@@ -141,16 +141,19 @@ def fake_players(monkeypatch: pytest.MonkeyPatch) -> None:
     """Spec kinds 'test-crash', 'test-illegal' and 'test-slow' for the forfeit tests."""
     import mctslab.arena.game_task as game_task
 
-    real = game_task.make_player
+    real, real_timed = game_task.make_player, game_task.timed_spec
+    kinds = {"test-crash": Crasher, "test-illegal": Illegal, "test-slow": Slow}
 
     def fake(spec: str, info: GameInfo, seed: int = 0) -> object:
-        kinds = {"test-crash": Crasher, "test-illegal": Illegal, "test-slow": Slow}
         if spec in kinds:
             return kinds[spec]()
         return real(spec, info, seed)
 
+    def timed(spec: str, seconds: float | None) -> str:
+        return spec if spec in kinds else real_timed(spec, seconds)
+
     monkeypatch.setattr(game_task, "make_player", fake)
-    monkeypatch.setattr(game_task, "parse_spec", lambda spec: (spec.split(":")[0], {}))
+    monkeypatch.setattr(game_task, "timed_spec", timed)
 
 
 @pytest.fixture

@@ -19,6 +19,7 @@ import pytest
 import mctslab
 from mctslab.cli.gtp import COMMANDS, GtpEngine
 from mctslab.players.gtp import action_to_vertex
+from mctslab.players.player import MCTSPlayer
 
 SESSION = [
     ("1 protocol_version", "=1 2"),
@@ -511,3 +512,49 @@ def test_final_status_list_names_the_dead_stone_tromp_taylor_counts() -> None:
     alive = ask(engine, "final_status_list ALIVE").split("\n")
     assert alive == ["= ", "B1 B2 B3 B4 B5", "C1 C2 C3 C4 C5"]
     assert ask(engine, "final_status_list seki").rstrip() == "="
+
+
+def test_a_spec_without_a_budget_spends_the_clock_not_the_default_iterations() -> None:
+    """Issue 28: ``mcts:...`` with no budget of its own under ``time_settings 0 1 1`` used
+    to stop every move at SearchConfig's default 1,000 iterations (a tenth of its time).
+    Now the clock decides: no iteration cap, the planned seconds as the time budget, and
+    the search stops by time, after more than the old cap of iterations."""
+    engine = GtpEngine("mcts:rave=30000,c=0", size=9)  # warmed up: compiled before the clock
+    assert ask(engine, "time_settings 0 1 1") == "= "
+    planned = engine.clock.move_time("b", 0, 81)
+    assert ask(engine, "genmove b").startswith("= ")
+    player = engine.player
+    assert isinstance(player, MCTSPlayer) and player.last_result is not None
+    assert player.config.iterations is None
+    assert player.config.time == pytest.approx(planned)
+    result = player.last_result
+    assert result.stopped_by == "time"
+    assert result.seconds >= 0.9 * planned
+    assert result.iterations > 1000
+
+
+def test_lz_genmove_analyze_under_a_clock_has_no_iteration_cap() -> None:
+    sink = _Sink()
+    engine = GtpEngine("mcts:c=1", size=5, write=sink.write, warm_up=False)
+    assert ask(engine, "time_settings 0 0.5 1") == "= "
+    config = engine._move_config("b")
+    assert config is not None and config.iterations is None
+    assert config.time == pytest.approx(engine.clock.move_time("b", 0, 25))
+
+
+def test_a_spec_budget_of_its_own_wins_over_the_clock() -> None:
+    """Fixed work stays fixed (``iterations=``), and an own time is only cut to the clock."""
+    fixed = _engine("mcts:iterations=300", size=5)
+    assert ask(fixed, "time_settings 0 1 1") == "= "
+    assert ask(fixed, "genmove b").startswith("= ")
+    assert isinstance(fixed.player, MCTSPlayer) and fixed.player.last_result is not None
+    assert fixed.player.config.iterations == 300 and fixed.player.config.time is None
+    assert fixed.player.last_result.iterations == 300
+    long = _engine("mcts:time=5", size=5)
+    assert ask(long, "time_settings 0 1 1") == "= "
+    config = long._move_config("b")
+    assert config is not None and config.time == pytest.approx(long.clock.move_time("b", 0, 25))
+    short = _engine("mcts:time=0.1", size=5)
+    assert ask(short, "time_settings 0 1 1") == "= "
+    config = short._move_config("b")
+    assert config is not None and config.time == 0.1 and config.iterations is None

@@ -13,10 +13,11 @@ Ray backend (which only plays them) share; neither imports the other for it.
 Time control (``time_per_move``): every move is timed. A move slower than the
 limit by more than :data:`TIME_TOLERANCE` (relative) plus :data:`TIME_GRACE`
 seconds is an *overrun*, recorded with its size; with ``strict`` the player who
-overran loses the game. An ``mcts`` spec with no budget of its own gets
-``time=<limit>`` (:func:`effective_spec`), a ``gtp:`` program is told it as
-byo-yomi (``time_settings 0 <limit> 1``); other players keep their own budget and
-are only measured.
+overran loses the game. A searching spec with no budget of its own searches
+``time=<limit>`` with no iteration cap, one with a budget of its own keeps it
+(:func:`effective_spec`, the rule of :mod:`mctslab.players.time_control`); a ``gtp:``
+program is told the limit as byo-yomi (``time_settings 0 <limit> 1``); other players
+keep their own budget and are only measured.
 
 A player that raises, or returns an illegal move, loses the game; the error is
 recorded with the game.
@@ -36,7 +37,8 @@ from mctslab.core.game import CHANCE, Game, State, sample_chance_outcome
 from mctslab.core.registry import make
 from mctslab.core.rng import Rng
 from mctslab.players.gtp import GtpPlayer
-from mctslab.players.player import Player, check_hidden_information, make_player, parse_spec
+from mctslab.players.player import Player, check_hidden_information, make_player
+from mctslab.players.time_control import timed_spec
 
 __all__ = [
     "TIME_GRACE",
@@ -52,8 +54,6 @@ __all__ = [
 TIME_TOLERANCE = 0.10
 #: ... plus this many seconds (process scheduling, the clock check between chunks).
 TIME_GRACE = 0.02
-
-_BUDGET_KEYS = {"time", "iterations", "iters", "n", "simulations", "max_nodes", "nodes"}
 
 
 @dataclass(frozen=True)
@@ -91,14 +91,10 @@ def derive_seed(*parts: int | str) -> int:
 
 
 def effective_spec(spec: str, time_per_move: float | None) -> str:
-    """``spec`` as played under a time control: an ``mcts`` or ``puct`` spec with no budget
-    gets one (``gumbel`` keeps its simulations: Sequential Halving plans an iteration
-    budget)."""
-    kind, options = parse_spec(spec)
-    if time_per_move is None or kind not in ("mcts", "puct") or _BUDGET_KEYS & set(options):
-        return spec
-    extra = f"time={time_per_move!r}"
-    return f"{spec},{extra}" if options else f"{kind}:{extra}"
+    """``spec`` as played under a time control of ``time_per_move`` seconds a move: the
+    rule of :func:`mctslab.players.time_control.timed_spec` (a spec's own budget wins;
+    otherwise the clock decides, with no default iteration cap)."""
+    return timed_spec(spec, time_per_move)
 
 
 def _opening(state: State, plies: int, seed: int) -> list[int]:

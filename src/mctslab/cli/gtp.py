@@ -53,16 +53,19 @@ resigns. Players without a search (``random``, ``minimax``, ``gtp:...``) never r
 **Time**: ``time_settings main_time byo_yomi_time byo_yomi_stones`` and ``time_left colour
 time stones`` (seconds) set the clock; the engine also keeps its own clock from the time
 its moves take, for controllers that send no ``time_left``. An MCTS-based player (``mcts``,
-``puct``; not ``gumbel``, which plans an iteration budget) then searches for at most::
+``puct``, ``az``; not ``gumbel``, which plans an iteration budget) whose spec names no
+budget of its own then searches, with no iteration cap, for::
 
     in byo-yomi (stones > 0):  (time_left / stones) * 0.9 - 0.15 s
     in main time:              (time_left - 0.15 s) / max(10, (N*N - moves) / 2)
                                + 0.8 * byo_yomi_time / byo_yomi_stones   (when byo-yomi follows)
 
 and at least 0.05 s (the 0.15 s is kept back for the protocol and the process; the
-move count ``moves`` is both colours'). A budget of the spec's own (``mcts:time=2``,
-``mcts:iterations=5000``) stays an upper bound. ``time_settings 0 0 0`` or no
-``time_settings`` at all: no clock, the spec's budget alone. A search by the compiled
+move count ``moves`` is both colours'). A budget of the spec's own wins
+(``mcts:iterations=5000`` searches 5,000 iterations whatever the clock), except that an own
+time longer than the clock allows is cut to it (``mcts:time=2`` in 1 s byo-yomi searches
+about 0.75 s): the rule of :mod:`mctslab.players.time_control`, the arena's too.
+``time_settings 0 0 0`` or no ``time_settings`` at all: no clock, the spec's budget alone. A search by the compiled
 engine is compiled (or loaded from numba's cache) once when the engine starts, before it
 answers its first command, so that no move pays for it.
 
@@ -107,6 +110,7 @@ from mctslab.games.kernels import KernelState
 from mctslab.games.sgf import SgfError, game_so_far, read_sgf, sgf_result, write_sgf
 from mctslab.players.gtp import action_to_vertex, vertex_to_action
 from mctslab.players.player import MCTSPlayer, Player, make_player, parse_spec
+from mctslab.players.time_control import own_budget, timed_config
 from mctslab.search.compiled import CompiledMCTS
 from mctslab.search.engine import Searcher, make_searcher
 from mctslab.search.mcts import ChildStats, SearchConfig, SearchResult
@@ -478,6 +482,7 @@ class GtpEngine:
                 "mctslab gtp: a human cannot play through GTP: its input is the protocol"
             )
         self.spec = spec
+        self._own_budget = own_budget(spec)
         self.seed = seed
         self.resign_below = resign_below
         self.clock = Clock()
@@ -651,17 +656,15 @@ class GtpEngine:
         return ""
 
     def _move_config(self, colour: str) -> SearchConfig | None:
-        """Set the MCTS player's budget for ``colour``'s move (the spec's, bounded by the
-        clock) and return it; ``None`` for a player without a search config."""
+        """Set the MCTS player's budget for ``colour``'s move and return it; ``None`` for
+        a player without a search config. The budget is the clock's, by the rule of
+        :func:`mctslab.players.time_control.timed_config`: the spec's own budget wins,
+        otherwise the clock's seconds with no iteration cap."""
         player = self.player
         limit = self.clock.move_time(colour, len(self.state.history()), self._points())
         if not isinstance(player, MCTSPlayer) or self._base is None:
             return None
-        base = self._base
-        gumbel = base.puct is not None and base.puct.gumbel
-        config = base
-        if limit is not None and not gumbel:
-            config = replace(base, time=min(limit, base.time or limit))
+        config = timed_config(self._base, own=self._own_budget, seconds=limit)
         player.config = config
         if player.searcher is not None and hasattr(player.searcher, "config"):
             player.searcher.config = config

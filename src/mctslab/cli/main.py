@@ -23,6 +23,7 @@ importing it registers every command.
 from __future__ import annotations
 
 import json
+import math
 import sys
 import time
 from collections.abc import Iterator
@@ -67,6 +68,7 @@ from mctslab.players.player import (
     puct_config,
     search_config,
 )
+from mctslab.players.time_control import timed_spec
 from mctslab.search import minimax
 from mctslab.search.engine import make_searcher
 from mctslab.search.mcts import ChildStats, SearchConfig, SearchResult
@@ -278,6 +280,9 @@ def games(json_output: JsonOpt = False) -> None:
     make_console().print(table)
 
 
+#: The longest ``--time-per-move`` of ``mctslab play`` (a day).
+MAX_TIME_PER_MOVE = 86400.0
+
 # The seats of `mctslab play` when no --player is given.
 _PLAYER1, _PLAYER2 = "human", "mcts:iterations=5000"
 
@@ -340,12 +345,28 @@ def play(
     param: ParamOpt = None,
     moves: MovesOpt = "",
     allow_cheating: AllowCheatingOpt = False,
+    time_per_move: Annotated[
+        float | None,
+        typer.Option(
+            "--time-per-move",
+            help="Seconds a move for every searching player without a budget of its own "
+            "(mcts, puct, az, ismcts, pimc; no iteration cap then). A spec's own budget wins.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Play a game in the terminal; a human types the moves' names."""
     with user_errors():
+        if time_per_move is not None and not (
+            math.isfinite(time_per_move) and 0 < time_per_move <= MAX_TIME_PER_MOVE
+        ):
+            raise CliError(
+                f"--time-per-move must be a number of seconds in (0, {MAX_TIME_PER_MOVE:g}], "
+                f"got {time_per_move!r}"
+            )
         g, state = load_position(game, param, moves)
         info = g.info
-        specs = seat_specs(info, player, player1, player2)
+        specs = [timed_spec(s, time_per_move) for s in seat_specs(info, player, player1, player2)]
         players = [make_player(spec, info, seed + i) for i, spec in enumerate(specs)]
         seats = {player_label(info, i): spec for i, spec in enumerate(specs)}
         cheats = check_hidden_information(g, seats.items(), allow_cheating)

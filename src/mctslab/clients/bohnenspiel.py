@@ -58,11 +58,11 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Final
 
-from mctslab.arena.tournament import effective_spec
 from mctslab.core.errors import InvalidConfigError
 from mctslab.games.bohnenspiel import Bohnenspiel
 from mctslab.games.kernels import KernelState
 from mctslab.players.player import MCTSPlayer, Player, make_player
+from mctslab.players.time_control import timed_spec
 
 __all__ = [
     "CAN_START",
@@ -140,9 +140,9 @@ class ClientConfig:
 
     ``game_id`` ``None`` creates a game (we are player 0 and move first); an id
     joins that game (we are player 1). ``player`` is any player spec
-    (:func:`mctslab.players.player.make_player`); with ``time_per_move`` an ``mcts`` spec
-    without a budget of its own searches that long, as in the arena
-    (:func:`mctslab.arena.tournament.effective_spec`). Bad values raise
+    (:func:`mctslab.players.player.make_player`); with ``time_per_move`` a searching spec
+    without a budget of its own searches that long with no iteration cap, as in the arena
+    (:func:`mctslab.players.time_control.timed_spec`). Bad values raise
     :class:`~mctslab.core.errors.InvalidConfigError`.
     """
 
@@ -197,7 +197,7 @@ class ClientConfig:
     @property
     def spec(self) -> str:
         """The player spec as played: with ``time=<time_per_move>`` where it had no budget."""
-        return effective_spec(self.player, self.time_per_move)
+        return timed_spec(self.player, self.time_per_move)
 
 
 @dataclass(frozen=True)
