@@ -22,6 +22,7 @@ from mctslab.arena.tournament import (
     ArenaConfig,
     Entrant,
     GameTask,
+    derive_seed,
     effective_spec,
     move_time_stats,
     play_task,
@@ -173,7 +174,7 @@ def test_a_player_that_crashes_or_plays_illegally_loses_and_the_error_is_kept(
 ) -> None:
     task = GameTask(0, "tic_tac_toe", (), (Entrant("bad", spec), Entrant("r", "random")), 1)
     record = play_task(task)
-    assert record.termination == "error"
+    assert record.termination == ("error" if spec == "test-crash" else "illegal")
     assert record.score == 0.0 and record.returns == (-1.0, 1.0)
     assert record.error is not None and record.error.startswith("bad: ")
     assert ("boom" in record.error) if spec == "test-crash" else ("illegal move 99" in record.error)
@@ -496,3 +497,19 @@ def test_kill_and_resume_loses_nothing_and_counts_nothing_twice(tmp_path: Path) 
 def test_game_record_score_of() -> None:
     r = GameRecord(0, ("x", "y"), 0, (), (), (1.0, -1.0), 1.0)
     assert r.score_of("x") == 1.0 and r.score_of("y") == 0.0 and r.score_of("z") is None
+
+
+def test_a_go_game_at_its_length_limit_is_scored_by_agreement_and_says_so() -> None:
+    """Issue 28: Go games stopped by the move limit were scored as the board stood, dead
+    stones counted alive. The arena now scores them as GTP programs and people would
+    (``Go.adjudicate``: final_status's dead stones removed) under termination "length";
+    a game over by two passes keeps Tromp-Taylor's count ("normal")."""
+    seats = (Entrant("a", "random"), Entrant("b", "random"))
+    params = (("board_size", 5), ("komi", 0.5), ("max_game_length", 12))
+    record = play_task(GameTask(0, "go", params, seats, seed=5))
+    assert record.termination == "length" and len(record.moves) == 12
+    assert record.error is not None and "scored by agreement" in record.error
+    game = make("go", board_size=5, komi=0.5, max_game_length=12)
+    state = game.state_from_actions(record.moves)
+    judged = game.adjudicate(state, derive_seed(5, "adjudicate"))  # type: ignore[attr-defined]
+    assert judged is not None and list(record.returns) == judged[0]

@@ -6,9 +6,11 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from mctslab.arena.game_task import derive_seed
 from mctslab.arena.store import GameRecord, ResultStore
 from mctslab.cli.main import app
 from mctslab.core.registry import make
+from mctslab.games.go_status import agreed_score
 from mctslab.games.sgf import read_sgf, sgf_result
 
 runner = CliRunner()
@@ -43,7 +45,10 @@ def test_an_arena_s_games_read_back_move_for_move(tmp_path: Path) -> None:
         assert (record.board_size, record.komi) == (5, 2.5)
         assert record.actions == g.moves
         assert (record.black, record.white) == g.seats  # seat 0 plays Black
-        score = game.score(game.state_from_actions(list(g.moves)))  # type: ignore[attr-defined]
+        final = game.state_from_actions(list(g.moves))
+        score = game.score(final)  # type: ignore[attr-defined]
+        if g.termination == "length":  # the arena scored it by agreement; so does RE
+            score = agreed_score(game, final, seed=derive_seed(g.seed, "adjudicate")).score  # type: ignore[arg-type]
         assert record.result == sgf_result(score)
         assert (score > 0) == (g.score == 1.0) and (score < 0) == (g.score == 0.0)
         assert "search = mcts:iterations=60" in record.comment

@@ -13,7 +13,7 @@ import pytest
 
 import mctslab
 from mctslab.games.go import Go
-from mctslab.games.go_status import area_owners, final_status, strings
+from mctslab.games.go_status import agreed_score, area_owners, final_status, strings
 from mctslab.games.kernels import KernelState
 from mctslab.players.gtp import action_to_vertex, vertex_to_action
 
@@ -102,6 +102,27 @@ def test_a_game_stopped_at_its_length_limit_is_played_out_beyond_it() -> None:
     state = game.state_from_actions(INVADED[:11])
     assert state.is_terminal()
     assert final_status(game, state, playouts=100).dead == ((14,),)
+
+
+def test_adjudicate_scores_a_game_at_its_length_limit_by_agreement_only() -> None:
+    """Go.adjudicate (the arena's rule for games at the length limit): the lone stone,
+    alive for Tromp-Taylor (Black +5.5), is removed (White wins by 0.5 + its area); a
+    game over by two passes is Tromp-Taylor's and not adjudicated."""
+    capped = _go(komi=0.5, max_game_length=11)
+    state = capped.state_from_actions(INVADED[:11])
+    assert capped.ended_by_length(state) and capped.score(state) > 0
+    agreement = agreed_score(capped, state, playouts=100)
+    assert agreement.dead == (14,) and agreement.score < 0
+    judged = capped.adjudicate(state)
+    assert judged is not None
+    returns, note = judged
+    assert returns == [-1.0, 1.0]
+    assert "length limit of 11 moves" in note and "1 dead stones removed" in note
+    passed = _go(komi=0.5)
+    over = passed.state_from_actions(INVADED)
+    assert over.is_terminal() and not passed.ended_by_length(over)
+    assert passed.adjudicate(over) is None
+    assert not capped.ended_by_length(capped.state_from_actions(INVADED[:5]))  # not over
 
 
 def test_fewer_than_one_playout_is_refused() -> None:

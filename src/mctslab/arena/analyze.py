@@ -54,6 +54,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mctslab.arena.game_task import SCORED
 from mctslab.arena.ratings import Z95, score_interval, score_to_elo, wilson_interval
 from mctslab.arena.store import GameRecord, ResultStore
 from mctslab.arena.tournament import (
@@ -453,7 +454,7 @@ def _report(config: AnalyzeConfig, spec: str, records: Sequence[GameRecord]) -> 
         branching=branching,
         mean_branching=statistics.fmean(every) if every else 0.0,
         openings=tuple(opening_list),
-        forfeits=sum(1 for r in records if r.termination != "normal"),
+        forfeits=sum(1 for r in records if r.termination not in SCORED),
     )
 
 

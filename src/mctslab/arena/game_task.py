@@ -19,8 +19,12 @@ overran loses the game. A searching spec with no budget of its own searches
 program is told the limit as byo-yomi (``time_settings 0 <limit> 1``); other players
 keep their own budget and are only measured.
 
-A player that raises, or returns an illegal move, loses the game; the error is
-recorded with the game.
+A player that raises (termination ``"error"``), or returns an illegal move
+(``"illegal"``), loses the game; the error is recorded with the game. A game that its
+rules end at their length limit before it is decided on the board is scored as the game
+says (``game.adjudicate``, where a game has one: Go scores by agreement, its dead stones
+removed) and recorded as ``"length"``, with the line that tells how it was scored.
+:data:`SCORED` lists the terminations that are results on the board, not forfeits.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from mctslab.players.player import Player, check_hidden_information, make_player
 from mctslab.players.time_control import timed_spec
 
 __all__ = [
+    "SCORED",
     "TIME_GRACE",
     "TIME_TOLERANCE",
     "Entrant",
@@ -49,6 +54,10 @@ __all__ = [
     "effective_spec",
     "play_task",
 ]
+
+#: The terminations of a game decided by its rules (every other one is a forfeit: an
+#: ``"error"``, an ``"illegal"`` move, a loss on ``"time"``).
+SCORED = ("normal", "length")
 
 #: A move may exceed the time limit by this fraction of it ...
 TIME_TOLERANCE = 0.10
@@ -195,7 +204,7 @@ def play_task(task: GameTask) -> GameRecord:
             elapsed = time.perf_counter() - t0
             legal = state.legal_actions()
             if not isinstance(action, int) or action not in legal:
-                termination = "error"
+                termination = "illegal"
                 error = f"{name}: illegal move {action!r} (legal: {legal})"
                 returns = _forfeit(game, n, p)
                 break
@@ -220,7 +229,13 @@ def play_task(task: GameTask) -> GameRecord:
         if returns is not None:
             break
     if returns is None:
-        returns = [float(r) for r in state.returns()]
+        adjudicate = getattr(game, "adjudicate", None)
+        judged = adjudicate(state, derive_seed(task.seed, "adjudicate")) if adjudicate else None
+        if judged is not None:  # Go at its length limit: scored by agreement, said so
+            returns, error = judged
+            termination = "length"
+        else:
+            returns = [float(r) for r in state.returns()]
     return _record(
         task, opening, moves, times, movers, overruns, returns, termination, error, started
     )

@@ -1110,3 +1110,36 @@ class Go(KernelGame):
     @staticmethod
     def is_over(state: KernelState) -> bool:
         return int(state.array[_S_PLAYER]) == TERMINAL
+
+    def ended_by_length(self, state: KernelState) -> bool:
+        """Whether ``state`` is over by the length limit (``max_game_length`` moves), not
+        by two passes: its board was not played out, and its dead stones still stand."""
+        history = state.history()
+        passed = len(history) >= 2 and history[-1] == history[-2] == self.board_size**2
+        return self.is_over(state) and not passed
+
+    def adjudicate(self, state: KernelState, seed: int = 0) -> tuple[list[float], str] | None:
+        """The returns of a game stopped by its length limit as people and GTP programs
+        would score it, and a line that says so; ``None`` for a game over by two passes.
+
+        Tromp-Taylor counts the board as it stands, dead stones as alive; stopped early,
+        the game is scored by agreement instead
+        (:func:`~mctslab.games.go_status.agreed_score`: the stones that heavy playouts
+        from ``seed`` judge dead are removed, then the area is counted). The arena uses
+        it for every Go game that reaches the limit (its ``"length"`` termination)."""
+        if not self.ended_by_length(state):
+            return None
+        from mctslab.games.go_status import agreed_score
+
+        agreement = agreed_score(self, state, seed=seed)
+
+        def sgf_result(score: float) -> str:  # as SGF writes it (games.sgf imports Go)
+            return "0" if score == 0 else f"{'B' if score > 0 else 'W'}+{abs(score):g}"
+
+        black = 0.0 if agreement.score == 0 else (1.0 if agreement.score > 0 else -1.0)
+        note = (
+            f"length limit of {self.info.max_game_length} moves: scored by agreement, "
+            f"{len(agreement.dead)} dead stones removed, {sgf_result(agreement.score)} "
+            f"(the board as it stood: {sgf_result(self.score(state))})"
+        )
+        return [black, -black], note

@@ -46,12 +46,23 @@ default seed; 21 or 22 with seeds 1 to 5, the 28-move unfinished game varying).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from mctslab.core.rng import Rng
-from mctslab.games.go import Go
 from mctslab.games.kernels import KernelState
 
-__all__ = ["DEFAULT_PLAYOUTS", "FinalStatus", "area_owners", "final_status", "strings"]
+if TYPE_CHECKING:  # Go's adjudication calls this module: no import of go at run time
+    from mctslab.games.go import Go
+
+__all__ = [
+    "DEFAULT_PLAYOUTS",
+    "Agreement",
+    "FinalStatus",
+    "agreed_score",
+    "area_owners",
+    "final_status",
+    "strings",
+]
 
 #: Playouts behind a judgement: about 0.1 s on 9x9 in this module's Python loop.
 DEFAULT_PLAYOUTS = 200
@@ -179,6 +190,43 @@ def final_status(
     return FinalStatus(ownership, tuple(dead), tuple(alive), tuple(seki))
 
 
+@dataclass(frozen=True)
+class Agreement:
+    """The score by agreement of a position: the ``dead`` points (the stones of the
+    strings :func:`final_status` judges dead) taken off, then the area count, komi in
+    (``score``: Black's area minus White's minus komi, as :meth:`Go.score
+    <mctslab.games.go.Go.score>`)."""
+
+    dead: tuple[int, ...]
+    score: float
+
+
+def agreed_score(
+    game: Go, state: KernelState, playouts: int = DEFAULT_PLAYOUTS, seed: int = 0
+) -> Agreement:
+    """The score people and GTP controllers agree on for ``state``'s board: the stones
+    :func:`final_status` judges dead removed, then Tromp-Taylor's area count.
+
+    The web lab shows it beside a finished game's result; the arena scores a Go game that
+    stopped at its length limit by it (:meth:`Go.adjudicate <mctslab.games.go.Go.adjudicate>`).
+
+    >>> from mctslab.games.go import Go
+    >>> game = Go(5, komi=0.5)
+    >>> walls = [a for r in range(5) for a in (5 * r + 1, 5 * r + 2)]
+    >>> state = game.state_from_actions([*walls, 14, 25, 25])
+    >>> game.score(state), agreed_score(game, state)
+    (0.5, Agreement(dead=(14,), score=-2.5))
+    """
+    n = game.board_size
+    status = final_status(game, state, playouts=playouts, seed=seed)
+    dead = tuple(sorted(p for string in status.dead for p in string))
+    board = [game.colour_at(state, p) for p in range(n * n)]
+    for p in dead:
+        board[p] = 0
+    owners = area_owners(board, n)
+    return Agreement(dead, owners.count(1) - owners.count(2) - game.komi)
+
+
 def _neighbours(p: int, n: int) -> list[int]:
     r, c = divmod(p, n)
     out = []
@@ -214,7 +262,9 @@ def _resumed(game: Go, state: KernelState) -> KernelState:
     if state.is_terminal():
         while k > 0 and history[k - 1] == area:  # the pass
             k -= 1
-    room = Go(game.board_size, game.komi, ko=game.ko, max_game_length=min(k + 2 * area, 100 * area))
+    room = type(game)(
+        game.board_size, game.komi, ko=game.ko, max_game_length=min(k + 2 * area, 100 * area)
+    )
     return room.state_from_actions(history[:k])
 
 

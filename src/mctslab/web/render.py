@@ -45,7 +45,7 @@ from mctslab.core.game import Game, State, player_label
 from mctslab.games.bohnenspiel import Bohnenspiel
 from mctslab.games.connect_four import ConnectFour
 from mctslab.games.go import Go
-from mctslab.games.go_status import area_owners, final_status
+from mctslab.games.go_status import agreed_score, area_owners
 from mctslab.games.kernels import KernelState
 from mctslab.games.nim import Nim
 from mctslab.games.tic_tac_toe import TicTacToe
@@ -168,11 +168,5 @@ def _judged(game: Go, history: tuple[int, ...]) -> dict[str, Any]:
     a finished game is drawn again with every view of it."""
     state = game.state_from_actions(list(history))
     assert isinstance(state, KernelState)
-    n = game.board_size
-    status = final_status(game, state, playouts=WEB_PLAYOUTS)
-    dead = sorted(p for string in status.dead for p in string)
-    board = [game.colour_at(state, p) for p in range(n * n)]
-    for p in dead:
-        board[p] = 0
-    owners = area_owners(board, n)
-    return {"dead": dead, "agreed_score": owners.count(1) - owners.count(2) - game.komi}
+    agreement = agreed_score(game, state, playouts=WEB_PLAYOUTS)
+    return {"dead": list(agreement.dead), "agreed_score": agreement.score}
