@@ -46,7 +46,17 @@ matches take hours on 2 cores and continue across sessions from their store):
     strict time control of ``--time`` seconds a move, which the arena tells both programs
     as byo-yomi (``time_settings 0 T 1``): our engine plans each search from that clock;
     a move over the limit (plus the arena's tolerance) loses on time. Counts our losses
-    on time (the issue: none in 100 games).
+    on time (the issue: none in 100 games) and the share of the allotted time each of our
+    moves used (the issue: a mean of at least 0.70; until 2026-11-26 ``mctslab gtp``
+    stopped a spec without a budget at 1,000 simulations, about a tenth of its time).
+
+Every match against GNU Go is played by the same protocol: GNU Go told our rules (Chinese
+area scoring, positional superko), the game played on past OpenSpiel's length limit to
+``3 * 81`` moves (:data:`GO_PARAMS`), a game that still reaches it scored by agreement;
+each row counts how its games ended (``endings``, ``resignations``, ``illegal_moves``).
+The games are kept in ``benchmarks/results/go.db`` (committed: a later session resumes a
+match from it, and any published table can be checked game by game with ``mctslab
+ratings --db benchmarks/results/go.db`` or ``mctslab export-sgf``).
 
 The numbers go to ``benchmarks/results/go.json`` with the date, the machine and the
 versions. The run always exits 0: benchmarks record, tests assert.
@@ -77,7 +87,14 @@ GNUGO = "/usr/games/gnugo"
 #: played out to positions that Tromp-Taylor counts as GNU Go would (without it, GNU Go
 #: passes with our dead stones on the board, which area scoring counts as alive: the
 #: winner differed from GNU Go's own count in 18 of 40 games of a first run).
-GNUGO_FLAGS = "--mode gtp --chinese-rules --capture-all-dead"
+#: ``--positional-superko``: GNU Go plays our ko rule (its default is simple ko: a move it
+#: thought legal could be a superko violation here, which the arena forfeits).
+GNUGO_FLAGS = "--mode gtp --chinese-rules --capture-all-dead --positional-superko"
+#: The games against GNU Go: 9x9, komi 7.5, and room to play on past OpenSpiel's length
+#: limit of 2 * 81 moves (GNU Go's own games end by two passes, not by a move count); a
+#: game that still reaches 3 * 81 moves is scored by agreement (``Go.adjudicate``: the
+#: dead stones removed), counted in each row's ``endings``.
+GO_PARAMS = (("board_size", 9), ("komi", 7.5), ("max_game_length", 3 * 81))
 #: The settings of the strength figure: the player spec's options after the budget.
 SETTINGS = {
     "uct": "",
@@ -244,6 +261,22 @@ def part_speed(args: argparse.Namespace) -> None:
 # Strength ------------------------------------------------------------------------------------
 
 
+def endings(records: list[Any]) -> dict[str, Any]:
+    """How the games ended: the count of each termination (``normal``: two passes;
+    ``length``: the length limit, then scored by agreement; ``illegal``: a move refused;
+    ``time``; ``error``: a crash or a resignation, the resignations counted apart), and
+    the games forfeited by an illegal move with who made it, so that no opponent's
+    superko violation is silently a win."""
+    counts: dict[str, int] = {}
+    illegal: list[dict[str, Any]] = []
+    for r in records:
+        counts[r.termination] = counts.get(r.termination, 0) + 1
+        if r.termination == "illegal":
+            illegal.append({"slot": r.slot, "error": r.error})
+    resigned = sum(1 for r in records if "GtpResignation" in (r.error or ""))
+    return {"endings": counts, "resignations": resigned, "illegal_moves": illegal}
+
+
 def _spec(setting: str, budget: str) -> str:
     options = SETTINGS[setting].format(rave=RAVE_K)
     c = "" if setting == "uct" else f",c={RAVE_C}"
@@ -258,7 +291,7 @@ def _match(name: str, ours: str, level: int, games: int, seed: int, workers: int
     gnugo = f"gtp:{GNUGO} {GNUGO_FLAGS} --level {level}"
     config = ArenaConfig(
         game="go",
-        game_params=(("board_size", 9), ("komi", 7.5)),
+        game_params=GO_PARAMS,
         players=(Entrant("mctslab", ours), Entrant(f"gnugo{level}", gnugo)),
         games=games,
         seed=seed,
@@ -272,6 +305,7 @@ def _match(name: str, ours: str, level: int, games: int, seed: int, workers: int
     score, low, high = wilson(sum(scored), len(scored))
     wins = sum(1 for p in scored if p == 1.0)
     row = {
+        **endings(result.records),
         "name": name,
         "player": ours,
         "opponent": gnugo,
@@ -323,7 +357,7 @@ def part_discipline(args: argparse.Namespace) -> None:
     ours = f"gtp:{sys.executable} -m mctslab gtp --player mcts:{options}"
     config = ArenaConfig(
         game="go",
-        game_params=(("board_size", 9), ("komi", 7.5)),
+        game_params=GO_PARAMS,
         players=(
             Entrant("mctslab-gtp", ours),
             Entrant("gnugo1", f"gtp:{GNUGO} {GNUGO_FLAGS} --level 1"),
@@ -348,7 +382,18 @@ def part_discipline(args: argparse.Namespace) -> None:
     points = [r.score_of("mctslab-gtp") for r in records]
     scored = [p for p in points if p is not None]
     score, low, high = wilson(sum(scored), len(scored))
+    shares = [
+        t / args.time
+        for r in records
+        for t, mover in zip(r.move_times, r.movers, strict=True)
+        if t is not None and r.seats[mover] == "mctslab-gtp"
+    ]
     row = {
+        **endings(records),
+        "moves": len(shares),
+        "time_share_mean": statistics.fmean(shares) if shares else 0.0,
+        "time_share_min": min(shares, default=0.0),
+        "time_share_p10": float(np.percentile(shares, 10)) if shares else 0.0,
         "games": len(records),
         "time_per_move": args.time,
         "player": ours,
@@ -361,7 +406,9 @@ def part_discipline(args: argparse.Namespace) -> None:
     print(
         f"time discipline at {args.time} s a move: {ours_lost_on_time} of {len(records)} games "
         f"lost on time (target 0: {'PASS' if ours_lost_on_time == 0 else 'MISS'}); "
-        f"score against GNU Go level 1 {score:.3f} [{low:.3f}, {high:.3f}]"
+        f"mean share of the time used {row['time_share_mean']:.3f} over {len(shares)} moves "
+        f"(target 0.70); score against GNU Go level 1 {score:.3f} [{low:.3f}, {high:.3f}]; "
+        f"endings {row['endings']}"
     )
     save("discipline", row)
 
