@@ -215,7 +215,7 @@ def agreed_score(
     >>> walls = [a for r in range(5) for a in (5 * r + 1, 5 * r + 2)]
     >>> state = game.state_from_actions([*walls, 14, 25, 25])
     >>> game.score(state), agreed_score(game, state)
-    (0.5, Agreement(dead=(14,), score=-2.5))
+    (5.5, Agreement(dead=(14,), score=-5.5))
     """
     n = game.board_size
     status = final_status(game, state, playouts=playouts, seed=seed)

@@ -33,6 +33,7 @@ import numpy as np
 
 from mctslab.core.errors import InvalidSpecError
 from mctslab.core.game import GameInfo, State
+from mctslab.core.registry import available_games, make
 from mctslab.core.rng import Rng
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
     "make_network_player",
     "model_card",
     "network_game",
+    "observed_games",
     "resolve_model",
     "shipped_models",
 ]
@@ -157,10 +159,25 @@ def network_game(state: State) -> Any:
     game = getattr(state, "game", None)
     if game is None or getattr(state, "observation_tensor", None) is None:
         raise InvalidSpecError(
-            "network players need a game with observation tensors (tic_tac_toe, "
-            "connect_four, nim, bachet, bohnenspiel)"
+            "network players need a game with observation tensors "
+            f"({', '.join(observed_games())})"
         )
     return game
+
+
+def observed_games() -> list[str]:
+    """The registered games whose rules define an ``observation`` kernel (the input of a
+    network), found from the games themselves, not listed here.
+
+    >>> observed_games()
+    ['bachet', 'bohnenspiel', 'connect_four', 'go', 'nim', 'tic_tac_toe']
+    """
+    found = []
+    for name in available_games():
+        kernels = getattr(make(name), "kernels", None)
+        if getattr(kernels, "observation", None) is not None:
+            found.append(name)
+    return found
 
 
 class NetworkPolicyPlayer:

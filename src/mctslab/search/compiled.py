@@ -662,7 +662,7 @@ def select(
 ):  # type: ignore[no-untyped-def]
     """Phase 1, as the reference's ``select``: from the root (``state`` holds the root
     position), descend by ``choose_fn(tree, node, choice)`` (:func:`uct_child`, or
-    PUCT's :func:`~mctslab.search.compiled_puct.puct_child`) while the node is opened,
+    PUCT's :func:`puct_child`) while the node is opened,
     fully expanded and unproven, playing each action on ``state`` (the tree keeps no
     boards) and recording the node ids in ``path``. A child reached for the first time
     (``expansion="all"``, PUCT) is opened and ends the descent.
@@ -1693,7 +1693,7 @@ def register_cached_chunk(
 ) -> None:
     """Use ``chunk`` (:func:`run_chunk` bound to ``kernels`` in a module-level function
     compiled with ``cache=True``) for games with these kernels, and ``puct_chunk``
-    (:func:`~mctslab.search.compiled_puct.run_puct_chunk` bound alike) for their PUCT
+    (:func:`run_puct_chunk` bound alike) for their PUCT
     searches: how the built-in games' wrappers in :mod:`mctslab.search.kernel_chunks`
     reach the engine."""
     _CACHED_CHUNKS[kernels] = chunk
