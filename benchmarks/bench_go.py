@@ -25,6 +25,19 @@ matches take hours on 2 cores and continue across sessions from their store):
        fill eyes too and end at its length limit (162 moves); the ratio is printed for
        it, and beside it the ratio of our default (light) playouts, which are shorter.
 
+``policies``
+    The heavy playout policy against the light one as one-ply players (``--games``
+    games, 200 for the published figure, colours alternated; about a minute):
+    ``go.json``'s ``policies``.
+
+``tune``
+    The tuning sweeps of RAVE's ``K`` (against plain UCT, and in a round robin at
+    ``c = 0``), of UCT's ``c`` under RAVE and of progressive bias's ``w``
+    (:data:`TUNE_SWEEPS`; ``mctslab.arena.tune`` at 1,000 simulations a move, resumable
+    through the store; about an hour on 2 cores): each result's JSON form in
+    ``go.json``'s ``tune``, the plots ``go_tune_<sweep>.png`` drawn from it (``plot``
+    draws them again from the file).
+
 ``strength``
     Matches through the arena (``benchmarks/results/go.db``, resumable: run it again to
     play what is missing) of the compiled UCT against GNU Go 3.8 (``gnugo --mode gtp
@@ -175,6 +188,47 @@ def _playouts(kind: str, seconds: float) -> dict[str, Any]:
         n += 1
     elapsed = time.perf_counter() - t0
     return {"playouts_per_s": n / elapsed, "mean_plies": plies / n, "playouts": n}
+
+
+def part_policies(args: argparse.Namespace) -> None:
+    """The heavy playout policy against the light one as one-ply players: ``--games``
+    games of 9x9 (komi 7.5, OpenSpiel's length limit), each side playing its policy's
+    move every ply (``KernelState.heavy_action`` / ``light_action``), colours alternated,
+    each game's generator seeded from its number; Tromp-Taylor's count at the end."""
+    from mctslab.core.registry import make
+    from mctslab.core.rng import Rng
+
+    game = make("go", board_size=9, komi=7.5)
+    heavy_points = 0.0
+    lengths = []
+    t0 = time.perf_counter()
+    for g in range(args.games):
+        rng = Rng(1000 + g)
+        heavy_black = g % 2 == 0
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            black = len(state.history()) % 2 == 0
+            draw = state.heavy_action if black == heavy_black else state.light_action
+            state.apply_action(draw(rng))
+        lengths.append(len(state.history()))
+        black_return = state.returns()[0]
+        heavy_return = black_return if heavy_black else -black_return
+        heavy_points += 1.0 if heavy_return > 0 else (0.5 if heavy_return == 0 else 0.0)
+    score, low, high = wilson(heavy_points, args.games)
+    row = {
+        "games": args.games,
+        "heavy_points": heavy_points,
+        "score": score,
+        "low": low,
+        "high": high,
+        "mean_plies": statistics.fmean(lengths),
+        "seconds": time.perf_counter() - t0,
+    }
+    print(
+        f"heavy against light as one-ply policies: {heavy_points:g} of {args.games} "
+        f"({score:.3f} [{low:.3f}, {high:.3f}])"
+    )
+    save("policies", row)
 
 
 def _compiled(setting: str, iterations: int, seed: int) -> float:
@@ -335,10 +389,54 @@ def part_strength(args: argparse.Namespace) -> None:
     plot(list(rows.values()), everything.get("best", {}).get("rows", []))
 
 
+#: The tuning sweeps behind RAVE's K, UCT's c under RAVE and progressive bias (README
+#: "Go", "Chosen with mctslab tune"): name -> (base spec, option, values, opponent or
+#: None for a round robin, games per value against the opponent or per pairing).
+TUNE_SWEEPS: dict[str, tuple[str, str, list[float], str | None, int]] = {
+    "rave": ("mcts:iterations=1000,c=0.4", "rave", [100, 300, 1000, 3000],
+             f"mcts:iterations=1000,c={C:.2f}", 16),
+    "rave_c0": ("mcts:iterations=1000,c=0", "rave", [1000, 10000, 30000, 100000], None, 12),
+    "c": ("mcts:iterations=1000,rave=30000", "c", [0, 0.05, 0.1, 0.4], None, 12),
+    "bias": ("mcts:iterations=1000,rave=30000,c=0", "progressive_bias", [0, 0.1, 0.5, 2],
+             None, 12),
+}  # fmt: skip
+
+
+def part_tune(args: argparse.Namespace) -> None:
+    """Play the tuning sweeps (resumable, through the store), keep each result's JSON form
+    in ``go.json``'s ``tune`` part and draw ``go_tune_<name>.png`` from it."""
+    from mctslab.arena.store import ResultStore
+    from mctslab.arena.tune import tune
+
+    everything = json.loads(OUT.read_text()) if OUT.exists() else {}
+    done = dict(everything.get("tune", {}).get("sweeps", {}))
+    for name in args.sweeps:
+        base, param, values, opponent, games = TUNE_SWEEPS[name]
+        with ResultStore(STORE) as store:
+            result = tune(
+                "go", param, values, base_spec=base, opponent=opponent, games=games,
+                seed=43, workers=args.workers, store=store, resume=True,
+                game_params=GO_PARAMS[:2],
+            )  # fmt: skip
+        done[name] = result.to_dict()
+        print(f"tune {name}: {result.verdict()}")
+        save("tune", {"sweeps": done})
+    _plot_tunes(done)
+
+
+def _plot_tunes(sweeps: dict[str, Any]) -> None:
+    from mctslab.arena.tune import plot_tune
+
+    for name, data in sweeps.items():
+        plot_tune(data, RESULTS / f"go_tune_{name}.png")
+
+
 def part_plot(args: argparse.Namespace) -> None:
-    """Draw the strength figure again from the recorded results, playing nothing."""
+    """Draw the strength figure and the tuning plots again from the recorded results,
+    playing nothing."""
     everything = json.loads(OUT.read_text()) if OUT.exists() else {}
     plot(everything.get("strength", {}).get("rows", []), everything.get("best", {}).get("rows", []))
+    _plot_tunes(everything.get("tune", {}).get("sweeps", {}))
 
 
 def part_best(args: argparse.Namespace) -> None:
@@ -467,7 +565,10 @@ def plot(rows: list[dict[str, Any]], best: list[dict[str, Any]] | None = None) -
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("part", choices=["speed", "strength", "best", "discipline", "plot"])
+    parser.add_argument(
+        "part", choices=["speed", "policies", "tune", "strength", "best", "discipline", "plot"]
+    )
+    parser.add_argument("--sweeps", type=lambda t: t.split(","), default=list(TUNE_SWEEPS))
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--games", type=int, default=40)
     parser.add_argument("--workers", type=int, default=2)
@@ -481,6 +582,8 @@ def main() -> None:
     args = parser.parse_args()
     parts = {
         "speed": part_speed,
+        "policies": part_policies,
+        "tune": part_tune,
         "strength": part_strength,
         "best": part_best,
         "discipline": part_discipline,

@@ -173,6 +173,9 @@ def test_plot_is_a_png(tmp_path: Path) -> None:
     path = plot_tune(result, tmp_path / "tune.png")
     data = path.read_bytes()
     assert data[:8] == PNG_MAGIC and len(data) > 5000
+    # The same figure from the JSON form (a results file), read back.
+    again = plot_tune(json.loads(json.dumps(result.to_dict())), tmp_path / "again.png")
+    assert again.read_bytes() == data
 
 
 @pytest.mark.parametrize(

@@ -691,36 +691,40 @@ def tune(
 # Plotting ----------------------------------------------------------------------------------------
 
 
-def plot_tune(result: TuneResult, path: str | Path) -> Path:
+def plot_tune(result: TuneResult | dict[str, Any], path: str | Path) -> Path:
     """A PNG of score against the parameter: 95% error bars, the 50% line, the best value starred.
 
-    Drawn with matplotlib's Agg canvas directly (no pyplot, no display, the
-    global backend untouched).
+    ``result`` is a :class:`TuneResult` or its JSON form (:meth:`TuneResult.to_dict`, as
+    ``mctslab tune --json`` and the benchmarks' results files keep it): a figure is drawn
+    again from the file its numbers are published from. Drawn with matplotlib's Agg
+    canvas directly (no pyplot, no display, the global backend untouched).
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    c = result.config
-    pts = sorted(result.values, key=lambda v: v.value)
-    xs = [float(v.value) for v in pts]
-    ys = [v.score for v in pts]
-    err = [[v.score - v.low for v in pts], [v.high - v.score for v in pts]]
+    data = result.to_dict() if isinstance(result, TuneResult) else result
+    pts = sorted(data["values"], key=lambda v: v["value"])
+    best = next(v for v in pts if v["value"] == data["best"])
+    xs = [float(v["value"]) for v in pts]
+    ys = [v["score"] for v in pts]
+    err = [[v["score"] - v["low"] for v in pts], [v["high"] - v["score"] for v in pts]]
+    param = data["param"]
     fig = Figure(figsize=(7.0, 4.2), dpi=110)
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     ax.errorbar(xs, ys, yerr=err, fmt="o-", color="tab:blue", capsize=3, label="score, 95% CI")
     ax.axhline(0.5, color="grey", linestyle="--", linewidth=1, label="50%")
     ax.plot(
-        [float(result.best.value)], [result.best.score], marker="*", markersize=16,
+        [float(best["value"])], [best["score"]], marker="*", markersize=16,
         color="tab:red", linestyle="none",
-        label=f"best {c.param}={format_value(result.best.value)} (P(best) {result.best.p_best:.2f})",
+        label=f"best {param}={format_value(best['value'])} (P(best) {best['p_best']:.2f})",
     )  # fmt: skip
-    against = f"vs {c.opponent}" if c.opponent is not None else "round robin"
-    ax.set_title(f"{c.game}: {c.base_spec} tuning {c.param} {against}", fontsize=10)
+    against = f"vs {data['opponent']}" if data["opponent"] is not None else "round robin"
+    ax.set_title(f"{data['game']}: {data['base_spec']} tuning {param} {against}", fontsize=10)
     if min(xs) > 0 and max(xs) / min(xs) >= 20:
         ax.set_xscale("log")  # budgets grow geometrically; a linear axis crushes the small ones
-    ax.set_xlabel(c.param)
-    ax.set_ylabel("score" if c.opponent is not None else "score in the round robin")
+    ax.set_xlabel(param)
+    ax.set_ylabel("score" if data["opponent"] is not None else "score in the round robin")
     ax.set_ylim(-0.02, 1.02)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8, loc="best")
