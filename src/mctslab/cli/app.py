@@ -30,6 +30,7 @@ except ImportError:  # pragma: no cover
 from mctslab.core.errors import MctslabError
 from mctslab.core.game import Game, State, player_label
 from mctslab.core.registry import make, parse_value
+from mctslab.core.text import ascii_int
 from mctslab.search.engine import ENGINES
 
 __all__ = [
@@ -178,15 +179,17 @@ def user_errors() -> Iterator[None]:
 
 
 def parse_moves(text: str) -> list[int]:
-    """``"3,3,4"`` -> ``[3, 3, 4]``; an empty string is the initial position."""
+    """``"3,3,4"`` -> ``[3, 3, 4]``; an empty string is the initial position. Action ids
+    are ASCII digits (:mod:`mctslab.core.text`): ``"１"`` (fullwidth) is refused."""
     if not text.strip():
         return []
-    try:
-        return [int(item) for item in text.split(",")]
-    except ValueError:
+    moves = [ascii_int(item.strip(), signed=True) for item in text.split(",")]
+    if any(m is None for m in moves):
         raise CliError(
-            f"bad --moves {text!r}: write action ids separated by commas, e.g. 3,3,4"
-        ) from None
+            f"bad --moves {text!r}: write action ids in ASCII digits separated by commas, "
+            "e.g. 3,3,4"
+        )
+    return [m for m in moves if m is not None]
 
 
 def parse_pairs(items: list[str] | None, what: str) -> dict[str, str]:

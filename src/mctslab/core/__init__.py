@@ -9,6 +9,7 @@
 - :mod:`~mctslab.core.registry`: ``make(name, **params)`` and the game registry;
 - :mod:`~mctslab.core.errors`: the typed errors (every user error is a ``ValueError``);
 - :mod:`~mctslab.core.rng`: the SplitMix64 generator behind every random choice;
+- :mod:`~mctslab.core.text`: numbers as a user types them (ASCII digits only);
 - :mod:`~mctslab.core.testing`: ``check_game``, the conformance checker.
 
 May import: the standard library and numpy only.

@@ -51,7 +51,8 @@ def _prefixed(name: str) -> tuple[str, Callable[..., Game], Callable[[str], dict
 def parse_value(raw: str) -> Any:
     """A game parameter's value as written on a command line or in a form: an int, a
     float, true/false, none, or else the string (Nim's piles ``"1;3;5"``, which the game
-    parses itself).
+    parses itself). Numbers are ASCII (:mod:`mctslab.core.text`): ``"７"`` (fullwidth)
+    stays a string, which the game refuses as not a number.
 
     >>> parse_value("3"), parse_value("0.5"), parse_value("True"), parse_value("1;3")
     (3, 0.5, True, '1;3')
@@ -61,6 +62,8 @@ def parse_value(raw: str) -> Any:
         return low == "true"
     if low == "none":
         return None
+    if not raw.isascii():
+        return raw
     for convert in (int, float):
         try:
             return convert(raw)

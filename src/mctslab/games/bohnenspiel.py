@@ -65,6 +65,7 @@ from numba import njit
 
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import TERMINAL, GameInfo
+from mctslab.core.text import is_ascii_digits
 from mctslab.games.kernels import (
     KernelGame,
     KernelState,
@@ -416,7 +417,7 @@ class Bohnenspiel(KernelGame):
 
     def parse_action(self, state: KernelState, text: str) -> int | None:
         t = text.strip()
-        return int(t) - 1 if t.isdigit() else None
+        return int(t) - 1 if is_ascii_digits(t) else None
 
     def render(self, state: KernelState) -> str:
         """The board as the course draws it: player 1's pits 12..7 on top, player 0's

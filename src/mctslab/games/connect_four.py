@@ -33,6 +33,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import TERMINAL, GameInfo
+from mctslab.core.text import ascii_int
 from mctslab.games.kernels import (
     KernelGame,
     KernelState,
@@ -335,8 +336,8 @@ class ConnectFour(KernelGame):
         return str(action + 1)
 
     def parse_action(self, state: KernelState, text: str) -> int | None:
-        t = text.strip()
-        return int(t) - 1 if t.isdigit() else None
+        column = ascii_int(text.strip())
+        return None if column is None else column - 1
 
     def order_actions(self, actions: list[int]) -> list[int]:
         """Centre columns first: they lie on the most lines."""

@@ -100,6 +100,7 @@ from numba import njit
 
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import TERMINAL, GameInfo
+from mctslab.core.text import is_ascii_digits
 from mctslab.games.kernels import (
     KernelGame,
     KernelState,
@@ -1071,7 +1072,7 @@ class Go(KernelGame):
         n = self.board_size
         if t == "pass":
             return n * n
-        if len(t) < 2 or t[0] not in _COLUMNS[:n] or not t[1:].isdigit():
+        if len(t) < 2 or t[0] not in _COLUMNS[:n] or not is_ascii_digits(t[1:]):
             return None
         row = int(t[1:])
         if not 1 <= row <= n:

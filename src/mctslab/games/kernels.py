@@ -79,6 +79,7 @@ from numba import njit
 from mctslab.core.errors import IllegalActionError, InvalidConfigError, illegal_action_message
 from mctslab.core.game import TERMINAL, GameInfo, State
 from mctslab.core.rng import Rng
+from mctslab.core.text import ascii_int
 
 __all__ = [
     "KernelGame",
@@ -251,8 +252,7 @@ class KernelGame:
 
     def parse_action(self, state: KernelState, text: str) -> int | None:
         """The action named ``text``, or ``None``; default: the decimal action id."""
-        text = text.strip()
-        return int(text) if text.lstrip("-").isdigit() else None
+        return ascii_int(text.strip(), signed=True)
 
     def render(self, state: KernelState) -> str:
         return " ".join(str(int(v)) for v in state.array)

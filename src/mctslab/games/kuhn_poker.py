@@ -54,6 +54,7 @@ from mctslab.core.game import CHANCE, TERMINAL, GameInfo, OpponentModel
 from mctslab.core.infoset import sample_world
 from mctslab.core.python_state import PythonState
 from mctslab.core.rng import Rng
+from mctslab.core.text import is_ascii_digits
 
 __all__ = ["BET", "PASS", "KuhnPoker", "KuhnPokerState"]
 
@@ -261,7 +262,7 @@ class KuhnPokerState(PythonState[KuhnPoker]):
         word = text.strip().lower()
         if self.current_player() == CHANCE:
             card = word.removeprefix("deal:").strip()
-            if card.isdigit() and int(card) <= self._n:
+            if is_ascii_digits(card) and int(card) <= self._n:
                 return int(card)
         else:
             for action, name in enumerate(_ACTION_NAMES):

@@ -39,6 +39,7 @@ from numba import njit
 
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import TERMINAL, GameInfo
+from mctslab.core.text import is_ascii_digits
 from mctslab.games.kernels import (
     KernelGame,
     KernelState,
@@ -299,9 +300,9 @@ class Nim(KernelGame):
         if t.startswith("pile:"):  # OpenSpiel's "pile:2, take:3;"
             t = t[5:].replace(",take", "")
         parts = t.split(":")
-        if len(parts) == 1 and k == 1 and parts[0].isdigit():
+        if len(parts) == 1 and k == 1 and is_ascii_digits(parts[0]):
             parts = ["1", parts[0]]
-        if len(parts) != 2 or not all(p.isdigit() for p in parts):
+        if len(parts) != 2 or not all(is_ascii_digits(p) for p in parts):
             return None
         pile, take = int(parts[0]), int(parts[1])
         if not (1 <= pile <= k and 1 <= take <= int(self.params[1])):

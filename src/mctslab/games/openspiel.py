@@ -62,6 +62,7 @@ from mctslab.core.errors import (
 from mctslab.core.game import TERMINAL, GameInfo, OpponentModel, draw_outcome
 from mctslab.core.infoset import DEFAULT_MAX_TRIES, NoConsistentWorldError, sample_world
 from mctslab.core.rng import Rng
+from mctslab.core.text import ascii_int, is_ascii_digits
 
 __all__ = [
     "PREFIX",
@@ -270,7 +271,7 @@ class OpenSpielState:
             if _fold(name) == folded:
                 return a
         stripped = text.strip()
-        if stripped.isdigit():
+        if is_ascii_digits(stripped):
             return int(stripped)
         shown = ", ".join(list(names.values())[:_SHOWN])
         raise IllegalActionError(
@@ -515,10 +516,10 @@ def _coerce(game: str, key: str, value: Any, default: Any) -> Any:
         if isinstance(value, float) and value.is_integer():
             return int(value)
         if isinstance(value, str):
-            try:
-                return int(value.strip())
-            except ValueError:
-                raise bad() from None
+            number = ascii_int(value.strip(), signed=True)
+            if number is None:
+                raise bad()
+            return number
         raise bad()
     if isinstance(default, float):
         if isinstance(value, int | float) and not isinstance(value, bool):

@@ -57,6 +57,7 @@ from mctslab.core.game import CHANCE, TERMINAL, GameInfo, OpponentModel
 from mctslab.core.infoset import sample_world
 from mctslab.core.python_state import PythonState
 from mctslab.core.rng import Rng
+from mctslab.core.text import is_ascii_digits
 
 __all__ = ["ROLL", "STOP", "Pig", "PigHoldPlayer", "PigState"]
 
@@ -285,7 +286,7 @@ class PigState(PythonState[Pig]):
         words = text.strip().lower().split()
         if self._rolling():
             face = words[-1] if len(words) == 1 or (len(words) == 2 and words[0] == "roll") else ""
-            if face.isdigit() and 1 <= int(face) <= self._dice:
+            if is_ascii_digits(face) and 1 <= int(face) <= self._dice:
                 return int(face) - 1
         elif len(words) == 1 and words[0] in _ACTION_NAMES:
             return _ACTION_NAMES.index(words[0])

@@ -23,6 +23,11 @@ Black and be legal under the game's rules (they are replayed: an error names the
 number); setup stones (``AB``, ``AW``, ``AE``) and handicap (``HA`` above 0) are refused,
 as :class:`Go` has no handicap. Every error is an :class:`SgfError` (a ``ValueError``).
 
+A file is read by :func:`read_sgf_file`: a regular file of at most :data:`MAX_SGF_BYTES`
+(1 MiB: a 19x19 game of a thousand moves with comments is some tens of kilobytes), so
+that a FIFO does not block the reader and ``/dev/zero`` is not read without end. Numbers
+(``SZ``) are ASCII digits only: ``SZ[１９]`` (fullwidth) is refused, not read as 19.
+
 >>> record = SgfRecord(board_size=9, komi=7.5, actions=(40, 24, 81), black="me")
 >>> text = write_sgf(record)
 >>> text.splitlines()[1]
@@ -34,16 +39,31 @@ True
 from __future__ import annotations
 
 import datetime
+import os
+import stat
 from dataclasses import dataclass, replace
 from importlib import metadata
+from pathlib import Path
 
 from mctslab.core.errors import MctslabError
 from mctslab.games.go import Go
 from mctslab.games.kernels import KernelState
 
-__all__ = ["SgfError", "SgfRecord", "game_so_far", "read_sgf", "sgf_result", "write_sgf"]
+__all__ = [
+    "MAX_SGF_BYTES",
+    "SgfError",
+    "SgfRecord",
+    "game_so_far",
+    "read_sgf",
+    "read_sgf_file",
+    "read_sgf_text",
+    "sgf_result",
+    "write_sgf",
+]
 
 _MOVES_A_LINE = 10
+#: The largest SGF file read (bytes): see the module's text.
+MAX_SGF_BYTES = 1 << 20
 
 
 class SgfError(MctslabError):
@@ -273,7 +293,7 @@ def read_sgf(text: str, ko: str = "superko") -> SgfRecord:
     if game_type not in ("", "1"):
         raise SgfError(f"sgf: GM[{game_type}] is not Go (GM[1])")
     size_text = _one(root, "SZ") or "19"
-    if not size_text.isdigit():
+    if not (size_text.isascii() and size_text.isdigit()):
         raise SgfError(f"sgf: SZ[{size_text}]: only square boards (SZ[N]) are supported")
     size = int(size_text)
     if not 5 <= size <= 19:
@@ -315,6 +335,40 @@ def read_sgf(text: str, ko: str = "superko") -> SgfRecord:
     )
     _replay(record, ko, len(actions))
     return record
+
+
+def read_sgf_text(path: str | Path, limit: int = MAX_SGF_BYTES) -> str:
+    """The text of the SGF file ``path`` (UTF-8, bad bytes replaced): a regular file of at
+    most ``limit`` bytes, else :class:`SgfError` (a FIFO, a device, a directory, a larger
+    file; an ``OSError`` as its one-line reason)."""
+    try:
+        # O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting for
+        # one; the file's type is then checked on what was opened, not on the name.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as err:
+        raise SgfError(f"sgf: cannot read {str(path)!r}: {err.strerror or err}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise SgfError(
+            f"sgf: {str(path)!r} is not a regular file (a FIFO, a device, a directory): "
+            "an SGF record is a file"
+        )
+    with os.fdopen(fd, "rb") as f:
+        try:
+            os.set_blocking(fd, True)
+            data = f.read(limit + 1)
+        except OSError as err:
+            raise SgfError(f"sgf: cannot read {str(path)!r}: {err.strerror or err}") from None
+    if len(data) > limit:
+        raise SgfError(
+            f"sgf: {str(path)!r} is larger than {limit:,} bytes: not an SGF record this reads"
+        )
+    return data.decode("utf-8", errors="replace")
+
+
+def read_sgf_file(path: str | Path, ko: str = "superko") -> SgfRecord:
+    """:func:`read_sgf` of the file ``path``, read by :func:`read_sgf_text`."""
+    return read_sgf(read_sgf_text(path), ko)
 
 
 def _replay(record: SgfRecord, ko: str, moves: int) -> KernelState:
