@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from mctslab.arena.store import GameRecord, NotAStoreError, ResultStore
+from mctslab.arena.store import SCHEMA_VERSION, GameRecord, NotAStoreError, ResultStore
 from mctslab.arena.tournament import (
     ArenaConfig,
     Entrant,
@@ -369,7 +369,9 @@ def test_a_store_written_before_the_version_joined_the_identity_is_migrated_and_
         with pytest.raises(InvalidConfigError, match=r"version 1.*version 3"):
             run_arena(cfg, store, resume=True)
     conn = sqlite3.connect(db)
-    assert conn.execute("SELECT value FROM meta WHERE key = 'version'").fetchone() == ("2",)
+    assert conn.execute("SELECT value FROM meta WHERE key = 'version'").fetchone() == (
+        str(SCHEMA_VERSION),
+    )
     conn.close()
 
 

@@ -21,17 +21,40 @@ the names of the players allowed to read hidden information, as a JSON list),
 moves, returns, score of seat 0, termination, error, move times, time overruns,
 timestamps).
 
-Schema versions: 2 added ``runs.cheating``. A version 1 store is migrated when it
-is opened (the column is added, empty for its runs); a store of a newer version
-than this mctslab knows is refused.
+A run's ``status`` says whether it finished: ``"running"`` from its start (a run
+whose process was killed, ``kill -9`` or a crash of the machine, stays so: *unfinished*),
+``"finished"`` once every planned game is in (``finished`` holds the time), ``"stopped"``
+when the process playing it stopped it on an error (``stop_reason`` says which: a full
+disk, Ctrl-C). ``mctslab ratings`` names the unfinished runs it pools.
+
+A failed write (a full disk, a read-only file: SQLite's ``database or disk is full``, an
+``OSError``) is rolled back whole and raised as :class:`StoreWriteError`, a user error:
+no half-written game is ever stored or counted.
+
+Every value read back is checked (:class:`CorruptStoreError`): a store edited by hand,
+whose ``moves`` hold text or whose ``seats`` are not names, is refused with the run and
+the slot named rather than handed on to crash a command further down.
+
+The path of a store must be a regular file or a new one: a FIFO, a device or a socket
+is refused before it is opened (reading one would block, or never end).
+
+Schema versions: 2 added ``runs.cheating``; 3 added ``runs.status`` and
+``runs.stop_reason``. An older store is migrated when it is opened (version 1 gains the
+cheating column, empty for its runs; version 2 the status, ``"finished"`` for its runs
+with a ``finished`` time and ``"running"``, i.e. unfinished, for the others); a store of
+a newer version than this mctslab knows is refused.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
 import json
+import math
+import os
 import sqlite3
+import stat
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,10 +62,23 @@ from typing import Any
 
 from mctslab.core.errors import MctslabError
 
-__all__ = ["GameRecord", "NotAStoreError", "ResultStore", "RunInfo", "config_hash", "now"]
+__all__ = [
+    "RUN_STATUSES",
+    "CorruptStoreError",
+    "GameRecord",
+    "NotAStoreError",
+    "ResultStore",
+    "RunInfo",
+    "StoreWriteError",
+    "check_store_path",
+    "config_hash",
+    "now",
+]
 
 SCHEMA_NAME = "mctslab-results"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+#: A run's status (see the module docstring).
+RUN_STATUSES = ("running", "finished", "stopped")
 _SQLITE_HEADER = b"SQLite format 3\x00"
 
 _SCHEMA = """
@@ -58,7 +94,9 @@ CREATE TABLE IF NOT EXISTS runs (
     planned INTEGER,
     created TEXT NOT NULL,
     finished TEXT,
-    cheating TEXT NOT NULL DEFAULT '[]'
+    cheating TEXT NOT NULL DEFAULT '[]',
+    status TEXT NOT NULL DEFAULT 'running',
+    stop_reason TEXT
 );
 CREATE INDEX IF NOT EXISTS runs_hash ON runs (config_hash);
 CREATE TABLE IF NOT EXISTS players (
@@ -91,6 +129,33 @@ CREATE TABLE IF NOT EXISTS games (
 
 class NotAStoreError(MctslabError):
     """A ``--db`` file that exists but is not an mctslab results store."""
+
+
+class CorruptStoreError(NotAStoreError):
+    """A store whose contents are not what mctslab writes (edited by hand, damaged): the
+    message names the run, the slot and the column."""
+
+
+class StoreWriteError(MctslabError):
+    """A write to the store failed (a full disk, a read-only file); nothing of it was kept."""
+
+
+def check_store_path(path: Path) -> None:
+    """Refuse a path that is neither a regular file nor a new one (a FIFO would block the
+    open, a device never end), without opening it."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return
+    except OSError as err:
+        raise NotAStoreError(f"cannot use {str(path)!r}: {err.strerror or err}") from None
+    if stat.S_ISDIR(mode):
+        raise NotAStoreError(f"{str(path)!r} is a directory, not a results store")
+    if not stat.S_ISREG(mode):
+        raise NotAStoreError(
+            f"{str(path)!r} is not a regular file (a FIFO, a device or a socket): "
+            "a results store is a regular file, or a path that does not exist yet"
+        )
 
 
 def now() -> str:
@@ -145,7 +210,8 @@ class RunInfo:
 
     ``config`` is the run's identity as it was stored (:meth:`ResultStore.start_run`);
     ``game_version`` the version of the game's rules its games were played by;
-    ``cheating`` the names of the players allowed to read hidden information.
+    ``cheating`` the names of the players allowed to read hidden information;
+    ``status`` one of :data:`RUN_STATUSES` (``stop_reason`` says why a run stopped).
     """
 
     id: int
@@ -161,6 +227,13 @@ class RunInfo:
     players: dict[str, str]
     played: int
     cheating: tuple[str, ...] = ()
+    status: str = "running"
+    stop_reason: str | None = None
+
+    @property
+    def unfinished(self) -> bool:
+        """Not every planned game is in: the run was killed, stopped, or is still playing."""
+        return self.status != "finished"
 
     @property
     def game_params(self) -> dict[str, Any]:
@@ -184,6 +257,7 @@ class ResultStore:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
+        check_store_path(self.path)
         self._check_existing()
         try:
             self.conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
@@ -215,6 +289,12 @@ class ResultStore:
             version = int(row[0])
             if version < 2:
                 self.conn.execute("ALTER TABLE runs ADD COLUMN cheating TEXT NOT NULL DEFAULT '[]'")
+            if version < 3:
+                self.conn.execute(
+                    "ALTER TABLE runs ADD COLUMN status TEXT NOT NULL DEFAULT 'running'"
+                )
+                self.conn.execute("ALTER TABLE runs ADD COLUMN stop_reason TEXT")
+                self.conn.execute("UPDATE runs SET status = 'finished' WHERE finished IS NOT NULL")
             if version < SCHEMA_VERSION:
                 self.conn.execute(
                     "UPDATE meta SET value = ? WHERE key = 'version'", (str(SCHEMA_VERSION),)
@@ -226,10 +306,11 @@ class ResultStore:
             if not self.path.parent.exists():
                 raise NotAStoreError(f"no such directory for the results store: {self.path}")
             return
-        if self.path.is_dir():
-            raise NotAStoreError(f"{str(self.path)!r} is a directory, not a results store")
-        with self.path.open("rb") as f:
-            header = f.read(len(_SQLITE_HEADER))
+        try:
+            with self.path.open("rb") as f:
+                header = f.read(len(_SQLITE_HEADER))
+        except OSError as err:
+            raise NotAStoreError(f"cannot read {str(self.path)!r}: {err.strerror or err}") from None
         if header == b"":
             return  # an empty file: a new store
         if header != _SQLITE_HEADER:
@@ -247,7 +328,9 @@ class ResultStore:
             raise NotAStoreError(
                 f"{str(self.path)!r} is an SQLite database but not an mctslab results store"
             )
-        if version is None or int(version[0]) > SCHEMA_VERSION:
+        if version is None or not str(version[0]).isascii() or not str(version[0]).isdigit():
+            raise NotAStoreError(f"{str(self.path)!r} has no valid schema version ({version})")
+        if int(version[0]) > SCHEMA_VERSION:
             raise NotAStoreError(
                 f"{str(self.path)!r} was written by a newer mctslab (schema {version})"
             )
@@ -262,17 +345,47 @@ class ResultStore:
         self.conn.close()
 
     class _Tx:
-        def __init__(self, conn: sqlite3.Connection) -> None:
-            self.conn = conn
+        """One transaction: committed whole, or rolled back whole. A write that fails
+        (SQLite's ``database or disk is full``, an ``OSError``) raises
+        :class:`StoreWriteError` once the transaction is rolled back."""
+
+        def __init__(self, store: ResultStore) -> None:
+            self.store = store
+            self.conn = store.conn
 
         def __enter__(self) -> None:
-            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                self.conn.execute("BEGIN IMMEDIATE")
+            except (sqlite3.Error, OSError) as err:
+                raise self.store._write_error(err) from None
 
-        def __exit__(self, exc_type: object, *rest: object) -> None:
-            self.conn.execute("COMMIT" if exc_type is None else "ROLLBACK")
+        def __exit__(self, exc_type: object, exc: BaseException | None, tb: object) -> None:
+            if exc is None:
+                try:
+                    self.conn.execute("COMMIT")
+                    return
+                except (sqlite3.Error, OSError) as err:
+                    self._rollback()
+                    raise self.store._write_error(err) from None
+            self._rollback()
+            if isinstance(exc, sqlite3.Error | OSError):
+                raise self.store._write_error(exc) from None
+
+        def _rollback(self) -> None:
+            # SQLite may have rolled back already (some errors end the transaction).
+            if self.conn.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    self.conn.execute("ROLLBACK")
 
     def _transaction(self) -> ResultStore._Tx:
-        return ResultStore._Tx(self.conn)
+        return ResultStore._Tx(self)
+
+    def _write_error(self, err: BaseException) -> StoreWriteError:
+        why = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+        return StoreWriteError(
+            f"cannot write to the results store {str(self.path)!r}: {why}; nothing of the "
+            "failed write was kept"
+        )
 
     # Runs --------------------------------------------------------------------------------
 
@@ -292,7 +405,7 @@ class ResultStore:
         with self._transaction():
             cur = self.conn.execute(
                 "INSERT INTO runs (kind, game, game_version, config, config_hash, seed, planned,"
-                " created, cheating) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " created, cheating, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'running')",
                 (
                     kind,
                     game,
@@ -333,15 +446,38 @@ class ResultStore:
                 )
 
     def finish_run(self, run_id: int) -> None:
+        """Mark the run finished: every planned game is in."""
         with self._transaction():
-            self.conn.execute("UPDATE runs SET finished = ? WHERE id = ?", (now(), run_id))
+            self.conn.execute(
+                "UPDATE runs SET finished = ?, status = 'finished', stop_reason = NULL"
+                " WHERE id = ?",
+                (now(), run_id),
+            )
+
+    def resume_run(self, run_id: int) -> None:
+        """Mark a run that is played again (``resume``) as running, until it finishes."""
+        with self._transaction():
+            self.conn.execute(
+                "UPDATE runs SET status = 'running', stop_reason = NULL"
+                " WHERE id = ? AND status != 'finished'",
+                (run_id,),
+            )
+
+    def stop_run(self, run_id: int, reason: str) -> None:
+        """Mark an unfinished run stopped by an error (``reason``); a finished run stays so."""
+        with self._transaction():
+            self.conn.execute(
+                "UPDATE runs SET status = 'stopped', stop_reason = ?"
+                " WHERE id = ? AND status != 'finished'",
+                (reason, run_id),
+            )
 
     def runs(self, game: str | None = None) -> list[RunInfo]:
         """Every run (of ``game`` if given), oldest first."""
         sql = (
             "SELECT r.id, r.kind, r.game, r.game_version, r.config, r.config_hash, r.seed,"
             " r.planned, r.created, r.finished, (SELECT COUNT(*) FROM games g"
-            " WHERE g.run_id = r.id), r.cheating FROM runs r"
+            " WHERE g.run_id = r.id), r.cheating, r.status, r.stop_reason FROM runs r"
         )
         args: tuple[Any, ...] = ()
         if game is not None:
@@ -349,29 +485,37 @@ class ResultStore:
             args = (game,)
         out = []
         for row in self.conn.execute(sql + " ORDER BY r.id", args).fetchall():
-            players = dict(
-                self.conn.execute(
-                    "SELECT name, spec FROM players WHERE run_id = ? ORDER BY rowid", (row[0],)
-                ).fetchall()
-            )
-            out.append(
-                RunInfo(
-                    id=row[0],
-                    kind=row[1],
-                    game=row[2],
-                    game_version=row[3],
-                    config=json.loads(row[4]),
-                    config_hash=row[5],
-                    seed=row[6],
-                    planned=row[7],
-                    created=row[8],
-                    finished=row[9],
-                    players=players,
-                    played=row[10],
-                    cheating=tuple(json.loads(row[11])),
-                )
-            )
+            players = self.conn.execute(
+                "SELECT name, spec FROM players WHERE run_id = ? ORDER BY rowid", (row[0],)
+            ).fetchall()
+            out.append(self._run_info(row, players))
         return out
+
+    def _run_info(self, row: Sequence[Any], players: Sequence[Sequence[Any]]) -> RunInfo:
+        """A ``runs`` row as a :class:`RunInfo`, each value checked (:class:`CorruptStoreError`)."""
+        check = _Checker(self.path, f"run {row[0]}")
+        config = check.json(row[4], "config", dict)
+        cheating = check.json(row[11], "cheating", list)
+        for name, spec in players:
+            check.that(isinstance(name, str) and isinstance(spec, str), "players", (name, spec))
+        check.that(row[12] in RUN_STATUSES, "status", row[12])
+        return RunInfo(
+            id=check.integer(row[0], "id"),
+            kind=check.text(row[1], "kind"),
+            game=check.text(row[2], "game"),
+            game_version=check.integer(row[3], "game_version"),
+            config=config,
+            config_hash=check.text(row[5], "config_hash"),
+            seed=check.integer(row[6], "seed"),
+            planned=None if row[7] is None else check.integer(row[7], "planned"),
+            created=check.text(row[8], "created"),
+            finished=None if row[9] is None else check.text(row[9], "finished"),
+            players={str(name): str(spec) for name, spec in players},
+            played=row[10],
+            cheating=tuple(check.text(n, "cheating") for n in cheating),
+            status=row[12],
+            stop_reason=row[13],
+        )
 
     def games_in_store(self) -> list[str]:
         """The names of the games that have runs in this store."""
@@ -417,8 +561,8 @@ class ResultStore:
         """Stored games, by run and slot: of the given runs, or of every run of ``game``."""
         sql = (
             "SELECT g.slot, g.seats, g.seed, g.opening, g.moves, g.returns, g.score,"
-            " g.termination, g.error, g.move_times, g.movers, g.overruns, g.started, g.finished"
-            " FROM games g JOIN runs r ON r.id = g.run_id"
+            " g.termination, g.error, g.move_times, g.movers, g.overruns, g.started, g.finished,"
+            " g.run_id FROM games g JOIN runs r ON r.id = g.run_id"
         )
         where: list[str] = []
         args: list[Any] = []
@@ -431,19 +575,91 @@ class ResultStore:
         if where:
             sql += " WHERE " + " AND ".join(where)
         for row in self.conn.execute(sql + " ORDER BY g.run_id, g.slot", args):
-            yield GameRecord(
-                slot=row[0],
-                seats=tuple(json.loads(row[1])),
-                seed=row[2],
-                opening=tuple(json.loads(row[3])),
-                moves=tuple(json.loads(row[4])),
-                returns=tuple(json.loads(row[5])),
-                score=row[6],
-                termination=row[7],
-                error=row[8],
-                move_times=tuple(json.loads(row[9])),
-                movers=tuple(json.loads(row[10])),
-                overruns=tuple(tuple(o) for o in json.loads(row[11])),
-                started=row[12],
-                finished=row[13],
+            yield self._game_record(row)
+
+    def _game_record(self, row: Sequence[Any]) -> GameRecord:
+        """A ``games`` row as a :class:`GameRecord`, each value checked
+        (:class:`CorruptStoreError`)."""
+        check = _Checker(self.path, f"run {row[14]}, slot {row[0]}")
+        seats = check.json(row[1], "seats", list)
+        opening = check.json(row[3], "opening", list)
+        moves = check.json(row[4], "moves", list)
+        returns = check.json(row[5], "returns", list)
+        times = check.json(row[9], "move_times", list)
+        movers = check.json(row[10], "movers", list)
+        overruns = check.json(row[11], "overruns", list)
+        check.that(len(seats) >= 1 and all(isinstance(n, str) for n in seats), "seats", seats)
+        check.that(all(_is_int(a) for a in opening + moves), "moves", row[4])
+        check.that(all(_is_number(x) for x in returns), "returns", returns)
+        check.that(row[6] is None or _is_number(row[6]), "score", row[6])
+        check.that(all(t is None or _is_number(t) for t in times), "move_times", times)
+        check.that(all(_is_int(m) and -1 <= m < len(seats) for m in movers), "movers", movers)
+        check.that(
+            all(
+                isinstance(o, list) and len(o) == 3 and all(_is_number(x) for x in o)
+                and _is_int(o[1]) and 0 <= o[1] < len(seats)
+                for o in overruns
+            ),
+            "overruns",
+            overruns,
+        )  # fmt: skip
+        return GameRecord(
+            slot=check.integer(row[0], "slot"),
+            seats=tuple(seats),
+            seed=check.integer(row[2], "seed"),
+            opening=tuple(opening),
+            moves=tuple(moves),
+            returns=tuple(float(x) for x in returns),
+            score=None if row[6] is None else float(row[6]),
+            termination=check.text(row[7], "termination"),
+            error=None if row[8] is None else check.text(row[8], "error"),
+            move_times=tuple(times),
+            movers=tuple(movers),
+            overruns=tuple((int(o[0]), int(o[1]), float(o[2])) for o in overruns),
+            started=check.text(row[12], "started"),
+            finished=check.text(row[13], "finished"),
+        )
+
+
+def _is_int(x: object) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _is_number(x: object) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+
+
+class _Checker:
+    """Checks the values of one row read back; the first bad one raises
+    :class:`CorruptStoreError` naming the store, the row (``where``) and the column."""
+
+    def __init__(self, path: Path, where: str) -> None:
+        self.path = path
+        self.where = where
+
+    def that(self, ok: bool, column: str, value: object) -> None:
+        if not ok:
+            shown = repr(value)
+            shown = shown if len(shown) <= 60 else shown[:57] + "..."
+            raise CorruptStoreError(
+                f"results store {str(self.path)!r} is damaged or was edited: {self.where}: "
+                f"bad {column} {shown}"
             )
+
+    def json(self, text: object, column: str, kind: type) -> Any:
+        try:
+            value = json.loads(text) if isinstance(text, str) else None
+        except ValueError:
+            value = None
+        self.that(isinstance(value, kind), column, text)
+        return value
+
+    def integer(self, value: object, column: str) -> int:
+        self.that(_is_int(value), column, value)
+        assert isinstance(value, int)
+        return value
+
+    def text(self, value: object, column: str) -> str:
+        self.that(isinstance(value, str), column, value)
+        assert isinstance(value, str)
+        return value

@@ -29,10 +29,22 @@ and the results say so.
 
 A player that raises, or returns an illegal move, loses the game; the error is
 recorded with the game and the tournament goes on.
+
+Run bookkeeping. A run is ``"running"`` in the store until its last game is in
+(``"finished"``); a run that stops on an error (a full disk: :class:`StoreWriteError`;
+Ctrl-C) is marked ``"stopped"`` with the reason, as far as the store can still be
+written, and a run whose process was killed stays ``"running"``: unfinished either way
+(:attr:`RunInfo.unfinished`). Without ``resume``, a configuration already in the store
+gets a new run (``duplicates="allow"``, what a caller such as the training loop gets by
+default) or is refused (``duplicates="refuse"``, what ``mctslab arena`` and ``mctslab
+sprt`` ask for: :class:`DuplicateRunError` points to ``--resume``). A new run of the same
+configuration replays the same games wherever the budgets are iteration counts, and
+:func:`pool_runs` counts such identical games once (:func:`game_key`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import multiprocessing
@@ -53,7 +65,7 @@ from mctslab.arena.game_task import (
     play_task,
 )
 from mctslab.arena.ray_backend import run_tasks_ray
-from mctslab.arena.store import GameRecord, ResultStore, RunInfo
+from mctslab.arena.store import GameRecord, ResultStore, RunInfo, StoreWriteError
 from mctslab.core.errors import InvalidConfigError, InvalidSpecError
 from mctslab.core.game import Game
 from mctslab.core.registry import make
@@ -65,6 +77,7 @@ __all__ = [
     "TIME_TOLERANCE",
     "ArenaConfig",
     "ArenaResult",
+    "DuplicateRunError",
     "Entrant",
     "GameTask",
     "MoveTimes",
@@ -76,6 +89,7 @@ __all__ = [
     "describe_rules",
     "effective_spec",
     "find_resumable_run",
+    "game_key",
     "move_time_stats",
     "play_task",
     "pool_runs",
@@ -87,6 +101,11 @@ __all__ = [
 
 #: The keys of a run's identity that say which rules its games were played by.
 RULES_KEYS = ("game", "game_params", "game_version")
+
+
+class DuplicateRunError(InvalidConfigError):
+    """A new run of a configuration the store already holds a run of (see the module
+    docstring): the message names the run and points to ``--resume``."""
 
 
 class RulesChangedError(InvalidConfigError):
@@ -399,9 +418,16 @@ def _open_run(
     planned: int | None,
     cheating: tuple[str, ...],
     resume: bool,
+    duplicates: str = "allow",
 ) -> int:
-    """The run to play into: the one ``resume`` continues, or a new one."""
+    """The run to play into: the one ``resume`` continues, or a new one; with
+    ``duplicates="refuse"`` and no ``resume``, a configuration the store already holds a
+    run of raises :class:`DuplicateRunError` (before anything is written)."""
+    if duplicates not in ("allow", "refuse"):
+        raise InvalidConfigError(f"duplicates must be 'allow' or 'refuse', got {duplicates!r}")
     run_id = find_resumable_run(store, kind, identity) if resume else None
+    if not resume and duplicates == "refuse":
+        _refuse_duplicate(store, kind, identity)
     if run_id is None:
         return store.start_run(
             kind,
@@ -414,7 +440,39 @@ def _open_run(
             cheating=cheating,
         )
     store.add_cheating(run_id, cheating)
+    store.resume_run(run_id)
     return run_id
+
+
+def _refuse_duplicate(store: ResultStore, kind: str, identity: Mapping[str, Any]) -> None:
+    try:
+        run_id = find_resumable_run(store, kind, identity)
+    except RulesChangedError:
+        return  # the run found was played under other rules: a new run is another configuration
+    if run_id is None:
+        return
+    [run] = [r for r in store.runs() if r.id == run_id]
+    state = "finished" if not run.unfinished else "unfinished"
+    planned = f"/{run.planned}" if run.planned is not None else ""
+    raise DuplicateRunError(
+        f"{str(store.path)!r} already holds run {run.id} of this configuration ({run.played}"
+        f"{planned} games, {state}); a new run would replay the same games and count them "
+        "twice: add --resume to continue it (only its missing games are played), or change "
+        "--seed (or --db) for new games"
+    )
+
+
+def _stop_reason(err: BaseException) -> str:
+    if isinstance(err, KeyboardInterrupt):
+        return "interrupted (Ctrl-C)"
+    return " ".join(str(err).split()) or type(err).__name__
+
+
+def _mark_stopped(store: ResultStore, run_id: int, err: BaseException) -> None:
+    """Mark the run stopped by ``err``, where the store can still be written (a full disk
+    may refuse this too: the run then stays ``running``, unfinished all the same)."""
+    with contextlib.suppress(StoreWriteError):
+        store.stop_run(run_id, _stop_reason(err))
 
 
 def run_arena(
@@ -424,35 +482,51 @@ def run_arena(
     kind: str = "arena",
     on_record: Callable[[GameRecord, int, int], None] | None = None,
     tasks: Sequence[GameTask] | None = None,
+    duplicates: str = "allow",
 ) -> ArenaResult:
     """Play ``config``'s tournament into ``store`` (see the module docstring).
 
     ``store=None`` plays into an in-memory store, gone afterwards. With ``resume``,
     the latest run of the same configuration continues: only its missing slots
     are played (:func:`find_resumable_run`; other rules raise
-    :class:`RulesChangedError`). ``on_record(record, done, total)`` is called after
-    each game is committed. Bad players or games raise before the store is written.
+    :class:`RulesChangedError`). Without it, ``duplicates`` says what a configuration
+    the store already holds gets: a new run (``"allow"``) or :class:`DuplicateRunError`
+    (``"refuse"``). ``on_record(record, done, total)`` is called after each game is
+    committed. Bad players or games raise before the store is written; a failed write
+    (:class:`StoreWriteError`) or Ctrl-C stops the run, marked ``"stopped"``, with every
+    game committed before it kept.
     """
     if store is None:
         with ResultStore(":memory:") as memory:
-            return run_arena(config, memory, resume, kind, on_record, tasks)
+            return run_arena(config, memory, resume, kind, on_record, tasks, duplicates)
     game = make(config.game, **dict(config.game_params))
     cheating = check_players(config, game)
     all_tasks = list(tasks) if tasks is not None else schedule(config)
     identity = config.identity(game.info.version)
-    run_id = _open_run(store, kind, config, game, identity, len(all_tasks), cheating, resume)
+    run_id = _open_run(
+        store, kind, config, game, identity, len(all_tasks), cheating, resume, duplicates
+    )
     done_slots = store.played_slots(run_id)
     todo = [t for t in all_tasks if t.slot not in done_slots]
     done = len(all_tasks) - len(todo)
     played_now = 0
-    for record in run_tasks(todo, config.workers, config.backend, config.ray_address):
-        if store.add_game(run_id, record):
-            played_now += 1
-            done += 1
-        if on_record is not None:
-            on_record(record, done, len(all_tasks))
-    if done == len(all_tasks):
-        store.finish_run(run_id)
+    try:
+        for record in run_tasks(todo, config.workers, config.backend, config.ray_address):
+            if store.add_game(run_id, record):
+                played_now += 1
+                done += 1
+            if on_record is not None:
+                on_record(record, done, len(all_tasks))
+        if done == len(all_tasks):
+            store.finish_run(run_id)
+    except BaseException as err:
+        _mark_stopped(store, run_id, err)
+        if isinstance(err, StoreWriteError):
+            raise StoreWriteError(
+                f"{err} (run {run_id} stopped with {done} of its {len(all_tasks)} games "
+                "stored; free some space and continue it with --resume)"
+            ) from None
+        raise
     records = tuple(store.games([run_id]))
     return ArenaResult(run_id, len(all_tasks), played_now, records, cheating)
 
@@ -494,7 +568,9 @@ class PooledGames:
 
     ``shared_names`` maps each name that stands for several players to their labels
     (rated apart, never merged); ``cheating`` holds the labels of the players that
-    were allowed to read hidden information.
+    were allowed to read hidden information. ``duplicates`` maps the id of each run that
+    held games already counted from an earlier run (the same game: :func:`game_key`) to
+    how many: they are left out of ``records`` unless pooled with ``keep_duplicates``.
     """
 
     runs: tuple[RunInfo, ...]
@@ -502,6 +578,30 @@ class PooledGames:
     players: tuple[PooledPlayer, ...]
     shared_names: dict[str, tuple[str, ...]]
     cheating: tuple[str, ...]
+    duplicates: dict[int, int] = field(default_factory=dict)
+
+    @property
+    def unfinished(self) -> tuple[RunInfo, ...]:
+        """The pooled runs that did not finish (killed, stopped, or still playing)."""
+        return tuple(r for r in self.runs if r.unfinished)
+
+
+def game_key(run: RunInfo, record: GameRecord) -> tuple[Any, ...]:
+    """What makes two stored games the same game: the rules (the game, its parameters and
+    version), the seats (as pooled: name, spec as played and rules), the seed, the moves
+    (the opening included) and how it ended. A run played again without ``resume``
+    replays its games move for move where the budgets are iteration counts (a killed
+    training evaluation played again, an arena run twice): counted once, not twice."""
+    return (
+        run.game,
+        json.dumps(_canonical(run.game_params), sort_keys=True),
+        run.game_version,
+        record.seats,
+        record.seed,
+        record.moves,
+        record.score,
+        record.termination,
+    )
 
 
 # A pooled player: name, spec as played, the game's parameters (canonical JSON), version.
@@ -515,9 +615,13 @@ def _played_spec(spec: str, time_per_move: Any) -> str:
         return spec
 
 
-def pool_runs(store: ResultStore, runs: Sequence[RunInfo]) -> PooledGames:
+def pool_runs(
+    store: ResultStore, runs: Sequence[RunInfo], keep_duplicates: bool = False
+) -> PooledGames:
     """Pool the games of ``runs`` (of one game) for ratings, keeping players apart by
-    name, spec as played and rules (see :class:`PooledPlayer`)."""
+    name, spec as played and rules (see :class:`PooledPlayer`), and each game once: a game
+    that an earlier run of ``runs`` already holds (:func:`game_key`) is left out and
+    counted in ``duplicates``, unless ``keep_duplicates``."""
     key_of: dict[tuple[int, str], _PlayerKey] = {}
     params_of: dict[_PlayerKey, tuple[tuple[str, Any], ...]] = {}
     runs_of: dict[_PlayerKey, list[int]] = {}
@@ -550,19 +654,29 @@ def pool_runs(store: ResultStore, runs: Sequence[RunInfo]) -> PooledGames:
             label[k] = f"{name} [{'; '.join(parts)}]"
     records: list[GameRecord] = []
     cheating: list[str] = []
+    seen: set[tuple[Any, ...]] = set()
+    duplicates: dict[int, int] = {}
     for run in runs:
 
         def rename(name: str, run_id: int = run.id) -> str:
             key = key_of.get((run_id, name))
             return name if key is None else label[key]
 
-        records += [replace(r, seats=tuple(map(rename, r.seats))) for r in store.games([run.id])]
+        for stored in store.games([run.id]):
+            record = replace(stored, seats=tuple(map(rename, stored.seats)))
+            same = game_key(run, record)
+            if same in seen:
+                duplicates[run.id] = duplicates.get(run.id, 0) + 1
+                if not keep_duplicates:
+                    continue
+            seen.add(same)
+            records.append(record)
         cheating += [rename(n) for n in run.cheating if rename(n) not in cheating]
     players = tuple(
         PooledPlayer(label[k], k[0], k[1], params_of[k], k[3], tuple(runs_of[k])) for k in runs_of
     )
     shared = {n: tuple(label[k] for k in keys) for n, keys in by_name.items() if len(keys) > 1}
-    return PooledGames(tuple(runs), tuple(records), players, shared, tuple(cheating))
+    return PooledGames(tuple(runs), tuple(records), players, shared, tuple(cheating), duplicates)
 
 
 def default_workers() -> int:
@@ -596,6 +710,7 @@ def run_sprt(
     max_games: int = 20_000,
     resume: bool = False,
     on_pair: Callable[[Any, int], None] | None = None,
+    duplicates: str = "allow",
 ) -> SprtOutcome:
     """Play pairs of games (colours swapped) between ``config``'s two players until the
     sequential probability ratio test ``test`` (a :class:`mctslab.arena.sprt.Sprt`) accepts a
@@ -604,6 +719,7 @@ def run_sprt(
     Pairs are counted in their scheduled order, whatever order the workers finish
     them in, so the decision (and the pair at which it is reached) depends only on
     the seeds. Games that finished after the deciding pair stay in the store.
+    ``duplicates`` and the stopped runs are as in :func:`run_arena`.
     """
     if len(config.players) != 2:
         raise InvalidConfigError("an SPRT takes exactly two players")
@@ -615,7 +731,7 @@ def run_sprt(
     full = ArenaConfig(**{**config.__dict__, "games": 2 * pairs_cap})
     tasks = schedule(full)
     identity = {**full.identity(game.info.version), "sprt": test.config.to_dict()}
-    run_id = _open_run(store, "sprt", config, game, identity, None, cheating, resume)
+    run_id = _open_run(store, "sprt", config, game, identity, None, cheating, resume, duplicates)
     a = config.players[0].name
     finished: dict[int, GameRecord] = {r.slot: r for r in store.games([run_id])}
     next_pair = 0
@@ -634,20 +750,24 @@ def run_sprt(
         return False
 
     batch = 2 * max(1, config.workers)
-    decided = feed()
-    position = 0
-    while not decided and next_pair < pairs_cap:
-        todo: list[GameTask] = []
-        while len(todo) < batch and position < len(tasks):
-            if tasks[position].slot not in finished:
-                todo.append(tasks[position])
-            position += 1
-        if not todo:
-            break
-        for record in run_tasks(todo, config.workers, config.backend, config.ray_address):
-            store.add_game(run_id, record)
-            finished[record.slot] = record
+    try:
         decided = feed()
-    if decided or next_pair >= pairs_cap:
-        store.finish_run(run_id)
+        position = 0
+        while not decided and next_pair < pairs_cap:
+            todo: list[GameTask] = []
+            while len(todo) < batch and position < len(tasks):
+                if tasks[position].slot not in finished:
+                    todo.append(tasks[position])
+                position += 1
+            if not todo:
+                break
+            for record in run_tasks(todo, config.workers, config.backend, config.ray_address):
+                store.add_game(run_id, record)
+                finished[record.slot] = record
+            decided = feed()
+        if decided or next_pair >= pairs_cap:
+            store.finish_run(run_id)
+    except BaseException as err:
+        _mark_stopped(store, run_id, err)
+        raise
     return SprtOutcome(run_id, test.decision, next_pair, test.status(), cheating)

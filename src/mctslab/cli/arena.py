@@ -14,7 +14,18 @@ line and exit 2, as everywhere in the CLI, and leave the store untouched.
 ``ratings`` pools every run of a game (or one ``--run``) and says which. Games
 count for the same player only when its name, its spec as played and the rules
 (the game's parameters and version) agree (:func:`mctslab.arena.tournament.pool_runs`): a
-name used for two specs is two players, shown with what tells them apart.
+name used for two specs is two players, shown with what tells them apart. Each game
+counts once: a game that an earlier run already holds (the same seats, seed and moves:
+a run played again, a killed training evaluation played again) is left out, and
+``ratings`` says so (``merged 480 duplicate games from 2 runs; 1 unfinished run``);
+``--keep-duplicates`` counts every stored game. Unfinished runs (killed, stopped on an
+error, or still playing) are named; their games count.
+
+``arena`` and ``sprt`` without ``--resume`` refuse a configuration the store already
+holds a run of (the same players, specs, games, seed, openings, time control and rules):
+the error names the run and points to ``--resume``; another ``--seed`` or ``--db`` plays
+new games. A full disk stops the run with one ``error:`` line; every game committed
+before it is kept, and ``--resume`` continues.
 """
 
 from __future__ import annotations
@@ -115,6 +126,8 @@ def game_params(items: list[str] | None) -> tuple[tuple[str, Any], ...]:
 
 
 def open_store(path: Path, must_exist: bool = False) -> ResultStore:
+    """The store at ``path`` (:class:`ResultStore` refuses what is not a regular file);
+    ``must_exist``: a path with no store is an error, not a new store."""
     if must_exist and not path.exists():
         raise NotAStoreError(f"no results store at {str(path)!r}")
     return ResultStore(path)
@@ -261,7 +274,9 @@ def arena(
                         task_id, completed=done, total=total, standing=_standing_text(seen, names)
                     )
 
-                result = run_arena(config, store, resume=resume, on_record=on_record)
+                result = run_arena(
+                    config, store, resume=resume, on_record=on_record, duplicates="refuse"
+                )
             records = list(result.records)
             rat = compute_ratings(outcomes(records), anchor=anchor)
             specs = {p.name: p.spec for p in players}
@@ -278,14 +293,45 @@ def arena(
                 report(console, records, rat, f"{game}: Elo by maximum likelihood", cheats)
 
 
-def _run_line(run: RunInfo) -> str:
+def _run_line(run: RunInfo, duplicates: int = 0) -> str:
     rules = describe_rules(run.game, run.game_params, run.game_version)
-    return f"run {run.id}: {run.kind}, {run.played} games, {rules}"
+    line = f"run {run.id}: {run.kind}, {run.played} games, {rules}"
+    if run.status == "stopped":
+        line += f"; unfinished: stopped ({run.stop_reason or 'no reason given'})"
+    elif run.unfinished:
+        line += "; unfinished (killed, or still playing)"
+    if duplicates:
+        line += f"; {duplicates} duplicate games"
+    return line
 
 
-def _pool_text(pool: PooledGames) -> list[str]:
-    """Which runs were pooled, and the names that stand for several players."""
-    lines = [f"pooled {len(pool.runs)} run(s):"] + [f"  {_run_line(r)}" for r in pool.runs]
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _merge_text(pool: PooledGames, kept: bool) -> str:
+    """``merged 480 duplicate games from 2 runs; 1 unfinished run``."""
+    dup = sum(pool.duplicates.values())
+    runs = _plural(len(pool.duplicates), "run")
+    if not dup:
+        parts = ["no duplicate games"]
+    elif kept:
+        parts = [f"kept {dup} duplicate games from {runs} (--keep-duplicates: counted twice)"]
+    else:
+        parts = [f"merged {dup} duplicate games from {runs}"]
+    if pool.unfinished:
+        ids = ", ".join(str(r.id) for r in pool.unfinished)
+        parts.append(f"{_plural(len(pool.unfinished), 'unfinished run')} ({ids})")
+    return "; ".join(parts)
+
+
+def _pool_text(pool: PooledGames, kept: bool = False) -> list[str]:
+    """Which runs were pooled, the duplicates merged, and the names that stand for
+    several players."""
+    lines = [f"pooled {len(pool.runs)} run(s):"] + [
+        f"  {_run_line(r, pool.duplicates.get(r.id, 0))}" for r in pool.runs
+    ]
+    lines.append(_merge_text(pool, kept))
     by_label = {p.label: p for p in pool.players}
     for name, labels in pool.shared_names.items():
         each = "; ".join(
@@ -303,13 +349,22 @@ def ratings(
     ] = None,
     run: Annotated[int | None, typer.Option("--run", help="Only this run id.")] = None,
     anchor: AnchorOpt = None,
+    keep_duplicates: Annotated[
+        bool,
+        typer.Option(
+            "--keep-duplicates",
+            help="Count every stored game, also a game an earlier run already holds (the "
+            "same seats, seed and moves); by default each game counts once.",
+        ),
+    ] = False,
     json_output: JsonOpt = False,
 ) -> None:
     """Elo ratings (Bradley-Terry maximum likelihood, 95% intervals) from a results store.
 
     Every run of the game is pooled (or only --run); a player is its name, its spec as
     played and the game's rules (parameters, version): a name used for two specs is
-    rated as two players.
+    rated as two players. Each game counts once (a run played again holds the same
+    games): the duplicates merged and the unfinished runs are named.
     """
     with user_errors():
         with open_store(db, must_exist=True) as store:
@@ -328,7 +383,7 @@ def ratings(
                     raise CliError(f"no results for {game!r} in {db}; games: {', '.join(names)}")
                 chosen = game or (names[0] if names else None)
                 runs = store.runs(chosen) if chosen is not None else []
-            pool = pool_runs(store, runs)
+            pool = pool_runs(store, runs, keep_duplicates)
         records = list(pool.records)
         players = sorted({n for r in records for n in r.seats})
         if anchor is not None and anchor not in players:
@@ -344,15 +399,23 @@ def ratings(
             data = report_json(records, rat, pool.cheating)
             data["runs"] = [
                 {"id": r.id, "kind": r.kind, "games": r.played, "game": r.game,
-                 "game_params": r.game_params, "game_version": r.game_version}
+                 "game_params": r.game_params, "game_version": r.game_version,
+                 "status": r.status, "stop_reason": r.stop_reason,
+                 "duplicates": pool.duplicates.get(r.id, 0)}
                 for r in pool.runs
             ]  # fmt: skip
+            data["duplicates"] = {
+                "games": sum(pool.duplicates.values()),
+                "runs": sorted(pool.duplicates),
+                "counted": keep_duplicates,
+            }
+            data["unfinished_runs"] = [r.id for r in pool.unfinished]
             data["specs"] = {p.label: p.to_dict() for p in pool.players}
             data["shared_names"] = {n: list(labels) for n, labels in pool.shared_names.items()}
             print(json.dumps(data, indent=2))
         else:
             console = make_console()
-            for line in _pool_text(pool):
+            for line in _pool_text(pool, keep_duplicates):
                 console.print(escape(line), soft_wrap=True)
             specs = {p.label: p.spec for p in pool.players}
             cheats = [x if specs[x] in x else f"{x} ({specs[x]})" for x in pool.cheating]
@@ -413,7 +476,10 @@ def sprt(
                     line=f"pairs {pairs}  LLR {t.llr:+.3f} in [{t.lower:+.3f}, {t.upper:+.3f}]",
                 )
 
-            out = run_sprt(config, test, store, max_games, resume=resume, on_pair=on_pair)
+            out = run_sprt(
+                config, test, store, max_games, resume=resume, on_pair=on_pair,
+                duplicates="refuse",
+            )  # fmt: skip
         status = dict(out.status)
         status.update(
             run=out.run_id, pairs=out.pairs, decision=out.decision, cheating=list(out.cheating)

@@ -14,7 +14,11 @@ the Tromp-Taylor score of the final position (``RE[B+7.5]``), or the way a forfe
 went, ``B+R`` (the loser resigned), ``B+T`` (lost on time), ``B+F`` (a crash or an
 illegal move). Sabaki, GoGui, Lizzie and GNU Go (``loadsgf``) read them. Registered
 on :data:`mctslab.cli.app.app`; a user error (no store, no such run, a run that is not
-Go) prints one ``error:`` line and exits 2, writing nothing.
+Go, an ``--out`` that cannot be written, a store whose games are damaged or were edited
+by hand: moves that are not Go moves, a game name or parameters changed) prints one
+``error:`` line and exits 2. Every file is checked before the first is written, so such
+an error writes nothing; a write that fails half way (a full disk) leaves no partial
+file: each is written whole or not at all.
 """
 
 from __future__ import annotations
@@ -27,19 +31,20 @@ from typing import Annotated
 import typer
 
 from mctslab.arena.store import GameRecord, RunInfo
-from mctslab.cli.app import CliError, DbOpt, app, user_errors
+from mctslab.cli.app import CliError, DbOpt, app, check_output_dir, user_errors
 from mctslab.cli.arena import open_store
 from mctslab.core.registry import make
 from mctslab.games.go import Go
+from mctslab.games.kernels import KernelState
 from mctslab.games.sgf import SgfRecord, sgf_result, write_sgf
 
 __all__ = ["export_sgf_command", "game_record"]
 
 
-def _result(game: Go, record: GameRecord) -> str:
-    """SGF's ``RE`` of a stored game (see the module's text)."""
+def _result(game: Go, final: KernelState, record: GameRecord) -> str:
+    """SGF's ``RE`` of a stored game whose moves lead to ``final`` (see the module's text)."""
     if record.termination == "normal":
-        return sgf_result(game.score(game.state_from_actions(list(record.moves))))
+        return sgf_result(game.score(final))
     if record.score is None:
         return "?"
     black_won = record.score == 1.0
@@ -50,10 +55,15 @@ def _result(game: Go, record: GameRecord) -> str:
 
 
 def game_record(run: RunInfo, record: GameRecord) -> SgfRecord:
-    """The SGF record of one stored game of a ``go`` run."""
+    """The SGF record of one stored game of a ``go`` run; a record that cannot be one (not
+    two seats, moves that are not Go's) raises a ``ValueError``."""
     game = make("go", **run.game_params)
-    assert isinstance(game, Go)
+    if not isinstance(game, Go):
+        raise CliError(f"the run's game is not Go: {game.info.name}")
+    if len(record.seats) != 2:
+        raise CliError(f"a Go game has two seats, the stored game has {len(record.seats)}")
     black, white = record.seats[0], record.seats[1]
+    final = game.state_from_actions(list(record.moves))  # every move checked, forfeits too
     specs = "; ".join(f"{name} = {run.players.get(name, '?')}" for name in (black, white))
     return SgfRecord(
         board_size=game.board_size,
@@ -62,7 +72,7 @@ def game_record(run: RunInfo, record: GameRecord) -> SgfRecord:
         black=black,
         white=white,
         date=record.started[:10],
-        result=_result(game, record),
+        result=_result(game, final, record),
         comment=f"mctslab {run.kind} run {run.id}, game {record.slot}, seed {record.seed}: {specs}",
     )
 
@@ -105,10 +115,26 @@ def export_sgf_command(
             if out.exists() and not out.is_dir():
                 raise CliError(f"cannot write to {out}: it is not a directory")
             records = [(r, g) for r in runs for g in store.games([r.id])]
-        texts = [
-            (f"run{r.id}-game{g.slot:04d}.sgf", write_sgf(game_record(r, g))) for r, g in records
-        ]
-        out.mkdir(parents=True, exist_ok=True)
-        for name, text in texts:
-            _write(out / name, text)
+            check_output_dir(out, "--out")
+        texts = [(f"run{r.id}-game{g.slot:04d}.sgf", _sgf_text(db, r, g)) for r, g in records]
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            for name, text in texts:
+                _write(out / name, text)
+        except OSError as err:
+            where = err.filename or out
+            raise CliError(f"cannot write to --out {str(where)!r}: {err.strerror or err}") from None
         print(f"{len(texts)} games of {len(runs)} runs written to {out}")
+
+
+def _sgf_text(db: Path, run: RunInfo, record: GameRecord) -> str:
+    """One stored game as SGF; a game the store holds but SGF cannot (a store edited by
+    hand: moves off the board or illegal, parameters Go does not take) is a user error
+    naming the run and the game."""
+    try:
+        return write_sgf(game_record(run, record))
+    except (ValueError, TypeError) as err:
+        raise CliError(
+            f"run {run.id}, game {record.slot} in {db} cannot be written as SGF (the store "
+            f"was edited or is damaged): {' '.join(str(err).split())}"
+        ) from None
