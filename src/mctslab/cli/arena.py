@@ -41,6 +41,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from mctslab.arena.game_task import SCORED
 from mctslab.arena.ratings import GameOutcome, Ratings, compute_ratings
 from mctslab.arena.sprt import Sprt, SprtConfig
 from mctslab.arena.store import GameRecord, NotAStoreError, ResultStore, RunInfo
@@ -197,7 +198,12 @@ def report(
                 str(t.overruns), f"{t.worst_overrun:.4f}" if t.overruns else "",
             )  # fmt: skip
         console.print(tt)
-    errors = [r for r in records if r.termination != "normal"]
+    capped = [r for r in records if r.termination == "length"]
+    if capped:
+        console.print(f"[bold]{len(capped)} game(s) ended at the length limit:[/bold]")
+        for r in capped[:10]:
+            console.print(f"  slot {r.slot}: {escape(r.error or '')}")
+    errors = [r for r in records if r.termination not in SCORED]
     if errors:
         console.print(f"[bold]{len(errors)} game(s) ended by a forfeit:[/bold]")
         for r in errors[:10]:
@@ -215,7 +221,10 @@ def report_json(
     data["forfeits"] = [
         {"slot": r.slot, "termination": r.termination, "error": r.error}
         for r in records
-        if r.termination != "normal"
+        if r.termination not in SCORED
+    ]
+    data["length_limit"] = [
+        {"slot": r.slot, "note": r.error} for r in records if r.termination == "length"
     ]
     return data
 

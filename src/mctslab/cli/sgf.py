@@ -30,11 +30,13 @@ from typing import Annotated
 
 import typer
 
+from mctslab.arena.game_task import derive_seed
 from mctslab.arena.store import GameRecord, RunInfo
 from mctslab.cli.app import CliError, DbOpt, app, check_output_dir, user_errors
 from mctslab.cli.arena import open_store
 from mctslab.core.registry import make
 from mctslab.games.go import Go
+from mctslab.games.go_status import agreed_score
 from mctslab.games.kernels import KernelState
 from mctslab.games.sgf import SgfRecord, sgf_result, write_sgf
 
@@ -45,6 +47,9 @@ def _result(game: Go, final: KernelState, record: GameRecord) -> str:
     """SGF's ``RE`` of a stored game whose moves lead to ``final`` (see the module's text)."""
     if record.termination == "normal":
         return sgf_result(game.score(final))
+    if record.termination == "length":  # scored by agreement, as the arena did
+        agreement = agreed_score(game, final, seed=derive_seed(record.seed, "adjudicate"))
+        return sgf_result(agreement.score)
     if record.score is None:
         return "?"
     black_won = record.score == 1.0
