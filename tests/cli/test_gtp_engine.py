@@ -558,3 +558,44 @@ def test_a_spec_budget_of_its_own_wins_over_the_clock() -> None:
     assert ask(short, "time_settings 0 1 1") == "= "
     config = short._move_config("b")
     assert config is not None and config.time == 0.1 and config.iterations is None
+
+
+def test_a_byte_that_is_not_utf8_is_a_bad_command_not_a_crash() -> None:
+    """Issue 28: one non-UTF-8 byte under a UTF-8 locale killed ``mctslab gtp`` with a
+    traceback; it is now an unknown command answered with ``?``, and the session goes on."""
+    import os
+
+    env = {**os.environ, "LC_ALL": "C.UTF-8", "LANG": "C.UTF-8"}
+    env.pop("PYTHONIOENCODING", None)
+    run = subprocess.run(
+        [sys.executable, "-m", "mctslab", "gtp", "--player", "random", "--size", "5"],
+        input=b"name\n\xff\xfe bad\nversion\nquit\n",
+        capture_output=True,
+        timeout=120,
+        env=env,
+    )
+    assert run.returncode == 0 and b"Traceback" not in run.stderr, run.stderr
+    answers = _answers(run.stdout.decode("utf-8"))
+    assert answers[0] == "= mctslab" and answers[1].startswith("? ")
+    assert answers[2].startswith("= ") and len(answers) == 4
+
+
+def test_loadsgf_refuses_what_is_not_a_small_regular_file(tmp_path: Path) -> None:
+    """A FIFO hung ``loadsgf`` and ``/dev/zero`` was read without limit (2.6 GB)."""
+    import os
+
+    engine = _engine("random", size=5)
+    fifo = tmp_path / "fifo.sgf"
+    os.mkfifo(fifo)
+    for path in (fifo, Path("/dev/zero"), tmp_path):
+        answer = ask(engine, f"loadsgf {path}")
+        assert answer.startswith("? cannot load file: "), answer
+    big = tmp_path / "big.sgf"
+    big.write_text("(;GM[1]SZ[5]" + " " * (2 << 20) + ")")
+    assert ask(engine, f"loadsgf {big}").startswith("? cannot load file: ")
+    small = tmp_path / "small.sgf"
+    small.write_text("(;GM[1]FF[4]SZ[5]KM[0.5];B[cc];W[bd])")
+    assert ask(engine, f"loadsgf {small} ２").startswith("? syntax error: move number")
+    assert ask(engine, f"loadsgf {small} 2") == "= "
+    assert len(engine.state.history()) == 1
+    assert ask(engine, "１ name").startswith("? ")  # not an id: an unknown command

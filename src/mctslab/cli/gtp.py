@@ -91,6 +91,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.metadata
+import io
 import re
 import sys
 import threading
@@ -104,10 +105,18 @@ import typer
 
 from mctslab.cli.app import CliError, app, user_errors
 from mctslab.core.registry import make
+from mctslab.core.text import is_ascii_digits
 from mctslab.games.go import Go
 from mctslab.games.go_status import final_status
 from mctslab.games.kernels import KernelState
-from mctslab.games.sgf import SgfError, game_so_far, read_sgf, sgf_result, write_sgf
+from mctslab.games.sgf import (
+    SgfError,
+    game_so_far,
+    read_sgf,
+    read_sgf_text,
+    sgf_result,
+    write_sgf,
+)
 from mctslab.players.gtp import action_to_vertex, vertex_to_action
 from mctslab.players.player import MCTSPlayer, Player, make_player, parse_spec
 from mctslab.players.time_control import own_budget, timed_config
@@ -300,12 +309,12 @@ def parse_analyze(args: Sequence[str], command: str = "lz-analyze") -> AnalyzeRe
     i = 0
     while i < len(args):
         tag = args[i].lower()
-        if tag.isdigit():
+        if is_ascii_digits(tag):
             interval = int(tag) / 100
             i += 1
             continue
         if tag in ("interval", "minmoves"):
-            if i + 1 >= len(args) or not args[i + 1].isdigit():
+            if i + 1 >= len(args) or not is_ascii_digits(args[i + 1]):
                 raise GtpFailure(f"syntax error: {command}: {tag} needs a whole number >= 0")
             if tag == "interval":
                 interval = int(args[i + 1]) / 100
@@ -616,7 +625,7 @@ class GtpEngine:
 
     def _boardsize(self, args: list[str]) -> str:
         _arity(args, 1, "boardsize SIZE")
-        if not args[0].isdigit():
+        if not is_ascii_digits(args[0]):
             raise GtpFailure(f"syntax error: boardsize {args[0]!r} is not an integer")
         size = int(args[0])
         if not 5 <= size <= 19:
@@ -743,17 +752,13 @@ class GtpEngine:
         the end without it)."""
         if not 1 <= len(args) <= 2:
             raise GtpFailure("syntax error: loadsgf FILENAME [MOVE_NUMBER]")
-        try:
-            text = Path(args[0]).read_text(encoding="utf-8", errors="replace")
-        except OSError as err:
-            raise GtpFailure(f"cannot load file: {args[0]}: {err.strerror or err}") from None
-        try:
-            record = read_sgf(text)
+        try:  # a regular file of at most MAX_SGF_BYTES: a FIFO or /dev/zero is refused
+            record = read_sgf(read_sgf_text(args[0]))
         except SgfError as err:
             raise GtpFailure(f"cannot load file: {err}") from None
         moves = len(record.actions)
         if len(args) == 2:
-            if not args[1].isdigit() or int(args[1]) < 1:
+            if not is_ascii_digits(args[1]) or int(args[1]) < 1:
                 raise GtpFailure(f"syntax error: move number {args[1]!r} is not a positive integer")
             moves = min(moves, int(args[1]) - 1)
         self.game = record.game()
@@ -880,7 +885,7 @@ class GtpEngine:
             return None
         self.stop_analysis()  # any command ends lz-analyze's answer (as Leela Zero)
         parts = line.split()
-        ident = parts.pop(0) if parts[0].isdigit() else ""
+        ident = parts.pop(0) if is_ascii_digits(parts[0]) else ""
         self._ident = ident
         if not parts:
             return f"?{ident} syntax error: no command\n\n"
@@ -939,4 +944,8 @@ def gtp_command(
     """Speak GTP version 2 on stdin/stdout (GoGui, Sabaki, gogui-twogtp, GNU Go)."""
     with user_errors():
         engine = GtpEngine(player, size, komi, seed, resign_below)
+    # GTP is ASCII: a byte that is not UTF-8 is a bad command to answer, not a crash.
+    for stream, errors in ((sys.stdin, "replace"), (sys.stdout, "backslashreplace")):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(encoding="utf-8", errors=errors)
     engine.run(sys.stdin, sys.stdout)
