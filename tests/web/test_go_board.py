@@ -37,7 +37,7 @@ def at(col: str, row: int, n: int = N) -> int:
 
 @pytest.fixture
 def client() -> Iterator[TestClient]:
-    with TestClient(create_app(Settings())) as c:
+    with TestClient(create_app(Settings()), base_url="http://localhost") as c:
         yield c
 
 

@@ -33,7 +33,7 @@ ITERATIONS = 200
 
 @pytest.fixture
 def client() -> Iterator[TestClient]:
-    with TestClient(create_app(Settings())) as c:
+    with TestClient(create_app(Settings()), base_url="http://localhost") as c:
         yield c
 
 

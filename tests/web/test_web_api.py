@@ -50,7 +50,7 @@ TTT = "tic_tac_toe"
 
 @pytest.fixture
 def client() -> Iterator[TestClient]:
-    with TestClient(create_app(Settings())) as c:
+    with TestClient(create_app(Settings()), base_url="http://localhost") as c:
         yield c
 
 
@@ -593,7 +593,7 @@ def test_caps_name_themselves() -> None:
         max_view_nodes=20,
         max_svg_nodes=5,
     )
-    with TestClient(create_app(settings)) as client:
+    with TestClient(create_app(settings), base_url="http://localhost") as client:
         r = client.post("/api/sessions", json={"game": TTT, "config": {"iterations": 101}})
         assert "max_iterations" in detail(r, 422) and "101" in detail(r, 422)
         sid = new(client, config={"iterations": 100, "seed": 0})["id"]
@@ -621,7 +621,9 @@ def test_caps_name_themselves() -> None:
 
 
 def test_a_second_search_on_a_busy_session_is_409_and_cancel_stops_it() -> None:
-    with TestClient(create_app(Settings(chunk_seconds=0.02))) as client:
+    with TestClient(
+        create_app(Settings(chunk_seconds=0.02)), base_url="http://localhost"
+    ) as client:
         sid = new(client, "connect_four", config={"seed": 1})["id"]
         out: dict[str, Any] = {}
 
@@ -658,7 +660,7 @@ def test_a_second_search_on_a_busy_session_is_409_and_cancel_stops_it() -> None:
 def test_idle_sessions_expire() -> None:
     now = [1000.0]
     settings = Settings(session_ttl=60, clock=lambda: now[0])
-    with TestClient(create_app(settings)) as client:
+    with TestClient(create_app(settings), base_url="http://localhost") as client:
         idle = new(client)["id"]
         used = new(client)["id"]
         now[0] += 40

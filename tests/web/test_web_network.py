@@ -65,7 +65,7 @@ def model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def client(model: Path) -> Iterator[TestClient]:
-    with TestClient(create_app(Settings())) as c:
+    with TestClient(create_app(Settings()), base_url="http://localhost") as c:
         yield c
 
 

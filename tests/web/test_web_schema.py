@@ -40,11 +40,19 @@ from mctslab.web.app import create_app
 from mctslab.web.settings import Settings
 
 TTT = "tic_tac_toe"
+LOCAL = "http://localhost"  # the Host the server answers (loopback names, by default)
 
 # Caps small enough that no generated request searches for long: a search stops at 300
 # nodes, after 0.05 s, or after 2000 iterations (the schema states these caps).
+# schemathesis's ASGI client sends Host: testserver.
 FUZZED = Settings(
-    max_iterations=2000, max_time=0.05, max_nodes=300, max_sessions=100_000, chunk_seconds=0.01
+    max_iterations=2000,
+    max_time=0.05,
+    max_nodes=300,
+    max_sessions=100_000,
+    max_client_sessions=100_000,
+    chunk_seconds=0.01,
+    allowed_hosts=("testserver",),
 )
 
 # The sessions the session routes are fuzzed on, in turn (a fresh one for every request,
@@ -146,7 +154,7 @@ def test_the_server_does_what_its_schema_says(case: Any) -> None:
 
 @pytest.fixture
 def client() -> Iterator[TestClient]:
-    with TestClient(create_app(Settings())) as c:
+    with TestClient(create_app(Settings()), base_url=LOCAL) as c:
         yield c
 
 
@@ -215,7 +223,10 @@ SMALL = Settings(
 
 
 def test_every_status_a_route_sends_is_documented(monkeypatch: pytest.MonkeyPatch) -> None:
-    with TestClient(create_app(SMALL)) as client, TestClient(create_app(Settings())) as roomy:
+    with (
+        TestClient(create_app(SMALL), base_url=LOCAL) as client,
+        TestClient(create_app(Settings()), base_url=LOCAL) as roomy,
+    ):
         # The 503 of an SVG export without `dot` is brought about below: no server error.
         checks = {"not_a_server_error": {"expected-statuses": ["2xx", "3xx", "4xx", "503"]}}
         schema = schemathesis.openapi.from_dict(
@@ -331,4 +342,21 @@ def test_every_status_a_route_sends_is_documented(monkeypatch: pytest.MonkeyPatc
             for path, operations in openapi(client)["paths"].items()
             for method, operation in operations.items()
         }
+
+        # 400 on every route: a Host header the server does not answer to (DNS rebinding).
+        for method, path in documented:
+            send(method, path, sid, 400, headers={"host": "evil.example:8000"})
+        # 413: a game whose nodes max_session_memory cannot hold 100 of.
+        with (
+            TestClient(create_app(Settings(max_session_memory=10_000)), base_url=LOCAL) as cramped,
+            TestClient(create_app(Settings(max_client_searches=0)), base_url=LOCAL) as starved,
+        ):
+            send("POST", "/api/sessions", status=413, on=cramped, json={"game": TTT})
+            send("POST", "/api/move", status=413, on=cramped, json={"game": TTT})
+            # 429: the client may run no search at once.
+            send("POST", "/api/move", status=429, on=starved, json={"game": TTT})
+            idle = starved.post("/api/sessions", json={"game": TTT}).json()["id"]
+            send("POST", f"{s}/ai", idle, 429, on=starved)
+            send("POST", f"{s}/iterations", idle, 429, on=starved, json={"k": 1})
+            send("POST", f"{s}/step", idle, 429, on=starved)
         assert seen == documented

@@ -47,6 +47,14 @@ def serve(
         str, typer.Option("--host", help="Address to bind (loopback: this machine only).")
     ] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="Port to listen on.")] = 8000,
+    allowed_host: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allowed-host",
+            help="A Host header to answer besides localhost, 127.0.0.1 and [::1] (a name, "
+            "name:port, or * for any); repeat for more. Others get a 400 (DNS rebinding).",
+        ),
+    ] = None,
 ) -> None:
     """Start the web lab: play against MCTS in the browser and watch its tree grow."""
     try:
@@ -54,7 +62,7 @@ def serve(
 
         from mctslab.web.app import create_app
         from mctslab.web.sessions import tune_process
-        from mctslab.web.settings import Settings
+        from mctslab.web.settings import LOOPBACK_HOSTS, Settings
     except ImportError as err:
         print(
             f"error: mctslab serve needs the web extra ({err.name} is missing): "
@@ -73,8 +81,10 @@ def serve(
     print(f"mctslab web lab: http://{shown}:{port}/  (Ctrl-C to stop)", flush=True)
     if host not in ("127.0.0.1", "localhost", "::1"):
         print(
-            "warning: the lab is reachable from other machines; it has no authentication",
+            "warning: the lab is reachable from other machines; it has no authentication"
+            + ("" if allowed_host else " (name it with --allowed-host to be answered)"),
             file=sys.stderr,
         )
+    settings = Settings(allowed_hosts=(*LOOPBACK_HOSTS, *(allowed_host or ())))
     tune_process()
-    uvicorn.run(create_app(Settings()), host=host, port=port, log_level="warning")
+    uvicorn.run(create_app(settings), host=host, port=port, log_level="warning")

@@ -248,9 +248,10 @@ class SearchConfig:
             raise InvalidConfigError(
                 f"{where}: verdict_threshold must be in (0, 1], got {self.verdict_threshold!r}"
             )
-        if not is_int(self.cutoff_depth) or self.cutoff_depth < 0:
+        # Bounded: the compiled engine packs it into an int64 (2**63 overflowed there).
+        if not is_int(self.cutoff_depth) or not 0 <= self.cutoff_depth <= 10**9:
             raise InvalidConfigError(
-                f"{where}: cutoff_depth must be an integer >= 0, got {self.cutoff_depth!r}"
+                f"{where}: cutoff_depth must be an integer in [0, 10**9], got {self.cutoff_depth!r}"
             )
         if not isinstance(self.robust_max_extra, int | float) or not (
             0 <= self.robust_max_extra <= 100

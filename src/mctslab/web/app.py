@@ -49,8 +49,10 @@ from fastapi import FastAPI
 import mctslab
 from mctslab.web import networks
 from mctslab.web.errors import add_error_handlers
-from mctslab.web.routes import add_routes, lab_game_names
-from mctslab.web.schemas import DEFAULT_ITERATIONS, OPENSPIEL_GAME
+from mctslab.web.hosts import HostCheck
+from mctslab.web.positions import lab_game_names
+from mctslab.web.routes import add_routes
+from mctslab.web.schemas import DEFAULT_ITERATIONS, HOST_ERROR, OPENSPIEL_GAME, ErrorOut
 from mctslab.web.sessions import SessionStore
 from mctslab.web.settings import Settings
 
@@ -83,8 +85,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         description="Play against MCTS and watch its tree grow: sessions, step-by-step "
         "iterations, tree views and exports, and a stateless bot endpoint (POST /api/move). "
         "Errors are JSON {'detail': one line} (ErrorOut); each route lists the statuses it "
-        "sends: 400 refused by the game, 404 no such session, 409 busy, 413 over a size cap, "
-        "422 not what this schema accepts (or over a budget cap), 429 too many sessions.",
+        "sends: 400 refused by the game (or a Host header not allowed), 404 no such session, "
+        "409 busy, 413 over a size cap, 422 not what this schema accepts (or over a budget "
+        "cap), 429 too many sessions or searches at once, or no memory left for trees.",
         lifespan=lifespan,
     )
     default_openapi = app.openapi
@@ -97,6 +100,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.openapi = openapi  # type: ignore[method-assign]
     add_error_handlers(app)  # errors: one line, 4xx for anything the user did
     add_routes(app, settings, sessions, lab_games)
+    # Outermost: a request under a Host the server does not answer to reaches nothing.
+    app.add_middleware(HostCheck, allowed_hosts=settings.allowed_hosts)
     return app
 
 
@@ -124,7 +129,10 @@ def _make_exact(schema: dict[str, Any], settings: Settings, games: list[str]) ->
       cannot be invalid).
     - The caps of ``settings`` become the maxima of the budget fields (the server
       checks them itself, with a ``detail`` that names the cap).
-    - A game is a name of ``games`` (``GET /api/games``) or ``openspiel:NAME``.
+    - A game is a name of ``games`` (``GET /api/games``) or ``openspiel:NAME`` for a game
+      of the lab's OpenSpiel list (:data:`mctslab.web.openspiel.ALLOWED`).
+    - Every route may send a 400 for a ``Host`` header the server does not answer to
+      (:mod:`mctslab.web.hosts`): it is documented on each.
     - An evaluator is a built-in's name or ``network:NAME`` for a network the lab offers
       (a game's ``models`` in ``GET /api/games``: those shipped, where PyTorch imports).
     """
@@ -135,6 +143,16 @@ def _make_exact(schema: dict[str, Any], settings: Settings, games: list[str]) ->
             ref = added.get("content", {}).get("application/json", {}).get("schema", {})
             if ref.get("$ref", "").endswith("/HTTPValidationError"):
                 del operation["responses"]["422"]
+            responses = operation["responses"]
+            if "400" not in responses:
+                responses["400"] = {
+                    "description": HOST_ERROR,
+                    "content": {
+                        "application/json": {
+                            "schema": {"$ref": f"#/components/schemas/{ErrorOut.__name__}"}
+                        }
+                    },
+                }
     components.pop("HTTPValidationError", None)
     components.pop("ValidationError", None)
     iterations = components["EngineConfig"]["properties"]["iterations"]

@@ -29,7 +29,7 @@ from typing import Any, Literal, TypeVar
 
 import anyio
 import anyio.to_thread
-from fastapi import FastAPI, HTTPException, Query
+from fastapi import FastAPI, HTTPException, Query, Request
 from fastapi.responses import FileResponse, HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
 
@@ -37,8 +37,7 @@ import mctslab
 from mctslab.analysis import treeview
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import Game, State, player_label
-from mctslab.core.infoset import is_perfect_information
-from mctslab.core.registry import available_games, game_parameters, make, parse_value
+from mctslab.core.registry import available_games, game_parameters, make
 from mctslab.games.go import Go
 from mctslab.games.kernels import KernelState
 from mctslab.games.sgf import SgfError, game_so_far, write_sgf
@@ -47,6 +46,9 @@ from mctslab.search.mcts import MCTS, SearchConfig
 from mctslab.search.puct import PuctConfig
 from mctslab.search.trace import traced_iteration, tree_at, tree_size
 from mctslab.web import networks
+from mctslab.web.limits import ClientSearches, compiled_node_bytes
+from mctslab.web.openspiel import ALLOWED
+from mctslab.web.positions import build_position, hides_information, lab_game_names
 from mctslab.web.render import render, state_text
 from mctslab.web.runner import run_chunks
 from mctslab.web.schemas import (
@@ -83,34 +85,9 @@ STATIC = Path(__file__).parent / "static"
 T = TypeVar("T")
 
 
-def _game_params(params: dict[str, Any]) -> dict[str, Any]:
-    """Game parameters from JSON: strings are read as on the command line ("3" -> 3)."""
-    return {k: parse_value(v) if isinstance(v, str) else v for k, v in params.items()}
-
-
-def lab_game_names() -> list[str]:
-    """The registered games the lab plays: those of perfect information."""
-    return [name for name in available_games() if is_perfect_information(make(name))]
-
-
-def _hides_information(name: str) -> str:
-    return (
-        f"{name} hides information (cards), which the lab's tree would show: play it in the "
-        f"terminal, e.g. mctslab play {name} --player human --player ismcts:iterations=1000"
-    )
-
-
-def _position(name: str, params: dict[str, Any], actions: list[int]) -> tuple[Game, State]:
-    game = make(name, **_game_params(params))
-    if not is_perfect_information(game):  # an OpenSpiel game (the schema names the others)
-        raise InvalidConfigError(_hides_information(name))
-    state = game.new_initial_state()
-    for i, action in enumerate(actions):
-        try:
-            state.apply_action(action)
-        except ValueError as err:
-            raise InvalidConfigError(f"actions, move {i + 1}: {err}") from None
-    return game, state
+def _client(request: Request) -> str:
+    """The client a request comes from, as the per-client caps count it: its address."""
+    return request.client.host if request.client is not None else ""
 
 
 def _search_config(
@@ -203,11 +180,11 @@ def add_routes(
         if name in lab_games or re.fullmatch(OPENSPIEL_GAME, name):
             return
         if name in available_games():
-            raise HTTPException(422, f"game: {_hides_information(name)}")
+            raise HTTPException(422, f"game: {hides_information(name)}")
         raise HTTPException(
             422,
             f"game: unknown game {name!r}; the lab's games: {', '.join(lab_games)} "
-            "(and OpenSpiel's as openspiel:NAME)",
+            f"(and OpenSpiel's {', '.join(sorted(ALLOWED))} as openspiel:NAME)",
         )
 
     def check_evaluator(config: EngineConfig) -> None:
@@ -217,7 +194,7 @@ def add_routes(
         if why is not None:
             raise HTTPException(422, f"config.evaluator: {why}")
 
-    def room_for_one_more() -> None:
+    def room_for_one_more(client: str) -> None:
         sessions.sweep()
         if len(sessions) >= settings.max_sessions:
             raise HTTPException(
@@ -226,6 +203,90 @@ def add_routes(
                 f"(max_sessions); delete one, or wait for idle ones to expire after "
                 f"{settings.session_ttl:g} s",
             )
+        if sessions.of_client(client) >= settings.max_client_sessions:
+            raise HTTPException(
+                429,
+                f"too many sessions from this client: at most {settings.max_client_sessions} "
+                f"(max_client_sessions); delete one, or wait for idle ones to expire after "
+                f"{settings.session_ttl:g} s",
+            )
+
+    searches = ClientSearches(settings.max_client_searches, settings.max_searches)
+
+    @contextmanager
+    def searching(client: str) -> Iterator[None]:
+        """Count a search of ``client`` while it runs (429 over the per-client or the
+        server's number of searches at once)."""
+        why = searches.refusal(client)
+        if why is not None:
+            raise HTTPException(429, why)
+        searches.start(client)
+        try:
+            yield
+        finally:
+            searches.end(client)
+
+    build_limiter = anyio.CapacityLimiter(4)
+
+    async def build(fn: Callable[[], T]) -> T:
+        """``fn()`` (a game, a position, a session: its tables, its compiled kernels) in a
+        worker thread, within ``max_build_time`` (413 beyond; the thread is left to
+        finish on its own, holding one of the 4 tokens games are built with)."""
+        try:
+            with anyio.fail_after(settings.max_build_time):
+                return await anyio.to_thread.run_sync(
+                    fn, limiter=build_limiter, abandon_on_cancel=True
+                )
+        except TimeoutError:
+            raise HTTPException(
+                413,
+                f"setting up the game took longer than {settings.max_build_time:g} s "
+                "(max_build_time): choose smaller parameters or fewer moves",
+            ) from None
+
+    def node_caps(node_bytes: int, config: SearchConfig, compiled: bool) -> tuple[int, int]:
+        """``(reference nodes, compiled nodes)`` a session (or a stateless search) may hold:
+        ``max_nodes``, or fewer where ``max_session_memory`` allows fewer of this game's
+        nodes (413 below 100). The compiled tree gets half the session's memory at most."""
+        fast_bytes = compiled_node_bytes(config)
+        fast = min(settings.max_nodes, settings.max_session_memory // 2 // fast_bytes)
+        room = settings.max_session_memory - (fast * fast_bytes if compiled else 0)
+        nodes = min(settings.max_nodes, room // max(1, node_bytes))
+        if nodes < min(100, settings.max_nodes):
+            raise HTTPException(
+                413,
+                f"a node of this game's tree takes about {node_bytes} bytes: "
+                f"max_session_memory ({settings.max_session_memory} bytes) holds only "
+                f"{max(nodes, 0)}; choose a smaller board",
+            )
+        return nodes, fast
+
+    def memory_spent(wanted: int) -> HTTPException:
+        return HTTPException(
+            429,
+            f"the server's memory budget for trees is spent ({sessions.memory.used} of "
+            f"{settings.max_memory} bytes, max_memory; this needs {wanted} more): delete a "
+            "session or try again later",
+        )
+
+    def growth_limit(session: Session) -> int:
+        """The reference tree's node cap for a search that grows it now: the session's, or
+        what the memory budget has room for; held until :func:`settle` (429 if the tree
+        could not grow by one node)."""
+        nodes, _ = tree_size(session.mcts)
+        cap = session.config.max_nodes or settings.max_nodes
+        room = sessions.memory.room(session.id) - session.tree_bytes(0)
+        limit = min(cap, room // max(1, session.node_bytes))
+        if limit <= max(nodes, 1) and nodes < cap:
+            raise memory_spent(session.node_bytes * (cap - nodes))
+        limit = max(limit, 2)
+        sessions.memory.hold(session.id, session.tree_bytes(limit))
+        return limit
+
+    def settle(session: Session) -> None:
+        """Hold what the session's trees take now (after a search, a move, a reset)."""
+        if sessions.get(session.id) is session:
+            sessions.memory.hold(session.id, session.tree_bytes())
 
     def explicit_budget(config: EngineConfig) -> tuple[int | None, float | None]:
         """The budget ``config`` asks for (its default iterations are within the cap)."""
@@ -248,11 +309,13 @@ def add_routes(
 
     def node_cap_reached(session: Session) -> None:
         nodes, _ = tree_size(session.mcts)
-        if nodes >= settings.max_nodes:
+        cap = session.config.max_nodes or settings.max_nodes
+        if nodes >= cap:
             raise HTTPException(
                 413,
-                f"the session's tree has {nodes} nodes, at the cap of {settings.max_nodes} "
-                "nodes per session (max_nodes): play a move or reset the session",
+                f"the session's tree has {nodes} nodes, at the cap of {cap} nodes per "
+                "session (max_nodes, or fewer of this game's nodes within "
+                "max_session_memory): play a move or reset the session",
             )
 
     def not_over(session: Session) -> None:
@@ -308,6 +371,7 @@ def add_routes(
         if state.is_terminal() and tree_size(session.mcts)[1] > 0:
             session.keep(KeptSearch(session.mcts, before, "reference"))
             session.mcts = MCTS(session.config)
+            settle(session)
             return
         mcts, lock = session.mcts, session.lock
 
@@ -322,6 +386,7 @@ def add_routes(
                     release(old, keep=mcts.root)  # what the move left behind
 
         await in_thread(work)
+        settle(session)
 
     def view_size(mcts: MCTS, node: str, depth: int | None, top: int | None) -> int:
         """Nodes a view would show (stops counting past the cap); 0 if ``node`` is unknown."""
@@ -481,37 +546,60 @@ def add_routes(
         return [g.model_copy(update={"models": models.get(g.name, [])}) for g in games_cache]
 
     @app.post(
-        "/api/move", response_model=MoveOut, tags=["service"], responses=error_responses(400, 422)
+        "/api/move",
+        response_model=MoveOut,
+        tags=["service"],
+        responses=error_responses(400, 413, 422, 429),
     )
-    async def move(body: MoveIn) -> MoveOut:
+    async def move(body: MoveIn, request: Request) -> MoveOut:
         """A bot service: the position (game, parameters, moves so far), a configuration
         and a budget in; the chosen move and the root statistics out. Stateless: each
         call searches a fresh tree; with an iteration budget the result is that of
         ``mctslab.search(state, config, engine=...)`` with the same seed (the search
-        runs in chunks, taking turns with the sessions' searches)."""
+        runs in chunks, taking turns with the sessions' searches, and stops at
+        ``max_time`` of wall time whatever its budget)."""
         check_game(body.game)
         check_evaluator(body.config)
         check_budget(*explicit_budget(body.config))  # even where overridden
         check_budget(body.iterations, body.time)
-        game, state = _position(body.game, body.params, body.actions)
-        if state.is_terminal():
-            raise HTTPException(400, "the game is over at this position: no move to choose")
-        evaluator = await _evaluator(body.config, game)
-        config = _search_config(
-            body.config, body.iterations, body.time, settings.max_iterations, evaluator
-        )
-        config = replace(config, max_nodes=settings.max_nodes)
-        engine = body.config.engine or "auto"
-        searcher = make_searcher(config, state, engine)
-        run = await run_chunks(
-            searcher,
-            state,
-            config,
-            cancel=threading.Event(),  # nobody can cancel a stateless search
-            lock=threading.Lock(),
-            chunk_seconds=settings.chunk_seconds,
-            limiter=search_limiter(searcher),
-        )
+        client = _client(request)
+        with searching(client):
+            game, state, node_bytes = await build(
+                lambda: build_position(body.game, body.params, body.actions)
+            )
+            if state.is_terminal():
+                raise HTTPException(400, "the game is over at this position: no move to choose")
+            evaluator = await _evaluator(body.config, game)
+            config = _search_config(
+                body.config, body.iterations, body.time, settings.max_iterations, evaluator
+            )
+            engine = body.config.engine or "auto"
+            compiled = engine != "reference" and has_kernels(state)
+            nodes, fast = node_caps(node_bytes, config, compiled)
+            # The tree is priced at its cap for as long as the search runs (a compiled
+            # tree is allocated whole): fewer nodes where the budget has less room.
+            per = compiled_node_bytes(config) if compiled else node_bytes
+            wanted = fast if compiled else nodes
+            cap = min(wanted, sessions.memory.room() // per)
+            if cap < min(100, wanted):
+                raise memory_spent(per * min(100, wanted))
+            token = object()
+            sessions.memory.hold(token, cap * per)
+            try:
+                config = replace(config, max_nodes=cap)
+                searcher = await in_thread(lambda: make_searcher(config, state, engine))
+                run = await run_chunks(
+                    searcher,
+                    state,
+                    config,
+                    cancel=threading.Event(),  # nobody can cancel a stateless search
+                    lock=threading.Lock(),
+                    chunk_seconds=settings.chunk_seconds,
+                    limiter=search_limiter(searcher),
+                    wall_limit=settings.max_time,
+                )
+            finally:
+                sessions.memory.drop(token)
         assert run.result is not None
         result = run.result
         if isinstance(searcher, MCTS):
@@ -519,7 +607,7 @@ def add_routes(
         return MoveOut(
             **move_fields(result, state),
             proven=result.proven,
-            engine="compiled" if engine != "reference" and has_kernels(state) else "reference",
+            engine="compiled" if compiled else "reference",
         )
 
     # Sessions. ---------------------------------------------------------------------------
@@ -529,16 +617,19 @@ def add_routes(
         response_model=SessionView,
         status_code=201,
         tags=["sessions"],
-        responses=error_responses(400, 422, 429),
+        responses=error_responses(400, 413, 422, 429),
     )
-    async def create_session(body: SessionIn) -> SessionView:
+    async def create_session(body: SessionIn, request: Request) -> SessionView:
         """A new session: a game from its start (or after ``actions``), the configuration
         of the AI's moves, and which player the human plays."""
         check_game(body.game)
         check_evaluator(body.config)
         check_budget(*explicit_budget(body.config))
-        room_for_one_more()
-        game, state = _position(body.game, body.params, body.actions)
+        client = _client(request)
+        room_for_one_more(client)
+        game, state, node_bytes = await build(
+            lambda: build_position(body.game, body.params, body.actions)
+        )
         if body.human_player is not None and body.human_player >= game.info.num_players:
             raise HTTPException(
                 400,
@@ -546,10 +637,7 @@ def add_routes(
                 f"{game.info.num_players - 1}) or null, got {body.human_player}",
             )
         evaluator = await _evaluator(body.config, game)
-        if evaluator is not None:
-            room_for_one_more()  # other sessions may have been made while it loaded
         config = _search_config(body.config, None, None, settings.max_iterations, evaluator)
-        config = replace(config, max_nodes=settings.max_nodes)
         wanted = body.config.engine or "reference"
         engine = (
             "compiled"
@@ -560,8 +648,37 @@ def add_routes(
             raise InvalidConfigError(
                 "engine='compiled' needs a game with rule kernels; use engine='reference'"
             )
+        nodes, fast = node_caps(node_bytes, config, engine == "compiled")
+        config = replace(config, max_nodes=nodes)
+        fast_bytes = fast * compiled_node_bytes(config) if engine == "compiled" else 0
+        wanted_bytes = fast_bytes + node_bytes
+        room_for_one_more(client)  # other sessions may have been made meanwhile
+        if sessions.memory.room() < wanted_bytes:
+            raise memory_spent(wanted_bytes)
         sid = secrets.token_urlsafe(9)
-        session = Session(sid, body, game, config, engine, settings)  # no search: quick
+        token = object()  # held while the session is made (its compiled searcher, say)
+        sessions.memory.hold(token, wanted_bytes)
+        try:
+            # In a worker: a compiled session loads (or compiles) its kernels, seconds
+            # on a cold cache, and replays the moves. Not timed: nothing of it grows with
+            # what the request asks beyond the position just built in time.
+            session = await in_thread(
+                lambda: Session(
+                    sid,
+                    body,
+                    game,
+                    config,
+                    engine,
+                    settings,
+                    client=client,
+                    node_bytes=node_bytes,
+                    fast_nodes=fast,
+                    fast_bytes=fast_bytes,
+                )
+            )
+        finally:
+            sessions.memory.drop(token)
+        room_for_one_more(client)
         sessions.add(session)
         return session.view()
 
@@ -608,15 +725,16 @@ def add_routes(
         "/api/sessions/{sid}/ai",
         response_model=SessionView,
         tags=["sessions"],
-        responses=error_responses(400, 404, 409, 422),
+        responses=error_responses(400, 404, 409, 422, 429),
     )
-    async def ai(sid: str, body: BudgetIn | None = None) -> SessionView:
+    async def ai(sid: str, request: Request, body: BudgetIn | None = None) -> SessionView:
         """The AI moves: a search with the session's configuration (or this request's
-        budget) on the kept tree, then its move is played. Cancelled: 409, no move."""
+        budget) on the kept tree, then its move is played. Cancelled: 409, no move. The
+        search stops at ``max_time`` of wall time whatever its budget."""
         session = get(sid)
         budget = body or BudgetIn()
         check_budget(budget.iterations, budget.time)  # the session's own were checked
-        with exclusive(session):
+        with exclusive(session), searching(_client(request)):
             not_over(session)
             config = session.config
             if budget.iterations is not None or budget.time is not None:
@@ -624,16 +742,23 @@ def add_routes(
             searcher: Searcher = session.mcts if session.fast is None else session.fast
             if session.fast is not None:
                 session.keep(None)  # its tree is about to move on to this position
+                config = replace(config, max_nodes=session.fast_config.max_nodes)
+            else:
+                config = replace(config, max_nodes=growth_limit(session))
             state = session.state.clone()
-            run = await run_chunks(
-                searcher,
-                state,
-                config,
-                cancel=session.cancel,
-                lock=session.lock,
-                chunk_seconds=settings.chunk_seconds,
-                limiter=search_limiter(searcher),
-            )
+            try:
+                run = await run_chunks(
+                    searcher,
+                    state,
+                    config,
+                    cancel=session.cancel,
+                    lock=session.lock,
+                    chunk_seconds=settings.chunk_seconds,
+                    limiter=search_limiter(searcher),
+                    wall_limit=settings.max_time,
+                )
+            finally:
+                settle(session)
             if run.stopped_by == "cancelled" or run.result is None:
                 raise HTTPException(
                     409, f"the search was cancelled after {run.iterations} iterations: no move"
@@ -650,16 +775,18 @@ def add_routes(
         "/api/sessions/{sid}/iterations",
         response_model=IterationsOut,
         tags=["sessions"],
-        responses=error_responses(400, 404, 409, 413, 422),
+        responses=error_responses(400, 404, 409, 413, 422, 429),
     )
-    async def iterations(sid: str, body: IterationsIn) -> IterationsOut:
-        """Run ``k`` iterations on the session's tree at the current position (no move)."""
+    async def iterations(sid: str, body: IterationsIn, request: Request) -> IterationsOut:
+        """Run ``k`` iterations on the session's tree at the current position (no move);
+        they stop at ``max_time`` of wall time."""
         session = get(sid)
         check_budget(body.k, None)
-        with exclusive(session):
+        with exclusive(session), searching(_client(request)):
             not_over(session)
             node_cap_reached(session)
             nodes, _ = tree_size(session.mcts)
+            cap = session.config.max_nodes or settings.max_nodes
             # One node an iteration at most: expansion "one" under UCT without RAVE
             # (RAVE adds a node's children at once, as PUCT does).
             one_each = (
@@ -667,23 +794,34 @@ def add_routes(
                 and session.config.puct is None
                 and not session.config.rave
             )
-            if one_each and nodes + body.k > settings.max_nodes:
+            if one_each and nodes + body.k > cap:
                 raise HTTPException(
                     413,
                     f"{body.k} iterations could grow the tree to {nodes + body.k} nodes, over "
-                    f"the cap of {settings.max_nodes} nodes per session (max_nodes)",
+                    f"the cap of {cap} nodes per session (max_nodes, or fewer of this "
+                    "game's nodes within max_session_memory)",
                 )
-            config = replace(session.config, iterations=body.k, time=None, final="robust")
-            state = session.state.clone()
-            run = await run_chunks(
-                session.mcts,
-                state,
-                config,
-                cancel=session.cancel,
-                lock=session.lock,
-                chunk_seconds=settings.chunk_seconds,
-                limiter=search_limiter(session.mcts),
+            config = replace(
+                session.config,
+                iterations=body.k,
+                time=None,
+                final="robust",
+                max_nodes=growth_limit(session),
             )
+            state = session.state.clone()
+            try:
+                run = await run_chunks(
+                    session.mcts,
+                    state,
+                    config,
+                    cancel=session.cancel,
+                    lock=session.lock,
+                    chunk_seconds=settings.chunk_seconds,
+                    limiter=search_limiter(session.mcts),
+                    wall_limit=settings.max_time,
+                )
+            finally:
+                settle(session)
         nodes, visits = tree_size(session.mcts)
         return IterationsOut(
             iterations=run.iterations,
@@ -697,21 +835,25 @@ def add_routes(
         "/api/sessions/{sid}/step",
         response_model=TraceOut,
         tags=["sessions"],
-        responses=error_responses(400, 404, 409, 413),
+        responses=error_responses(400, 404, 409, 413, 429),
     )
-    async def step(sid: str) -> dict[str, Any]:
+    async def step(sid: str, request: Request) -> dict[str, Any]:
         """Run one iteration on the session's tree and report its four phases."""
         session = get(sid)
-        with exclusive(session):
+        with exclusive(session), searching(_client(request)):
             not_over(session)
             node_cap_reached(session)
             state = session.state.clone()
+            growth_limit(session)  # room for the nodes it may add, held until settled
 
             def work() -> dict[str, Any]:
                 with session.lock:
                     return traced_iteration(session.mcts, state).to_dict()
 
-            return await in_thread(work)
+            try:
+                return await in_thread(work)
+            finally:
+                settle(session)
 
     @app.post(
         "/api/sessions/{sid}/reset",
@@ -723,7 +865,8 @@ def add_routes(
         """Back to the starting position with a fresh tree and generator (same seed)."""
         session = get(sid)
         with exclusive(session):
-            session.restart()  # a fresh tree: quick
+            await in_thread(session.restart)  # fresh searchers (compiled: kernels load)
+            settle(session)
         return session.view()
 
     @app.post(

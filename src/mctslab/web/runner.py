@@ -49,6 +49,7 @@ async def run_chunks(
     lock: threading.Lock,
     chunk_seconds: float = 0.05,
     limiter: anyio.CapacityLimiter | None = None,
+    wall_limit: float | None = None,
 ) -> ChunkedRun:
     """Spend ``config``'s budget as a series of short searches of ``searcher``'s kept tree,
     each in a worker thread, checking ``cancel`` between them: the engines cannot be
@@ -64,6 +65,10 @@ async def run_chunks(
     iterations). Each search holds ``lock``
     (readers of the tree take it too) and a token of ``limiter``: the server's searches
     take turns chunk by chunk.
+
+    ``wall_limit`` bounds the whole run in wall-clock seconds, waits for ``limiter``
+    included, whatever the budget: an iteration budget too large for the time (or a
+    server too busy) stops there, ``stopped_by`` ``"max_time"`` (the server's cap).
     """
     budget = Budget.of(config)
     robust_max = budget.robust_max
@@ -71,6 +76,7 @@ async def run_chunks(
     done, spent = 0, 0.0
     chunk = 64  # iterations of the first chunk under an iteration budget; then adapted
     result: SearchResult | None = None
+    started = time.monotonic()
     while True:
         if cancel.is_set():
             stopped_by = "cancelled"
@@ -79,12 +85,19 @@ async def run_chunks(
         if stop is not None:
             stopped_by = stop
             break
+        wall_left = None if wall_limit is None else wall_limit - (time.monotonic() - started)
+        if wall_left is not None and wall_left <= 0:
+            stopped_by = "max_time"
+            break
         left = budget.iterations_left(done)
         if budget.timed:
             iterations: int | None = left
             slice_: float | None = max(1e-3, min(budget.seconds_left(spent), chunk_seconds))
         else:
             iterations, slice_ = min(chunk, left or chunk), None
+        if wall_left is not None and wall_left < chunk_seconds:
+            # The last chunk before the cap: a time slice, so that it ends in time.
+            slice_ = max(1e-3, wall_left if slice_ is None else min(slice_, wall_left))
         chunk_config = replace(base, iterations=iterations, time=slice_)
 
         def search_chunk(chunk_config: SearchConfig = chunk_config) -> tuple[SearchResult, float]:

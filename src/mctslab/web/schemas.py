@@ -15,8 +15,11 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
+from mctslab.web.openspiel import OPENSPIEL_PATTERN
+
 __all__ = [
     "DEFAULT_ITERATIONS",
+    "HOST_ERROR",
     "NODE_ID",
     "OPENSPIEL_GAME",
     "REQUEST",
@@ -58,8 +61,9 @@ __all__ = [
 
 #: A node id: the actions from the root, dot-separated ("4.0.8"); "" is the root.
 NODE_ID = r"^([0-9]+(\.[0-9]+)*)?$"
-#: An OpenSpiel game, optionally with parameters: openspiel:go(board_size=9).
-OPENSPIEL_GAME = r"^openspiel:[a-z0-9_]+(\(.*\))?$"
+#: An OpenSpiel game the lab serves (mctslab.web.openspiel.ALLOWED), optionally with
+#: parameters: openspiel:go(board_size=9).
+OPENSPIEL_GAME = OPENSPIEL_PATTERN
 #: Iterations per AI move unless the configuration says otherwise (or max_iterations is less).
 DEFAULT_ITERATIONS = 1000
 
@@ -96,16 +100,24 @@ class ErrorOut(BaseModel):
 # What each error status means, for the schema's per-route `responses`.
 _ERRORS: dict[int, str] = {
     400: "Well formed, but refused by the game: a bad game parameter or configuration for "
-    "this game, an illegal move, a position after the end, a node not in the tree.",
+    "this game (an OpenSpiel parameter off the lab's list or out of its bounds), an illegal "
+    "move or a move name no move has, a position after the end, a node not in the tree, "
+    "a session of another game than the route's; or a Host header the server does not "
+    "answer to (allowed_hosts).",
     404: "No such session: it never existed, was deleted, or expired.",
     409: "A search is running on the session (or the AI's search was cancelled: no move).",
-    413: "Over a size cap: the session's tree (max_nodes) or the view (max_view_nodes, "
-    "max_svg_nodes).",
+    413: "Over a size cap: the session's tree (max_nodes, or fewer of this game's nodes "
+    "within max_session_memory), the view (max_view_nodes, max_svg_nodes), or the time "
+    "to set up the game (max_build_time).",
     422: "The request does not match this schema (a type, a range, an unknown field or "
     "game, malformed JSON) or a budget is over its cap (max_iterations, max_time).",
-    429: "Too many sessions (max_sessions).",
+    429: "Too many at once: sessions (max_sessions, max_client_sessions), searches "
+    "(max_searches, max_client_searches), or the memory of every tree together "
+    "(max_memory).",
     503: "SVG export needs Graphviz.",
 }
+#: The 400 of a route whose requests the game cannot refuse: the Host header alone.
+HOST_ERROR = "A Host header the server does not answer to (allowed_hosts)."
 
 
 def error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
@@ -183,7 +195,9 @@ class EngineConfig(BaseModel):
         default="robust", description="Final-move rule."
     )
     solver: bool = Field(default=False, description="MCTS-Solver (two-player zero-sum games).")
-    cutoff_depth: NaturalInt = Field(default=8, description="Plies of a 'cutoff' playout.")
+    cutoff_depth: Annotated[int, Field(ge=0, le=10**9), BeforeValidator(_integer)] = Field(
+        default=8, description="Plies of a 'cutoff' playout."
+    )
     seed: JsonInt = 0
     iterations: PositiveInt | None = Field(
         default=DEFAULT_ITERATIONS,
@@ -304,7 +318,9 @@ class SessionView(BaseModel):
 class PlayIn(BaseModel):
     model_config = REQUEST
 
-    action: JsonInt | str = Field(description="An action id, or a move's name (e.g. 'b2').")
+    action: JsonInt | Annotated[str, Field(min_length=1)] = Field(
+        description="An action id, or a move's name (e.g. 'b2'); a name no legal move has is a 400."
+    )
 
 
 class BudgetIn(BaseModel):

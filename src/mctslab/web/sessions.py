@@ -16,7 +16,7 @@ from __future__ import annotations
 import gc
 import sys
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from mctslab.core.game import CHANCE, Game, State, sample_chance_outcome
@@ -25,6 +25,7 @@ from mctslab.search.compiled import CompiledMCTS
 from mctslab.search.engine import Searcher, make_searcher
 from mctslab.search.mcts import MCTS, Node, SearchConfig
 from mctslab.search.trace import tree_at, tree_size
+from mctslab.web.limits import MemoryBudget
 from mctslab.web.schemas import AiReport, KeptTree, SessionIn, SessionView, TreeCounts
 from mctslab.web.settings import Settings
 from mctslab.web.views import state_view
@@ -76,13 +77,25 @@ class Session:
         config: SearchConfig,
         engine: str,
         settings: Settings,
+        *,
+        client: str = "",
+        node_bytes: int = 0,
+        fast_nodes: int | None = None,
+        fast_bytes: int = 0,
     ) -> None:
         self.id = sid
         self.spec = spec
         self.game = game
-        self.config = config  # with the per-session node cap as max_nodes
+        self.config = config  # with the reference tree's node cap as max_nodes
         self.engine = engine
         self.settings = settings
+        #: The client (an IP address) that made it: sessions per client are capped.
+        self.client = client
+        #: Estimated bytes of one node of the reference tree (mctslab.web.limits).
+        self.node_bytes = node_bytes
+        #: The compiled tree's node cap, and its bytes (allocated at its first search).
+        self.fast_config = replace(config, max_nodes=fast_nodes or config.max_nodes)
+        self.fast_bytes = fast_bytes
         self.busy = False
         self.cancel = threading.Event()
         self.lock = threading.Lock()
@@ -102,7 +115,7 @@ class Session:
         self.settle()
         self.mcts = MCTS(self.config)
         self.fast: Searcher | None = (
-            make_searcher(self.config, self.state, "compiled")
+            make_searcher(self.fast_config, self.state, "compiled")
             if self.engine == "compiled"
             else None
         )
@@ -134,6 +147,16 @@ class Session:
 
     def touch(self) -> None:
         self.last_used = self.settings.clock()
+
+    def tree_bytes(self, nodes: int | None = None) -> int:
+        """The estimated bytes of the session's trees, the reference tree counted at
+        ``nodes`` (default: its size now), a kept reference tree with it."""
+        if nodes is None:
+            nodes = tree_size(self.mcts)[0]
+        kept = self.kept
+        if kept is not None and isinstance(kept.searcher, MCTS):
+            nodes += tree_size(kept.searcher)[0]
+        return self.fast_bytes + max(1, nodes) * self.node_bytes
 
     def close(self) -> None:
         """Stop its search and free its tree (the session is being dropped)."""
@@ -181,6 +204,8 @@ class SessionStore:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self._sessions: dict[str, Session] = {}
+        #: What every tree takes, by session id (and running stateless search).
+        self.memory = MemoryBudget(settings.max_memory)
 
     def __len__(self) -> int:
         return len(self._sessions)
@@ -188,12 +213,18 @@ class SessionStore:
     def get(self, sid: str) -> Session | None:
         return self._sessions.get(sid)
 
+    def of_client(self, client: str) -> int:
+        """How many sessions ``client`` holds."""
+        return sum(1 for s in self._sessions.values() if s.client == client)
+
     def add(self, session: Session) -> None:
         self._sessions[session.id] = session
+        self.memory.hold(session.id, session.tree_bytes())
 
     def drop(self, sid: str) -> None:
         """Drop the session ``sid`` (its search is cancelled, its tree freed)."""
         self._sessions.pop(sid).close()
+        self.memory.drop(sid)
 
     def sweep(self) -> None:
         """Drop the sessions idle for longer than ``session_ttl`` (a running search counts)."""
@@ -202,6 +233,7 @@ class SessionStore:
             if not s.busy and now - s.last_used > self.settings.session_ttl:
                 del self._sessions[sid]
                 s.close()
+                self.memory.drop(sid)
 
     def cancel_all(self) -> None:
         """Ask every running search to stop (the server is shutting down)."""

@@ -11,7 +11,18 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-__all__ = ["Settings"]
+__all__ = ["LOOPBACK_HOSTS", "Settings", "half_the_memory"]
+
+#: The names a loopback server is reached by: the ``Host`` headers answered by default.
+LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "[::1]")
+
+
+def half_the_memory() -> int:
+    """Half the machine's physical memory in bytes (4 GiB where it cannot be read)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
+    except (ValueError, OSError, AttributeError):
+        return 4 << 30
 
 
 @dataclass(frozen=True)
@@ -21,8 +32,26 @@ class Settings:
     Attributes:
         session_ttl: seconds a session may stay idle before it is dropped.
         max_sessions: sessions held at once (429 beyond).
+        max_client_sessions: sessions one client (an IP address) may hold at once (429
+            beyond): one client cannot take every session. Behind a proxy every
+            client has the proxy's address: raise it there.
+        max_client_searches: searches (``/api/move``, a session's ``ai``,
+            ``iterations`` and ``step``) one client may run at once (429 beyond).
+        max_searches: searches the whole server runs at once (429 beyond).
+        max_memory: bytes every tree together may take: the sessions' trees and those
+            of running ``/api/move`` searches, each node priced by an estimate for its
+            game (:mod:`mctslab.web.limits`). A search is given the nodes there is room
+            for; a request that could not add one is refused (429) before allocating.
+            Default: half the machine's memory.
+        max_session_memory: bytes one session's trees (or one ``/api/move``
+            search's) may take: lowers the node cap below ``max_nodes`` for games whose
+            nodes are large (413 at creation if fewer than 100 nodes would fit).
+        max_build_time: seconds setting up a game and its position may take (in a
+            worker thread; 413 beyond).
         max_iterations: iterations one request may ask for (422 beyond).
-        max_time: seconds of search one request may ask for (422 beyond).
+        max_time: seconds of search one request may ask for (422 beyond), and the wall
+            time any search may take, an iteration budget's too: a search stops there
+            (``stopped_by: "max_time"``) whatever its budget says.
         max_nodes: nodes a session's tree may hold (413 when a request could pass
             it; searches stop there).
         max_view_nodes: nodes one tree view or export may show (413 beyond).
@@ -41,11 +70,20 @@ class Settings:
             event loop keeps answering.
         sweep_seconds: how often expired sessions are swept (they are also swept
             on every request).
+        allowed_hosts: the ``Host`` headers the server answers (400 for others,
+            against DNS rebinding): names (any port), ``name:port``, or ``*`` for any
+            (:mod:`mctslab.web.hosts`). ``mctslab serve --allowed-host`` adds names.
         clock: the clock that times idleness (a test can pass a fake one).
     """
 
     session_ttl: float = 1800.0
     max_sessions: int = 100
+    max_client_sessions: int = 20
+    max_client_searches: int = 20
+    max_searches: int = 64
+    max_memory: int = field(default_factory=half_the_memory)
+    max_session_memory: int = 512 << 20
+    max_build_time: float = 5.0
     max_iterations: int = 200_000
     max_time: float = 10.0
     max_nodes: int = 1_000_000
@@ -55,4 +93,5 @@ class Settings:
     search_threads: int = 1
     compiled_search_threads: int = field(default_factory=lambda: os.cpu_count() or 1)
     sweep_seconds: float = 30.0
+    allowed_hosts: tuple[str, ...] = LOOPBACK_HOSTS
     clock: Callable[[], float] = time.monotonic
