@@ -159,8 +159,7 @@ def network_game(state: State) -> Any:
     game = getattr(state, "game", None)
     if game is None or getattr(state, "observation_tensor", None) is None:
         raise InvalidSpecError(
-            "network players need a game with observation tensors "
-            f"({', '.join(observed_games())})"
+            f"network players need a game with observation tensors ({', '.join(observed_games())})"
         )
     return game
 
