@@ -25,6 +25,8 @@ Spec strings, usable everywhere a player is named (CLI, arena)::
     gtp:gnugo --mode gtp --level 1            # a GTP program (Go; mctslab.players.gtp)
 
 A ``gtp:`` spec takes no ``key=value`` options: everything after ``gtp:`` is the command.
+A value with a comma is written in double quotes, a quote inside doubled
+(``az:model="runs/a,b/gen-0001.pt"``; :func:`quote_spec_value` writes it).
 
 Every player is handed the full state, but in a game with hidden information
 (cards; ``perfect_information = False``, :func:`mctslab.core.infoset.is_perfect_information`)
@@ -80,6 +82,7 @@ __all__ = [
     "parse_spec",
     "play_game",
     "puct_config",
+    "quote_spec_value",
     "reads_hidden_information",
     "search_config",
 ]
@@ -376,14 +379,55 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     options: dict[str, str] = {}
     if not rest.strip():
         return kind, options  # "mcts" or "mcts:": the defaults
-    for item in (p.strip() for p in rest.split(",")):
+    for item in (p.strip() for p in _split_options(rest, spec)):
         if not item:  # "iterations=5,,c=1": a typo, not an option to skip silently
             raise InvalidSpecError(f"empty option in {spec!r}: write key=value,key=value")
         key, eq, value = item.partition("=")
         if not eq or not key.strip():
             raise InvalidSpecError(f"bad option {item!r} in {spec!r}: write key=value")
-        options[key.strip()] = value.strip()
+        options[key.strip()] = _unquote(value.strip(), spec)
     return kind, options
+
+
+def quote_spec_value(value: str) -> str:
+    """``value`` written as an option value of a spec: as it is, or in double quotes (a
+    quote inside doubled) where it holds a comma, a quote or spaces at its ends, so that
+    :func:`parse_spec` reads it back whole: ``az:model="runs/a,b/gen-0001.pt"``."""
+    if "," not in value and '"' not in value and value == value.strip():
+        return value
+    return '"' + value.replace('"', '""') + '"'
+
+
+def _split_options(rest: str, spec: str) -> list[str]:
+    """``rest`` cut at the commas outside double quotes (a doubled quote inside a quoted
+    value toggles twice: the value stays quoted)."""
+    items: list[str] = []
+    start, quoted = 0, False
+    for i, ch in enumerate(rest):
+        if ch == '"':
+            quoted = not quoted
+        elif ch == "," and not quoted:
+            items.append(rest[start:i])
+            start = i + 1
+    if quoted:
+        raise InvalidSpecError(f'unclosed quote in {spec!r}: write key="value"')
+    items.append(rest[start:])
+    return items
+
+
+def _unquote(value: str, spec: str) -> str:
+    """A whole value in double quotes without them (``""`` inside is one ``"``)."""
+    if (
+        len(value) >= 2
+        and value[0] == value[-1] == '"'
+        and '"' not in value[1:-1].replace('""', "")
+    ):
+        return value[1:-1].replace('""', '"')
+    if '"' in value:
+        raise InvalidSpecError(
+            f'bad quotes in {value!r} in {spec!r}: quote a whole value, key="a,b"'
+        )
+    return value
 
 
 _INT_KEYS = {
