@@ -4,6 +4,7 @@ clear error for each file that cannot be a network for this game."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -77,3 +78,46 @@ def test_missing_and_foreign_files_and_unsaveable_networks(tmp_path: Path) -> No
         load_checkpoint(foreign, C4)
     with pytest.raises(CheckpointError, match="made by make_network"):
         save_checkpoint(tmp_path / "x.pt", torch.nn.Linear(3, 3), C4)
+
+
+def _claims_the_largest_network(tmp_path: Path) -> Path:
+    """A small file whose header names the largest network make_network allows (1.2
+    billion weights, 4.8 GB) beside a tiny network's weights."""
+    path = save_checkpoint(tmp_path / "small.pt", make_network(C4, channels=2, blocks=0), C4)
+    payload = torch.load(path, weights_only=True)
+    payload["network"] = {"kind": "resnet", "channels": 1024, "blocks": 64, "hidden": 4096}
+    torch.save(payload, path)
+    assert path.stat().st_size < 100_000
+    return path
+
+
+def test_a_header_naming_a_network_bigger_than_the_file_is_refused_before_allocating(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The header's sizes are checked against the file's length on the meta device:
+    no network of those sizes is built in memory (it used to allocate 5 GB first)."""
+    path = _claims_the_largest_network(tmp_path)
+    built: list[dict[str, object]] = []
+
+    def guarded(game: object, **spec: Any) -> Any:
+        if torch.empty(0).device.type != "meta" and spec.get("channels") == 1024:
+            built.append(spec)
+            raise AssertionError("the claimed network was allocated")
+        return make_network(game, **spec)
+
+    monkeypatch.setattr("mctslab.nn.checkpoint.make_network", guarded)
+    with pytest.raises(CheckpointError, match="bytes of weights in a file of"):
+        load_checkpoint(path, C4)
+    assert built == []
+
+
+def test_weights_of_other_shapes_are_refused_before_the_network_is_built(
+    tmp_path: Path,
+) -> None:
+    """A header naming sizes the file could hold but weights of other shapes: refused."""
+    path = save_checkpoint(tmp_path / "a.pt", make_network(C4, channels=8, blocks=1), C4)
+    payload = torch.load(path, weights_only=True)
+    payload["network"]["channels"] = 4
+    torch.save(payload, path)
+    with pytest.raises(CheckpointError, match="do not fit"):
+        load_checkpoint(path, C4)

@@ -41,7 +41,13 @@ def train(
     game: GameArg,
     out: Annotated[Path, _opt("--out", "The run directory (checkpoints, metrics, store).")],
     resume: Annotated[
-        bool, typer.Option("--resume", help="Continue the run in --out from its last generation.")
+        bool,
+        typer.Option(
+            "--resume",
+            help="Continue the run in --out from its last generation, with its options "
+            "(--generations, --minutes, --workers, --threads, --device as it last ran; "
+            "give them to change them; a gtp: --baseline must be given again).",
+        ),
     ] = False,
     generations: Annotated[int | None, _opt("--generations", "Generations in all [10].")] = None,
     minutes: Annotated[
@@ -104,7 +110,8 @@ def train(
         int | None, _opt("--eval-simulations", "The network's simulations in evaluation.")
     ] = None,
     eval_openings: Annotated[
-        int | None, _opt("--eval-openings", "Random opening plies of evaluation games [2].")
+        int | None,
+        _opt("--eval-openings", "Random opening plies, drawn for each evaluation game [2]."),
     ] = None,
     baseline: Annotated[
         list[str] | None,

@@ -8,7 +8,10 @@ free ``meta`` dict (training's command line, generation, ...). It is written to 
 temporary file beside the target and renamed over it, so a crash never leaves half a
 checkpoint. Loading checks everything and raises :class:`CheckpointError` (a
 ``ValueError``) with one line: no such file, not a checkpoint (a corrupt or foreign
-file), a network of another game, weights that do not fit.
+file), a network of another game, weights that do not fit. The sizes the file names
+are checked against its weights and its length on PyTorch's ``meta`` device (shapes,
+no memory) before the network is built: a small file that names the largest network
+is refused without allocating gigabytes for it.
 """
 
 from __future__ import annotations
@@ -111,6 +114,7 @@ def load_checkpoint(path: str | Path, game: Any) -> tuple[nn.Module, dict[str, A
             + (" (other parameters or version)" if saved.get("name") == here["name"] else "")
         )
     spec = dict(payload.get("network", {}))
+    _check_sizes(path, game, spec, payload.get("state_dict"))
     try:
         net = make_network(game, **spec)
         net.load_state_dict(payload["state_dict"])
@@ -119,3 +123,27 @@ def load_checkpoint(path: str | Path, game: Any) -> tuple[nn.Module, dict[str, A
             f"{path}: the weights do not fit the network they name ({err})"
         ) from None
     return net.eval(), dict(payload.get("meta", {}))
+
+
+def _check_sizes(path: Path, game: Any, spec: dict[str, Any], weights: Any) -> None:
+    """Refuse, before allocating it, a network whose weights the file cannot hold: the
+    shapes it would have (built on the ``meta`` device) against the file's length and
+    against the weights the file holds."""
+    try:
+        with torch.device("meta"):
+            shapes = {k: v for k, v in make_network(game, **spec).state_dict().items()}
+    except (TypeError, InvalidConfigError) as err:
+        raise CheckpointError(f"{path}: it names a network that cannot be built ({err})") from None
+    needed = sum(v.numel() * v.element_size() for v in shapes.values())
+    length = path.stat().st_size
+    if needed > length:
+        raise CheckpointError(
+            f"{path}: it names a network of {needed:,} bytes of weights in a file of "
+            f"{length:,} bytes; not loaded"
+        )
+    if not isinstance(weights, dict) or {
+        k: tuple(getattr(v, "shape", ())) for k, v in weights.items()
+    } != {k: tuple(v.shape) for k, v in shapes.items()}:
+        raise CheckpointError(
+            f"{path}: the weights do not fit the network they name (other names or shapes)"
+        )

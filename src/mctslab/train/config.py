@@ -11,7 +11,7 @@ from mctslab.nn.networks import NETWORK_KINDS
 from mctslab.train.learner import OPTIMIZERS
 from mctslab.train.selfplay import SelfPlayOptions
 
-__all__ = ["DEFAULT_BASELINES", "RESUMABLE", "TrainConfig"]
+__all__ = ["DEFAULT_BASELINES", "LIMITS", "RESUMABLE", "TrainConfig"]
 
 #: The fixed opponents every evaluated generation meets (name, player spec): plain
 #: compiled UCT at two budgets and a depth-4 alpha-beta search with the game's heuristic.
@@ -22,7 +22,29 @@ DEFAULT_BASELINES: tuple[tuple[str, str], ...] = (
 )
 
 #: The options a resumed run may change: its budget and where it runs, not what it does.
+#: A resumed run keeps the values it last ran with; the command line overrides them.
 RESUMABLE = frozenset({"generations", "minutes", "workers", "threads", "device"})
+
+#: The largest value of each count option. Far beyond what a run here needs, and small
+#: enough that a typo (``--batch-size 1000000000``) is refused at once rather than
+#: failing later in an allocation of gigabytes.
+LIMITS: dict[str, int] = {
+    "generations": 1_000_000,
+    "games_per_generation": 1_000_000,
+    "simulations": 1_000_000,
+    "parallel_games": 4_096,
+    "workers": 256,
+    "threads": 1_024,
+    "temperature_plies": 100_000,
+    "max_moves": 1_000_000,
+    "buffer": 10_000_000,
+    "batch_size": 16_384,
+    "eval_games": 10_000,
+    "eval_every": 1_000_000,
+    "eval_simulations": 1_000_000,
+    "eval_openings": 1_000,
+    "pretrain_steps": 10_000_000,
+}
 
 
 @dataclass(frozen=True)
@@ -42,7 +64,10 @@ class TrainConfig:
     (``adam`` or ``sgd`` with ``momentum``), learning rate ``lr``, L2 weight ``l2``.
     Evaluation: every ``eval_every`` generations, ``eval_games`` games against the
     previous evaluated generation and each of ``baselines`` with ``eval_simulations``
-    (default: ``simulations``) and ``eval_openings`` random opening plies.
+    (default: ``simulations``) and ``eval_openings`` random opening plies, drawn for each
+    game so that no two games of an evaluation repeat where the game has enough openings
+    (the intervals count distinct games: :mod:`mctslab.train.loop`). Counts are bounded
+    by :data:`LIMITS`.
     """
 
     game: str
@@ -120,6 +145,10 @@ class TrainConfig:
         names = [n for n, _ in self.baselines]
         if len(set(names)) != len(names) or any(n.startswith("gen-") for n in names):
             raise InvalidConfigError("baseline names must be distinct and not start with 'gen-'")
+        for name, high in LIMITS.items():
+            value = getattr(self, name)
+            if isinstance(value, int) and value > high:
+                raise InvalidConfigError(f"{name} must be at most {high:,}, got {value:,}")
         self.selfplay()  # checks its own options
 
     def selfplay(self) -> SelfPlayOptions:

@@ -19,7 +19,7 @@ from typing import Any
 from mctslab.core.registry import make
 from mctslab.nn.checkpoint import load_checkpoint, save_checkpoint
 from mctslab.nn.networks import parameter_count
-from mctslab.train.loop import TrainError, load_run
+from mctslab.train.loop import TrainError, load_run, run_file
 
 __all__ = ["export_model"]
 
@@ -45,7 +45,7 @@ def export_model(
         raise TrainError(f"{run_dir} has generations 0 to {last}, not {g}")
     config = run["config"]
     game = make(config["game"], **dict(config.get("game_params") or {}))
-    net, _ = load_checkpoint(run_dir / "checkpoints" / f"gen-{g:04d}.pt", game)
+    net, _ = load_checkpoint(run_file(run_dir, f"checkpoints/gen-{g:04d}.pt", "network"), game)
     history = [h for h in state["history"] if h["generation"] <= g]
     evaluated = [h for h in history if h.get("scores")]
     record = history[-1]
@@ -84,6 +84,9 @@ def export_model(
         "exported": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
     card["network"].pop("seed", None)
-    save_checkpoint(dest, net, game, {"generation": g, "card": dest.with_suffix(".json").name})
-    dest.with_suffix(".json").write_text(json.dumps(card, indent=1, sort_keys=True) + "\n")
+    try:
+        save_checkpoint(dest, net, game, {"generation": g, "card": dest.with_suffix(".json").name})
+        dest.with_suffix(".json").write_text(json.dumps(card, indent=1, sort_keys=True) + "\n")
+    except OSError as err:
+        raise TrainError(f"cannot write {err.filename or dest} ({err.strerror or err})") from None
     return dest, dest.with_suffix(".json")

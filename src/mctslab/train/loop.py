@@ -10,10 +10,18 @@ A generation ``g``:
    from it under random symmetries (:mod:`mctslab.train.learner`) make generation ``g``;
 3. **checkpoint**: ``checkpoints/gen-g.pt`` (:func:`mctslab.nn.checkpoint.save_checkpoint`);
 4. **evaluate** (every ``eval_every`` generations): ``eval_games`` games through the
-   arena (:func:`mctslab.arena.tournament.run_arena`, colours alternated, random
-   openings) against the previous evaluated generation and each fixed baseline, into
-   the run's SQLite store (``results.sqlite``); Elo of every generation from all of them
-   (:func:`mctslab.arena.ratings.compute_ratings`, the first baseline at 0);
+   arena (:func:`mctslab.arena.tournament.run_arena`, colours alternated) against the
+   previous evaluated generation and each fixed baseline, into the run's SQLite store
+   (``results.sqlite``); Elo of every generation from all of them
+   (:func:`mctslab.arena.ratings.compute_ratings`, the first baseline at 0). The
+   network's player is deterministic (no noise, the most visited move), so a game is
+   decided by its opening and colours: each game gets its own ``eval_openings`` random
+   plies, chosen to differ from the other games' (:func:`opening_seeds`; the arena's
+   own pairs share an opening, which here would replay one game with the colours
+   swapped). Where the game has fewer openings than games (or ``eval_openings`` is 0),
+   a game can repeat an earlier one; the scores, their 95% Wilson intervals and the
+   Elo ratings count each distinct game once (:func:`distinct_games`; a score's
+   ``games`` is that number, ``played`` all games);
 5. **commit**: the buffer (``buffer-g.npz``) and optimizer (``optimizer-g.pt``) files,
    then ``state.json`` naming them, each written to a temporary file and renamed; then
    ``metrics.csv`` and ``training.png`` are rewritten from ``state.json``.
@@ -21,8 +29,16 @@ A generation ``g``:
 ``state.json`` is the commit point: a run killed at any moment (``kill -9``) resumes
 (``resume=True``, ``mctslab train ... --resume``) from the last generation it names,
 with the files it names, and plays the lost generation again; files of an uncommitted
-generation are overwritten or ignored. ``run.json`` holds the game and the options,
-written once; a resumed run keeps its options except :data:`~mctslab.train.config.RESUMABLE`.
+generation are overwritten or ignored. A failed write (a full disk) stops the run with
+a :class:`TrainError` at its last committed generation. ``run.json`` holds the game and
+the options, written once; a resumed run keeps its options, and those of
+:data:`~mctslab.train.config.RESUMABLE` as it last ran them (``state.json``'s
+``options``) unless the command line gives them again.
+
+A run directory is data, which anyone who can write in it may have edited: every file
+it names is confined to it (:func:`run_file`: relative, no ``..``, no symlink leading
+out), and a baseline that starts a program (``gtp:``) is started on ``--resume`` only
+when the command line names it again.
 
 Reproducible: every random choice is drawn from a seed derived from ``seed`` and the
 generation (network initialisation, self-play games, minibatches, evaluation games),
@@ -41,11 +57,13 @@ import math
 import multiprocessing
 import os
 import platform
+import shutil
+import sqlite3
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -54,20 +72,32 @@ import torch
 
 from mctslab.arena.game_task import Entrant, derive_seed
 from mctslab.arena.ratings import GameOutcome, compute_ratings, wilson_interval
-from mctslab.arena.store import ResultStore
-from mctslab.arena.tournament import ArenaConfig, run_arena
+from mctslab.arena.store import GameRecord, ResultStore
+from mctslab.arena.tournament import ArenaConfig, run_arena, schedule
 from mctslab.core.errors import InvalidConfigError
-from mctslab.core.game import rules_fingerprint
+from mctslab.core.game import CHANCE, Game, rules_fingerprint, sample_chance_outcome
 from mctslab.core.registry import make
+from mctslab.core.rng import Rng
 from mctslab.nn.checkpoint import load_checkpoint, save_checkpoint
 from mctslab.nn.networks import make_network, parameter_count
-from mctslab.train.buffer import ReplayBuffer
+from mctslab.players.player import parse_spec, quote_spec_value
+from mctslab.train.buffer import KEYS, ReplayBuffer
 from mctslab.train.config import RESUMABLE, TrainConfig
 from mctslab.train.learner import Losses, make_optimizer, train_steps
 from mctslab.train.selfplay import Examples, SelfPlayOptions, SelfPlayStats, play_games
 from mctslab.train.symmetry import symmetries
 
-__all__ = ["RUN_FORMAT", "TrainError", "TrainResult", "load_run", "train"]
+__all__ = [
+    "RUN_FORMAT",
+    "TrainError",
+    "TrainResult",
+    "arena_opening",
+    "distinct_games",
+    "load_run",
+    "opening_seeds",
+    "run_file",
+    "train",
+]
 
 #: The run directory's format (``run.json``'s first key).
 RUN_FORMAT = ("mctslab-train", 1)
@@ -125,26 +155,79 @@ def _game_identity(game: Any) -> dict[str, Any]:
     }
 
 
+# A run directory is data: whoever can write in it must not be able to make mctslab read,
+# write or delete a file elsewhere, or start a program. Every path it names is confined
+# to it (relative, no '..', no symlink leading out), and a program is started only when
+# this command line names it.
+
+
+def run_file(out: Path, name: object, what: str) -> Path:
+    """``out / name`` for a file that a run directory names (``state.json``'s files) or
+    holds; :class:`TrainError` unless it stays inside ``out``: a relative path without
+    ``..`` whose real path (symlinks followed) is inside ``out``'s."""
+    if not isinstance(name, str) or not name:
+        raise TrainError(f"{out}: state.json names no {what} file; nothing was changed")
+    rel = Path(name)
+    if rel.is_absolute() or ".." in rel.parts:
+        raise TrainError(
+            f"{out}: the {what} file {name!r} is outside the run directory (an absolute path "
+            "or '..'); nothing was read or changed"
+        )
+    path = out / rel
+    if not path.resolve().is_relative_to(out.resolve()):
+        raise TrainError(
+            f"{out}: the {what} file {name!r} leads outside the run directory (a symlink); "
+            "nothing was read or changed"
+        )
+    return path
+
+
 def load_run(out: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
     """``run.json`` and ``state.json`` of a run directory; :class:`TrainError` if it is
-    not one."""
+    not one, or if they are malformed (files named outside the directory included)."""
     out = Path(out)
     try:
-        run = json.loads((out / "run.json").read_text())
-        state = json.loads((out / "state.json").read_text())
+        run = json.loads(run_file(out, "run.json", "run.json").read_text())
+        state = json.loads(run_file(out, "state.json", "state.json").read_text())
     except FileNotFoundError:
         raise TrainError(f"{out} is not a training run (no run.json and state.json)") from None
     except (OSError, ValueError) as err:
+        if isinstance(err, TrainError):
+            raise
         raise TrainError(f"{out}: unreadable run files ({err})") from None
     if not isinstance(run, dict) or run.get("format") != list(RUN_FORMAT):
         raise TrainError(f"{out} is not a mctslab training run")
+    if not (
+        isinstance(run.get("config"), dict)
+        and isinstance(run.get("game"), dict)
+        and isinstance(state, dict)
+        and type(state.get("generation")) is int
+        and state["generation"] >= 0
+        and isinstance(state.get("files"), dict)
+        and isinstance(state.get("history"), list)
+        and all(isinstance(h, dict) for h in state["history"])
+    ):
+        raise TrainError(f"{out}: malformed run.json or state.json; nothing was changed")
+    for what in ("network", "buffer", "optimizer"):
+        run_file(out, state["files"].get(what), what)
+    for fixed in ("checkpoints", "results.sqlite"):
+        run_file(out, fixed, fixed)
     return run, state
 
 
 def _resumed_config(
-    out: Path, run: dict[str, Any], asked: TrainConfig, given: set[str]
+    out: Path, run: dict[str, Any], state: dict[str, Any], asked: TrainConfig, given: set[str]
 ) -> TrainConfig:
-    stored = TrainConfig.from_dict(run["config"])
+    """The options of a resumed run: ``run.json``'s, with the :data:`RESUMABLE` ones its
+    last invocation ran with (``state.json``'s ``options``), overridden by those in
+    ``given`` (the command line's); any other option given must equal the stored one."""
+    latest = state.get("options")
+    try:
+        stored = TrainConfig.from_dict(run["config"])
+        if isinstance(latest, dict):
+            stored = replace(stored, **{k: v for k, v in latest.items() if k in RESUMABLE})
+    except TypeError as err:
+        raise TrainError(f"{out}: unreadable options in run.json ({err})") from None
     if stored.game != asked.game:
         raise TrainError(
             f"{out} is a run of {stored.game}, not of {asked.game}; nothing was changed"
@@ -164,7 +247,23 @@ def _resumed_config(
             f"a resumed run keeps its options; {', '.join(changed)} differ from the run's "
             f"(only {', '.join(sorted(RESUMABLE))} may change)"
         )
-    return replace(stored, **{k: getattr(asked, k) for k in RESUMABLE})
+    config = replace(stored, **{k: getattr(asked, k) for k in RESUMABLE & given})
+    programs = [f"{n}={spec}" for n, spec in stored.baselines if _starts_a_program(spec)]
+    if programs and ("baselines" not in given or asked.baselines != stored.baselines):
+        raise TrainError(
+            f"{out}/run.json names a baseline that starts a program ({'; '.join(programs)}); "
+            "a run directory does not start programs: give every --baseline again on the "
+            "command line to resume it"
+        )
+    return config
+
+
+def _starts_a_program(spec: str) -> bool:
+    """A player spec that starts a program (``gtp:CMD``)."""
+    try:
+        return parse_spec(spec)[0] == "gtp"
+    except ValueError:
+        return spec.strip().startswith("gtp")
 
 
 # Self-play in worker processes -----------------------------------------------------------
@@ -257,7 +356,7 @@ class _Run:
         _atomic_write(self.out / optimizer_file, blob.getvalue())
         old = self.state.get("files", {})
         history = [*self.state.get("history", []), record]
-        self.state = {
+        state = {
             "generation": g,
             "wall_seconds": wall,
             "games": self.state.get("games", 0) + record.get("games", 0),
@@ -269,22 +368,66 @@ class _Run:
             },
             "history": history,
             "invocations": [*self.past_invocations, {**self.invocation, "last_generation": g}],
+            # What a --resume without these options continues with.
+            "options": {k: getattr(self.config, k) for k in sorted(RESUMABLE)},
         }
-        _write_json(self.out / "state.json", self.state)
+        _write_json(self.out / "state.json", state)
+        self.state = state
         for name in ("buffer", "optimizer"):
             stale = old.get(name)
             if stale and stale != self.state["files"][name]:
-                (self.out / stale).unlink(missing_ok=True)
+                run_file(self.out, stale, name).unlink(missing_ok=True)
         write_metrics(self.out, self.config, history)
 
     def restore(self) -> None:
+        """The committed generation's network, buffer and optimizer; :class:`TrainError`
+        (nothing changed) for a file that is missing, corrupt or not this run's."""
         files = self.state["files"]
-        net, _ = load_checkpoint(self.out / files["network"], self.game)
-        self.net.load_state_dict(net.state_dict())
+        net, _ = load_checkpoint(run_file(self.out, files["network"], "network"), self.game)
+        try:
+            self.net.load_state_dict(net.state_dict())
+        except RuntimeError:
+            raise TrainError(
+                f"{self.out}: the network {files['network']} is not of the run's sizes; "
+                "nothing was changed"
+            ) from None
         self.net.to(self.device)
-        self.buffer = ReplayBuffer.load(self.out / files["buffer"], self.config.buffer)
-        opt = torch.load(self.out / files["optimizer"], map_location=self.device, weights_only=True)
-        self.optimizer.load_state_dict(opt)
+        path = run_file(self.out, files["buffer"], "buffer")
+        try:
+            self.buffer = ReplayBuffer.load(path, self.config.buffer)
+        except Exception as err:  # numpy's and zipfile's errors for a corrupt file are many
+            raise TrainError(
+                f"{path}: not a readable replay buffer ({type(err).__name__}); nothing was changed"
+            ) from None
+        self._check_buffer(path)
+        path = run_file(self.out, files["optimizer"], "optimizer")
+        try:
+            opt = torch.load(path, map_location=self.device, weights_only=True)
+            self.optimizer.load_state_dict(opt)
+        except Exception as err:  # torch.load's errors for a corrupt file are many
+            raise TrainError(
+                f"{path}: not a readable optimizer state of this run ({type(err).__name__}); "
+                "nothing was changed"
+            ) from None
+
+    def _check_buffer(self, path: Path) -> None:
+        """The buffer's arrays have this game's shapes and one length."""
+        arrays = self.buffer.arrays
+        if not arrays:
+            return
+        actions = self.game.info.num_actions
+        shapes = {
+            "observation": tuple(self.game.observation_shape()),  # type: ignore[attr-defined]
+            "legal_mask": (actions,),
+            "policy": (actions,),
+            "value": (),
+        }
+        n = len(arrays["value"])
+        if any(arrays[k].shape != (n, *shapes[k]) for k in KEYS):
+            raise TrainError(
+                f"{path}: the replay buffer's arrays do not fit {self.config.game}'s positions; "
+                "nothing was changed"
+            )
 
     # Self-play
     def selfplay(self, g: int, pool: ProcessPoolExecutor | None) -> tuple[Examples, SelfPlayStats]:
@@ -346,14 +489,15 @@ class _Run:
     # Evaluation
     def az_spec(self, g: int) -> str:
         sims = self.config.eval_simulations or self.config.simulations
-        return f"az:model={self.net_path(g).resolve()},simulations={sims}"
+        model = quote_spec_value(str(self.net_path(g).resolve()))  # a path may hold a comma
+        return f"az:model={model},simulations={sims}"
 
     def evaluate(self, g: int, previous: int) -> dict[str, Any]:
         c = self.config
         me = f"gen-{g:04d}"
         opponents = [(f"gen-{previous:04d}", self.az_spec(previous)), *c.baselines]
         runs: list[int] = []
-        scores: dict[str, list[float]] = {}
+        scores: dict[str, dict[str, Any]] = {}
         # The players search one leaf at a time: a network call of batch 1 gains nothing
         # from more threads, and spinning threads slow everything else on a busy machine.
         threads = torch.get_num_threads()
@@ -362,7 +506,7 @@ class _Run:
             self._play_evaluation(g, me, opponents, runs, scores)
         finally:
             torch.set_num_threads(threads)
-        return {"eval_runs": runs, "scores": {k: _score(v) for k, v in scores.items()}}
+        return {"eval_runs": runs, "scores": scores}
 
     def _play_evaluation(
         self,
@@ -370,7 +514,7 @@ class _Run:
         me: str,
         opponents: list[tuple[str, str]],
         runs: list[int],
-        scores: dict[str, list[float]],
+        scores: dict[str, dict[str, Any]],
     ) -> None:
         c = self.config
         with ResultStore(self.out / "results.sqlite") as store:
@@ -383,11 +527,14 @@ class _Run:
                     seed=derive_seed(c.seed, "eval", g, name),
                     openings=c.eval_openings,
                 )
-                result = run_arena(config, store, kind="train-eval")
+                tasks = schedule(config)
+                seeds = opening_seeds(self.game, c.eval_openings, len(tasks), config.seed)
+                tasks = [replace(t, opening_seed=s) for t, s in zip(tasks, seeds, strict=True)]
+                result = run_arena(config, store, kind="train-eval", tasks=tasks)
                 runs.append(result.run_id)
-                points = [r.score_of(me) for r in result.records]
-                scores[name] = [p for p in points if p is not None]
-                self.emit("eval", generation=g, opponent=name, score=float(np.mean(scores[name])))
+                points = [r.score_of(me) for r in distinct_games(result.records)]
+                scores[name] = _score([p for p in points if p is not None], len(result.records))
+                self.emit("eval", generation=g, opponent=name, score=scores[name]["score"])
 
     def ratings(self, history: list[dict[str, Any]]) -> dict[str, Any]:
         runs = [r for rec in history for r in rec.get("eval_runs", [])]
@@ -396,7 +543,8 @@ class _Run:
         with ResultStore(self.out / "results.sqlite") as store:
             outcomes = [
                 GameOutcome(r.seats[0], r.seats[1], r.score)
-                for r in store.games(runs)
+                for run_id in runs
+                for r in distinct_games(store.games([run_id]))
                 if r.score is not None
             ]
         anchor = self.config.baselines[0][0] if self.config.baselines else "gen-0000"
@@ -410,11 +558,70 @@ class _Run:
         }
 
 
-def _score(points: list[float]) -> dict[str, Any]:
+def opening_seeds(game: Game, plies: int, count: int, seed: int, tries: int = 100) -> list[int]:
+    """The opening seeds of ``count`` evaluation games, one per game, chosen so that
+    their openings of ``plies`` random plies differ pairwise where the game has that many
+    (each game tries up to ``tries`` seeds). The evaluated players are deterministic: two
+    games with the same opening and colours would be one game played twice."""
+    seeds: list[int] = []
+    seen: set[tuple[int, ...]] = set()
+    for i in range(count):
+        chosen = derive_seed(seed, "opening", i)
+        if plies > 0:
+            for t in range(tries):
+                candidate = derive_seed(seed, "opening", i, t) if t else chosen
+                opening = arena_opening(game, plies, candidate)
+                if opening not in seen:
+                    chosen = candidate
+                    seen.add(opening)
+                    break
+        seeds.append(chosen)
+    return seeds
+
+
+def arena_opening(game: Game, plies: int, seed: int) -> tuple[int, ...]:
+    """The opening the arena plays for ``plies`` and ``opening_seed=seed``: uniformly
+    random moves that do not end the game where one exists, chance outcomes drawn
+    (the rule of ``mctslab.arena.game_task``; a test checks that the games played have
+    the openings this predicts)."""
+    state = game.new_initial_state()
+    rng = Rng(seed)
+    played: list[int] = []
+    for _ in range(plies):
+        if state.is_terminal():
+            break
+        if state.current_player() == CHANCE:
+            action = sample_chance_outcome(state, rng)
+        else:
+            legal = state.legal_actions()
+            alive = [a for a in legal if not state.child(a).is_terminal()]
+            action = (alive or legal)[rng.randint(len(alive or legal))]
+        state.apply_action(action)
+        played.append(action)
+    return tuple(played)
+
+
+def distinct_games(records: Iterable[GameRecord]) -> list[GameRecord]:
+    """``records`` without the games whose moves repeat an earlier one's: what the
+    intervals count. Between deterministic players a game that the openings could not
+    tell apart (a game with fewer openings than games, or no opening plies) is one game
+    played again, not new evidence."""
+    seen: set[tuple[int, ...]] = set()
+    kept = []
+    for r in sorted(records, key=lambda r: r.slot):
+        if r.moves not in seen:
+            seen.add(r.moves)
+            kept.append(r)
+    return kept
+
+
+def _score(points: list[float], played: int) -> dict[str, Any]:
+    """The score over the distinct games (``games``, of ``played``) with its 95% Wilson
+    interval."""
     n = len(points)
     total = float(sum(points))
     score, low, high = wilson_interval(total, n) if n else (math.nan, math.nan, math.nan)
-    return {"games": n, "score": score, "low": low, "high": high}
+    return {"games": n, "played": played, "score": score, "low": low, "high": high}
 
 
 def _start_new(run: _Run, command: list[str] | None) -> None:
@@ -529,45 +736,113 @@ def train(
 ) -> TrainResult:
     """Run (or with ``resume`` continue) the loop of the module docstring in ``out``.
 
-    ``given``: the options the user set explicitly (a resumed run refuses a change of
-    any but :data:`~mctslab.train.config.RESUMABLE`; default: all of them are checked).
+    ``given``: the options the user set explicitly. A resumed run keeps its stored
+    options (the :data:`~mctslab.train.config.RESUMABLE` ones as its last invocation ran
+    them), overridden by the resumable options in ``given``; any other option in
+    ``given`` must equal the stored one. Default: every option is given.
     ``on_event(kind, payload)`` reports progress: ``"start"``, ``"selfplay"``,
     ``"train"``, ``"eval"``, ``"generation"`` (the committed record), ``"stop"``.
+
     Raises :class:`TrainError` (a ``ValueError``), before any file is written, for a
-    directory that holds a run while ``resume`` is off, no run while it is on, or a
-    run of another game or other options.
+    directory that holds a run while ``resume`` is off, a file or a folder with other
+    files, no run while it is on, a run of another game or other options, a run whose
+    files are corrupt or named outside it, or one whose baselines start a program that
+    ``given`` does not name again. A failed write (a full disk, a read-only directory)
+    is a :class:`TrainError` too: the run stays at its last committed generation.
     """
     out = Path(out)
     started = time.monotonic()
-    if resume:
-        run_json, state = load_run(out)
-        if run_json["game"]["name"] != config.game:
-            raise TrainError(
-                f"{out} is a run of {run_json['game']['name']}, not of {config.game}; "
-                "nothing was changed"
-            )
-        from dataclasses import fields as dc_fields
+    run = (
+        _resume(out, config, given, on_event) if resume else _create(out, config, on_event, command)
+    )
+    try:
+        return _loop(run, started, command)
+    except (OSError, sqlite3.Error) as err:
+        raise TrainError(
+            f"{_failed_write(err)}; the run in {out} is intact at generation "
+            f"{run.state['generation']}: continue it with --resume"
+        ) from None
 
-        names = given if given is not None else {f.name for f in dc_fields(TrainConfig)}
-        config = _resumed_config(out, run_json, config, names)
-        run = _Run(out, config, on_event)
-        if run_json["game"] != _game_identity(run.game):
-            raise TrainError(
-                f"{out} was trained under other rules of {config.game}; nothing was changed"
-            )
-        run.state = state
-        run.past_invocations = list(state.get("invocations", []))
-        run.restore()
-    else:
-        if (out / "run.json").exists() or (out / "state.json").exists():
-            raise TrainError(
-                f"{out} already holds a training run: continue it with --resume or choose "
-                "another --out"
-            )
-        if out.exists() and not out.is_dir():
-            raise TrainError(f"{out} is a file, not a directory")
-        run = _Run(out, config, on_event)
+
+def _failed_write(err: OSError | sqlite3.Error) -> str:
+    if isinstance(err, OSError) and err.filename:
+        return f"cannot write {err.filename} ({err.strerror or type(err).__name__})"
+    return f"cannot write ({err})"
+
+
+def _resume(out: Path, config: TrainConfig, given: set[str] | None, on_event: Event | None) -> _Run:
+    run_json, state = load_run(out)
+    if run_json["game"].get("name") != config.game:
+        raise TrainError(
+            f"{out} is a run of {run_json['game'].get('name')}, not of {config.game}; "
+            "nothing was changed"
+        )
+    names = given if given is not None else {f.name for f in fields(TrainConfig)}
+    config = _resumed_config(out, run_json, state, config, names)
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise TrainError(f"cannot write in {out}; nothing was changed")
+    run = _Run(out, config, on_event)
+    if run_json["game"] != _game_identity(run.game):
+        raise TrainError(
+            f"{out} was trained under other rules of {config.game}; nothing was changed"
+        )
+    run.state = state
+    invocations = state.get("invocations", [])
+    run.past_invocations = list(invocations) if isinstance(invocations, list) else []
+    run.restore()
+    return run
+
+
+def _create(
+    out: Path, config: TrainConfig, on_event: Event | None, command: list[str] | None
+) -> _Run:
+    if any(
+        (out / name).exists() or (out / name).is_symlink() for name in ("run.json", "state.json")
+    ):
+        raise TrainError(
+            f"{out} already holds a training run: continue it with --resume or choose another --out"
+        )
+    if out.exists() and not out.is_dir():
+        raise TrainError(f"{out} is a file, not a directory")
+    if out.is_dir() and any(out.iterdir()):
+        # Its metrics.csv, training.png or results.sqlite would be overwritten.
+        raise TrainError(
+            f"{out} is a folder with other files, not a training run: choose a new or empty "
+            "--out; nothing was changed"
+        )
+    parent = next((p for p in (out, *out.parents) if p.exists()), Path("."))
+    if not parent.is_dir():
+        raise TrainError(f"--out {out}: {parent} is not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise TrainError(f"--out {out}: cannot write in {parent}")
+    created = not out.exists()
+    run = _Run(out, config, on_event)
+    try:
         _start_new(run, command)
+    except BaseException as err:
+        if not (out / "state.json").exists():
+            # Generation 0 was never committed: what was written goes, the folder was
+            # new or empty.
+            _remove_contents(out, created)
+        if isinstance(err, (OSError, sqlite3.Error)):
+            raise TrainError(f"--out {out}: {_failed_write(err)}; no run was made") from None
+        raise
+    return run
+
+
+def _remove_contents(out: Path, created: bool) -> None:
+    if created:
+        shutil.rmtree(out, ignore_errors=True)
+    elif out.is_dir():
+        for child in out.iterdir():
+            if child.is_dir() and not child.is_symlink():
+                shutil.rmtree(child, ignore_errors=True)
+            else:
+                child.unlink(missing_ok=True)
+
+
+def _loop(run: _Run, started: float, command: list[str] | None) -> TrainResult:
+    out = run.out
     c = run.config
     wall0 = float(run.state.get("wall_seconds", 0.0))
     run.invocation = {
