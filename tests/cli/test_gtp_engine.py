@@ -49,7 +49,7 @@ SESSION = [
     ("printsgf", "= \n(;GM[1]FF[4]*"),
     ("printsgf a b", "? syntax error: printsgf [FILENAME]"),
     ("loadsgf", "? syntax error: loadsgf FILENAME [MOVE_NUMBER]"),
-    ("loadsgf /nonexistent/game.sgf", "? cannot load file: /nonexistent/game.sgf: *"),
+    ("loadsgf /nonexistent/game.sgf", "? cannot load file: sgf: cannot read *"),
     ("12 genmove b", "=12 *"),
     ("genmove w", "= *"),
     ("undo", "="),
