@@ -95,6 +95,7 @@ def server_fixture(preload: Sequence[str]) -> Callable[..., Iterator[str]]:
 
         import mctslab
         from mctslab.web.app import create_app
+        from mctslab.web.settings import Settings
 
         for name in preload:
             mctslab.search(
@@ -103,7 +104,10 @@ def server_fixture(preload: Sequence[str]) -> Callable[..., Iterator[str]]:
                 engine="reference",
             )
         port = free_port()
-        config = uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning")
+        # One server for a whole module of page tests, all from 127.0.0.1: the per-client
+        # session cap (tests/web/test_web_limits.py tests it) would refuse the 21st page.
+        app = create_app(Settings(max_client_sessions=Settings().max_sessions))
+        config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
         server = uvicorn.Server(config)
         thread = threading.Thread(target=server.run, daemon=True)
         thread.start()
