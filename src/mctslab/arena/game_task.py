@@ -52,6 +52,7 @@ __all__ = [
     "GameTask",
     "derive_seed",
     "effective_spec",
+    "play_opening",
     "play_task",
 ]
 
@@ -106,8 +107,10 @@ def effective_spec(spec: str, time_per_move: float | None) -> str:
     return timed_spec(spec, time_per_move)
 
 
-def _opening(state: State, plies: int, seed: int) -> list[int]:
-    """``plies`` uniformly random moves that do not end the game (where one exists)."""
+def play_opening(state: State, plies: int, seed: int) -> list[int]:
+    """Play and return ``plies`` uniformly random moves on ``state`` that do not end the
+    game (where one exists), chance outcomes drawn from the same ``Rng(seed)``: the arena's
+    random opening."""
     rng = Rng(seed)
     played: list[int] = []
     for _ in range(plies):
@@ -147,7 +150,7 @@ def play_task(task: GameTask) -> GameRecord:
     info = game.info
     state = game.new_initial_state()
     n = info.num_players
-    opening = _opening(state, task.openings, task.opening_seed)
+    opening = play_opening(state, task.openings, task.opening_seed)
     moves: list[int] = list(opening)
     times: list[float | None] = [None] * len(opening)
     movers: list[int] = [-1] * len(opening)

@@ -70,14 +70,13 @@ from typing import Any
 import numpy as np
 import torch
 
-from mctslab.arena.game_task import Entrant, derive_seed
+from mctslab.arena.game_task import Entrant, derive_seed, play_opening
 from mctslab.arena.ratings import GameOutcome, compute_ratings, wilson_interval
 from mctslab.arena.store import GameRecord, ResultStore
 from mctslab.arena.tournament import ArenaConfig, run_arena, schedule
 from mctslab.core.errors import InvalidConfigError
-from mctslab.core.game import CHANCE, Game, rules_fingerprint, sample_chance_outcome
+from mctslab.core.game import Game, rules_fingerprint
 from mctslab.core.registry import make
-from mctslab.core.rng import Rng
 from mctslab.nn.checkpoint import load_checkpoint, save_checkpoint
 from mctslab.nn.networks import make_network, parameter_count
 from mctslab.players.player import parse_spec, quote_spec_value
@@ -580,25 +579,9 @@ def opening_seeds(game: Game, plies: int, count: int, seed: int, tries: int = 10
 
 
 def arena_opening(game: Game, plies: int, seed: int) -> tuple[int, ...]:
-    """The opening the arena plays for ``plies`` and ``opening_seed=seed``: uniformly
-    random moves that do not end the game where one exists, chance outcomes drawn
-    (the rule of ``mctslab.arena.game_task``; a test checks that the games played have
-    the openings this predicts)."""
-    state = game.new_initial_state()
-    rng = Rng(seed)
-    played: list[int] = []
-    for _ in range(plies):
-        if state.is_terminal():
-            break
-        if state.current_player() == CHANCE:
-            action = sample_chance_outcome(state, rng)
-        else:
-            legal = state.legal_actions()
-            alive = [a for a in legal if not state.child(a).is_terminal()]
-            action = (alive or legal)[rng.randint(len(alive or legal))]
-        state.apply_action(action)
-        played.append(action)
-    return tuple(played)
+    """The opening the arena plays for ``plies`` and ``opening_seed=seed``
+    (:func:`mctslab.arena.game_task.play_opening` on a new game)."""
+    return tuple(play_opening(game.new_initial_state(), plies, seed))
 
 
 def distinct_games(records: Iterable[GameRecord]) -> list[GameRecord]:
