@@ -224,6 +224,32 @@ def test_a_gtp_baseline_in_run_json_is_not_started_on_resume(run_dir: Path, tmp_
     assert not marker.exists()
 
 
+def test_a_model_path_baseline_in_run_json_is_not_loaded_on_resume(
+    run_dir: Path, tmp_path: Path
+) -> None:
+    """run.json edited to name an az: baseline whose network file lies outside the run:
+    --resume refuses before training or loading anything; given again on the command line
+    it is the user's choice; a shipped network's name is no file and passes."""
+    outside = tmp_path / "net.pt"
+    outside.write_bytes(b"not a checkpoint")
+    spec = f"az:model={outside},simulations=2"
+
+    def plant(run: dict[str, Any]) -> None:
+        run["config"]["baselines"] = [["x", spec]]
+        run["config"]["eval_games"] = 1
+
+    edit_json(run_dir / "run.json", plant)
+    before = hashes(run_dir)
+    with pytest.raises(TrainError, match="reads a file"):
+        train(replace(TINY, generations=2), run_dir, resume=True, given={"generations"})
+    assert hashes(run_dir) == before
+    asked = replace(TINY, baselines=(("x", spec),), eval_games=1)
+    assert started_config(run_dir, asked, given={"baselines"}).baselines == (("x", spec),)
+    shipped = "az:model=tic_tac_toe,simulations=2"
+    edit_json(run_dir / "run.json", lambda run: run["config"].update(baselines=[["x", shipped]]))
+    assert started_config(run_dir, TINY, given=set()).baselines == (("x", shipped),)
+
+
 def _outside_buffer(run_dir: Path, tmp_path: Path) -> tuple[str, Path]:
     outside = tmp_path / "elsewhere" / "x.npz"
     outside.parent.mkdir()

@@ -37,8 +37,9 @@ the options, written once; a resumed run keeps its options, and those of
 
 A run directory is data, which anyone who can write in it may have edited: every file
 it names is confined to it (:func:`run_file`: relative, no ``..``, no symlink leading
-out), and a baseline that starts a program (``gtp:``) is started on ``--resume`` only
-when the command line names it again.
+out), and a baseline that starts a program (``gtp:``) or loads a network file
+(``model=PATH``: any but a shipped network) is used on ``--resume`` only when the command
+line names it again.
 
 Reproducible: every random choice is drawn from a seed derived from ``seed`` and the
 generation (network initialisation, self-play games, minibatches, evaluation games),
@@ -79,6 +80,7 @@ from mctslab.core.game import Game, rules_fingerprint
 from mctslab.core.registry import make
 from mctslab.nn.checkpoint import load_checkpoint, save_checkpoint
 from mctslab.nn.networks import make_network, parameter_count
+from mctslab.players.network import shipped_models
 from mctslab.players.player import parse_spec, quote_spec_value
 from mctslab.train.buffer import KEYS, ReplayBuffer
 from mctslab.train.config import RESUMABLE, TrainConfig
@@ -247,22 +249,33 @@ def _resumed_config(
             f"(only {', '.join(sorted(RESUMABLE))} may change)"
         )
     config = replace(stored, **{k: getattr(asked, k) for k in RESUMABLE & given})
-    programs = [f"{n}={spec}" for n, spec in stored.baselines if _starts_a_program(spec)]
-    if programs and ("baselines" not in given or asked.baselines != stored.baselines):
+    outside = [
+        f"{n}={spec} ({reach})" for n, spec in stored.baselines if (reach := _reaches_out(spec))
+    ]
+    if outside and ("baselines" not in given or asked.baselines != stored.baselines):
         raise TrainError(
-            f"{out}/run.json names a baseline that starts a program ({'; '.join(programs)}); "
-            "a run directory does not start programs: give every --baseline again on the "
-            "command line to resume it"
+            f"{out}/run.json names a baseline that starts a program or reads a file outside "
+            f"the run ({'; '.join(outside)}); a run directory neither starts programs nor "
+            "names files outside itself: give every --baseline again on the command line "
+            "to resume it"
         )
     return config
 
 
-def _starts_a_program(spec: str) -> bool:
-    """A player spec that starts a program (``gtp:CMD``)."""
+def _reaches_out(spec: str) -> str | None:
+    """What a stored baseline's spec would reach outside its run directory: a program it
+    starts (``gtp:CMD``) or a network file it loads (``model=PATH``, any ``model=`` but a
+    network shipped in the package); ``None`` for a spec that reaches nothing."""
     try:
-        return parse_spec(spec)[0] == "gtp"
+        kind, options = parse_spec(spec)
     except ValueError:
-        return spec.strip().startswith("gtp")
+        return "starts a program" if spec.strip().startswith("gtp") else None
+    if kind == "gtp":
+        return "starts a program"
+    model = options.get("model")
+    if model is not None and model not in shipped_models():
+        return "reads a file"
+    return None
 
 
 # Self-play in worker processes -----------------------------------------------------------
