@@ -1,0 +1,284 @@
+"""Live analysis: Leela Zero's ``lz-analyze`` and ``lz-genmove_analyze``, which Sabaki
+and Lizzie send, as a search that writes what it sees while it thinks.
+
+Apart from the engine's commands (:mod:`mctslab.cli.gtp.engine`): this module reads the
+commands' arguments (:func:`parse_analyze`), writes the info lines (:func:`info_line`)
+and runs the sliced search (:class:`Analysis`); the engine chooses the position, the
+colour and the budget, and commits the move.
+
+``lz-analyze [COLOR] [INTERVAL]`` (also ``interval N``, ``minmoves N``; the interval in
+centiseconds) answers ``=`` at once, then searches from the current position (for
+``COLOR``, a pass inserted as for ``genmove``) in a background thread and writes every
+interval one line::
+
+    info move D4 visits 120 winrate 5234 prior 1000 order 0 pv D4 E5 C3 info move ...
+
+(the root's moves by visits; ``winrate`` the move's mean return for the side to move on
+0 .. 10000; ``prior`` the PUCT prior, uniform under UCT; ``pv`` the most visited line of
+the tree), until the next command arrives: the analysis stops, a blank line ends its
+answer (as Leela Zero) and the command is answered. The search is the player's own (its
+tree is then reused by the next ``genmove``), in slices of at most
+:data:`ANALYSIS_SLICE` seconds, its tree capped at :data:`ANALYSIS_MAX_NODES`.
+``lz-genmove_analyze [COLOR] [INTERVAL]`` is ``genmove`` with the same lines during its
+search, then ``play VERTEX`` (or ``play resign``) and the blank line. Both need an
+``mcts`` or ``puct`` player with one worker (``? lz-analyze needs an MCTS player``).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from mctslab.cli.gtp.protocol import GtpFailure, parse_colour
+from mctslab.core.text import is_ascii_digits
+from mctslab.games.go import Go
+from mctslab.games.kernels import KernelState
+from mctslab.players.gtp import action_to_vertex
+from mctslab.search.compiled import CompiledMCTS
+from mctslab.search.engine import Searcher
+from mctslab.search.mcts import ChildStats, SearchConfig, SearchResult
+
+__all__ = [
+    "ANALYSIS_MAX_NODES",
+    "ANALYSIS_SLICE",
+    "MIN_ANALYSIS_SLICE",
+    "Analysis",
+    "AnalyzeRequest",
+    "info_line",
+    "parse_analyze",
+    "principal_variation",
+]
+
+#: The longest search between two looks at an analysis's stop flag and clock (seconds).
+ANALYSIS_SLICE = 0.1
+#: The shortest such search (a short interval asks for many).
+MIN_ANALYSIS_SLICE = 0.01
+#: An analysis runs until the next command, for as long as a GUI stays open: its tree
+#: is capped (about 60 MB for the compiled engine's 31-byte nodes; a reference node of
+#: Python objects costs far more), after which the analysis only repeats its info line.
+ANALYSIS_MAX_NODES = {"compiled": 2_000_000, "reference": 200_000}
+
+
+# The commands' arguments ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AnalyzeRequest:
+    """The arguments of ``lz-analyze`` and ``lz-genmove_analyze``: the colour to analyse
+    for (``None``: the side to move), ``interval`` seconds between two info lines (0: no
+    info lines, as Leela Zero) and ``min_moves``, the least number of moves an info line
+    lists (moves without visits fill it up)."""
+
+    colour: str | None = None
+    interval: float = 0.0
+    min_moves: int = 0
+
+
+def parse_analyze(args: Sequence[str], command: str = "lz-analyze") -> AnalyzeRequest:
+    """``[COLOR] [INTERVAL]``, ``interval N`` and ``minmoves N`` in any order, as Leela
+    Zero reads them (an interval in centiseconds: ``lz-analyze b 50``); ``avoid`` and
+    ``allow`` are not supported. :class:`GtpFailure` (``syntax error: ...``) otherwise.
+
+    >>> parse_analyze(["w", "interval", "25"])
+    AnalyzeRequest(colour='w', interval=0.25, min_moves=0)
+    """
+    colour: str | None = None
+    interval, min_moves = 0.0, 0
+    i = 0
+    while i < len(args):
+        tag = args[i].lower()
+        if is_ascii_digits(tag):
+            interval = int(tag) / 100
+            i += 1
+            continue
+        if tag in ("interval", "minmoves"):
+            if i + 1 >= len(args) or not is_ascii_digits(args[i + 1]):
+                raise GtpFailure(f"syntax error: {command}: {tag} needs a whole number >= 0")
+            if tag == "interval":
+                interval = int(args[i + 1]) / 100
+            else:
+                min_moves = int(args[i + 1])
+            i += 2
+            continue
+        if tag in ("b", "black", "w", "white"):
+            colour = parse_colour(tag)
+        elif tag in ("avoid", "allow"):
+            raise GtpFailure(f"syntax error: {command}: {tag} is not supported")
+        else:
+            raise GtpFailure(f"syntax error: {command}: unexpected argument {args[i]!r}")
+        i += 1
+    return AnalyzeRequest(colour, interval, min_moves)
+
+
+# The info lines ---------------------------------------------------------------------------------
+
+
+def principal_variation(searcher: object, action: int, limit: int) -> list[int]:
+    """``action``, then the line below it that the searcher's kept tree expects (both
+    engines' ``principal_variation``: the most visited child at each node), at most
+    ``limit`` moves; only ``[action]`` for a searcher without one (root parallelism's)."""
+    line = getattr(searcher, "principal_variation", None)
+    return list(line(action, limit)) if line is not None else [action]
+
+
+def info_line(
+    children: Sequence[ChildStats],
+    size: int,
+    min_utility: float,
+    max_utility: float,
+    pv: Callable[[int], list[int]] | None = None,
+    min_moves: int = 0,
+) -> str:
+    """One Leela Zero analysis line: ``info move D4 visits 120 winrate 5234 prior 1000
+    order 0 pv D4 E5 C3 info move ...``, the root's children by visits (then winrate)
+    down to the last one with a visit (or ``min_moves`` of them). ``winrate`` is the
+    move's mean return for the player to move mapped from ``min_utility .. max_utility``
+    to ``0 .. 10000`` (truncated, as Leela Zero prints it), ``prior`` its prior in
+    ten-thousandths (UCT has none: uniform over the root's children), ``pv`` the
+    principal variation ``pv(action)`` (default: the move alone)."""
+    span = max_utility - min_utility
+
+    def winrate(child: ChildStats) -> int:
+        if not child.visits or span <= 0:
+            return 0
+        return int(min(1.0, max(0.0, (child.value - min_utility) / span)) * 10000)
+
+    # sorted() is stable, reverse=True too: equal visits and winrate keep action order.
+    rows = sorted(children, key=lambda ch: (ch.visits, winrate(ch)), reverse=True)
+    visited = sum(1 for ch in rows if ch.visits > 0)
+    uniform = 1.0 / len(rows) if rows else 0.0
+    parts = []
+    for order, child in enumerate(rows[: max(visited, min_moves)]):
+        prior = uniform if child.prior is None else child.prior
+        line = pv(child.action) if pv is not None else [child.action]
+        moves = " ".join(action_to_vertex(a, size) for a in line)
+        parts.append(
+            f"info move {action_to_vertex(child.action, size)} visits {child.visits} "
+            f"winrate {winrate(child)} prior {int(prior * 10000)} order {order} pv {moves}"
+        )
+    return " ".join(parts)
+
+
+# The search -------------------------------------------------------------------------------------
+
+
+class Analysis:
+    """``lz-analyze``'s search: from one position, in a background thread, in slices of
+    at most :data:`ANALYSIS_SLICE` seconds (each a ``search()`` of the player's own
+    searcher, which keeps its tree from one to the next, so the statistics grow as in one
+    long search), writing an info line every ``interval`` seconds until :meth:`stop`.
+    ``lz-genmove_analyze``'s search is :meth:`search_move`, the same slices under a
+    move's budget, in the caller's thread.
+
+    The compiled engine's search leaves Python's GIL free, so the thread that reads the
+    next command is not slowed; the reference engine's shares it (and still stops within
+    a slice).
+    """
+
+    def __init__(
+        self,
+        searcher: Searcher,
+        state: KernelState,
+        config: SearchConfig,
+        request: AnalyzeRequest,
+        emit: Callable[[str], None],
+    ) -> None:
+        self.searcher = searcher
+        self.state = state
+        self.request = request
+        self.emit = emit
+        game = state.game
+        assert isinstance(game, Go)
+        self.game = game
+        slice_s = ANALYSIS_SLICE
+        if request.interval > 0:
+            slice_s = min(slice_s, max(MIN_ANALYSIS_SLICE, request.interval / 2))
+        self.slice = slice_s
+        cap = ANALYSIS_MAX_NODES["compiled" if isinstance(searcher, CompiledMCTS) else "reference"]
+        nodes = cap if config.max_nodes is None else min(cap, config.max_nodes)
+        self.config = replace(config, time=slice_s, iterations=None, max_nodes=nodes)
+        self.lines = 0  # info lines written
+        self.error: BaseException | None = None  # what ended the search early, if anything
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="lz-analyze", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop the search (within a slice) and write its last line if none came yet."""
+        self._stop.set()
+        self._thread.join()
+
+    def line(self, result: SearchResult) -> str:
+        info = self.game.info
+        n = self.game.board_size
+        return info_line(
+            result.children,
+            n,
+            info.min_utility,
+            info.max_utility,
+            lambda a: principal_variation(self.searcher, a, n * n),
+            self.request.min_moves,
+        )
+
+    def _run(self) -> None:
+        try:
+            self._loop()
+        except Exception as err:  # the analysis ends; the engine answers the next command
+            self.error = err
+
+    def _loop(self) -> None:
+        interval = self.request.interval
+        self.searcher.config = self.config
+        result: SearchResult | None = None
+        stuck = False  # the tree is full or the root proven: nothing more to search
+        last = time.monotonic()
+        while not self._stop.is_set():
+            if stuck:
+                self._stop.wait(self.slice)
+            else:
+                result = self.searcher.search(self.state.clone(), self.game.info)
+                stuck = result.iterations == 0 or result.stopped_by in ("nodes", "proven")
+            now = time.monotonic()
+            if interval > 0 and result is not None and now - last >= interval:
+                self.emit(self.line(result) + "\n")
+                self.lines += 1
+                last = now
+        if interval > 0 and self.lines == 0 and result is not None:
+            self.emit(self.line(result) + "\n")  # at least one line, as Leela Zero
+            self.lines += 1
+
+    def search_move(self, config: SearchConfig) -> tuple[SearchResult, int]:
+        """``lz-genmove_analyze``'s search: slices of ``config``'s budget (its seconds,
+        its iterations; the tree is kept, so the slices add up to one search), an info
+        line every interval, until the budget is spent, the tree is full or the root
+        proven. The last result and the iterations of all the slices; the searcher's
+        config is ``config`` again afterwards, whatever happened. The caller writes the
+        at-least-one line (:attr:`lines` is still 0) once it has stopped its clock."""
+        request, searcher, state = self.request, self.searcher, self.state
+        t0 = time.perf_counter()
+        done, last = 0, time.monotonic()
+        result: SearchResult | None = None
+        try:
+            while True:
+                left = None if config.time is None else config.time - (time.perf_counter() - t0)
+                more = None if config.iterations is None else config.iterations - done
+                spent = (left is not None and left <= 0) or (more is not None and more <= 0)
+                if result is not None and spent:
+                    break
+                # A slice of the move's budget: the tree is kept, so the slices add up.
+                step = min(self.slice, left) if left is not None and left > 0 else self.slice
+                searcher.config = replace(config, time=step, iterations=more)
+                result = searcher.search(state.clone(), self.game.info)
+                done += result.iterations
+                if result.iterations == 0 or result.stopped_by in ("nodes", "proven"):
+                    break
+                if request.interval > 0 and time.monotonic() - last >= request.interval:
+                    self.emit(self.line(result) + "\n")
+                    self.lines, last = self.lines + 1, time.monotonic()
+        finally:
+            searcher.config = config
+        return result, done

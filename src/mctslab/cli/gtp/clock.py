@@ -1,0 +1,98 @@
+"""How long a move may think: GTP's clock, kept apart from the protocol (as Leela Zero's
+``TimeControl.cpp`` and KataGo's ``timecontrols.cpp`` are), so that the allocation rule
+reads, and is tested, as arithmetic on seconds.
+
+``time_settings main_time byo_yomi_time byo_yomi_stones`` and ``time_left colour time
+stones`` (seconds) set the clock; the engine also keeps its own clock from the time its
+moves take, for controllers that send no ``time_left``. An MCTS-based player (``mcts``,
+``puct``, ``az``; not ``gumbel``, which plans an iteration budget) whose spec names no
+budget of its own then searches, with no iteration cap, for::
+
+    in byo-yomi (stones > 0):  (time_left / stones) * 0.9 - 0.15 s
+    in main time:              (time_left - 0.15 s) / max(10, (N*N - moves) / 2)
+                               + 0.8 * byo_yomi_time / byo_yomi_stones   (when byo-yomi follows)
+
+and at least 0.05 s (the 0.15 s is kept back for the protocol and the process; the
+move count ``moves`` is both colours'). A budget of the spec's own wins
+(``mcts:iterations=5000`` searches 5,000 iterations whatever the clock), except that an own
+time longer than the clock allows is cut to it (``mcts:time=2`` in 1 s byo-yomi searches
+about 0.75 s): the rule of :mod:`mctslab.players.time_control`, the arena's too, which
+the engine applies to what :meth:`Clock.move_time` answers. ``time_settings 0 0 0`` or
+no ``time_settings`` at all: no clock, the spec's budget alone.
+
+>>> clock = Clock()
+>>> clock.settings(main=300, byo=0, stones=0)  # 5 minutes, sudden death, on 9x9
+>>> round(clock.move_time("b", moves=0, points=81), 4)  # (300 - 0.15) / 40
+7.4963
+>>> clock.settings(main=0, byo=10, stones=5)  # 5 stones in every 10 s
+>>> round(clock.move_time("b", moves=0, points=81), 4)  # 10 / 5 * 0.9 - 0.15
+1.65
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["LATENCY", "MIN_MOVES_LEFT", "MIN_MOVE_TIME", "Clock"]
+
+#: Seconds a move keeps back for the protocol and the process.
+LATENCY = 0.15
+#: The shortest search under a clock (seconds).
+MIN_MOVE_TIME = 0.05
+#: In main time, the remaining time is shared among at least this many moves.
+MIN_MOVES_LEFT = 10
+
+
+@dataclass
+class Clock:
+    """The time settings and each colour's clock: ``left[colour] = (seconds, stones)``,
+    ``stones == 0`` in main time, else the stones still to play in the byo-yomi period."""
+
+    main: float = 0.0
+    byo: float = 0.0
+    stones: int = 0
+    on: bool = False
+
+    def __post_init__(self) -> None:
+        self.left: dict[str, tuple[float, int]] = {}
+
+    def settings(self, main: float, byo: float, stones: int) -> None:
+        # GTP: byo-yomi time > 0 with 0 stones means no limit; all zero too.
+        self.main, self.byo, self.stones = main, byo, stones
+        self.on = not (byo > 0 and stones == 0) and not (main == 0 and byo == 0)
+        self.left = {}
+
+    def start(self, colour: str) -> tuple[float, int]:
+        """``colour``'s ``(seconds, stones)``: as ``time_left`` or :meth:`spent` last left
+        them, else the settings' start (main time, or a first byo-yomi period)."""
+        if colour in self.left:
+            return self.left[colour]
+        return (self.main, 0) if self.main > 0 else (self.byo, self.stones)
+
+    def move_time(self, colour: str, moves: int, points: int) -> float | None:
+        """Seconds the next move of ``colour`` may search (``None``: no clock)."""
+        if not self.on:
+            return None
+        left, stones = self.start(colour)
+        if stones > 0:
+            t = left / stones * 0.9 - LATENCY
+        else:
+            t = (left - LATENCY) / max(MIN_MOVES_LEFT, (points - moves) // 2)
+            if self.byo > 0 and self.stones > 0:
+                t += 0.8 * self.byo / self.stones
+        return max(MIN_MOVE_TIME, t)
+
+    def spent(self, colour: str, seconds: float) -> None:
+        """Count a move of ``colour`` that took ``seconds`` (until ``time_left`` corrects it)."""
+        if not self.on:
+            return
+        left, stones = self.start(colour)
+        left -= seconds
+        if stones == 0:
+            if left <= 0 and self.byo > 0 and self.stones > 0:
+                left, stones = self.byo, self.stones
+        else:
+            stones -= 1
+            if stones == 0:
+                left, stones = self.byo, self.stones
+        self.left[colour] = (max(0.0, left), stones)
