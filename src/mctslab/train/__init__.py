@@ -7,7 +7,13 @@ checkpoints, evaluation through the arena, crash-safe resumption.
 - :mod:`~mctslab.train.buffer`: the replay buffer, saved atomically;
 - :mod:`~mctslab.train.symmetry`: board symmetries as augmentation;
 - :mod:`~mctslab.train.learner`: the loss and optimizer steps;
-- :mod:`~mctslab.train.loop`: :func:`train`, the loop, the run directory, metrics and plots.
+- :mod:`~mctslab.train.run_directory`: the run's files, confined to it, their commit,
+  and what a resumed run keeps;
+- :mod:`~mctslab.train.evaluation`: evaluation games through the arena, scores, Elo;
+- :mod:`~mctslab.train.report`: ``metrics.csv`` and ``training.png``;
+- :mod:`~mctslab.train.loop`: :func:`train`, the generations (self-play, learning,
+  checkpoint, evaluation, commit);
+- :mod:`~mctslab.train.export`: a network with its model card.
 
 May import: :mod:`mctslab.arena`, :mod:`mctslab.analysis` and the layers below them.
 """

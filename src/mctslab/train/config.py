@@ -66,7 +66,7 @@ class TrainConfig:
     previous evaluated generation and each of ``baselines`` with ``eval_simulations``
     (default: ``simulations``) and ``eval_openings`` random opening plies, drawn for each
     game so that no two games of an evaluation repeat where the game has enough openings
-    (the intervals count distinct games: :mod:`mctslab.train.loop`). Counts are bounded
+    (the intervals count distinct games: :mod:`mctslab.train.evaluation`). Counts are bounded
     by :data:`LIMITS`.
     """
 

@@ -19,7 +19,7 @@ from typing import Any
 from mctslab.core.registry import make
 from mctslab.nn.checkpoint import load_checkpoint, save_checkpoint
 from mctslab.nn.networks import parameter_count
-from mctslab.train.loop import TrainError, load_run, run_file
+from mctslab.train.run_directory import TrainError, load_run, run_file
 
 __all__ = ["export_model"]
 
@@ -33,7 +33,7 @@ def export_model(
 ) -> tuple[Path, Path]:
     """Write the network of ``generation`` (default: the last committed one) of the run in
     ``run_dir`` to ``dest`` (a ``.pt`` path) and its card beside it (``.json``); returns
-    both paths. Raises :class:`~mctslab.train.loop.TrainError` for a directory that is
+    both paths. Raises :class:`~mctslab.train.run_directory.TrainError` for a directory that is
     not a run or a generation it does not have."""
     run_dir, dest = Path(run_dir), Path(dest)
     if dest.suffix != ".pt":
