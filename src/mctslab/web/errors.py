@@ -8,6 +8,10 @@ names in ``Allow`` every method of the path.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
+import fastapi.routing
 from fastapi import FastAPI, Request
 from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
@@ -22,6 +26,15 @@ __all__ = ["add_error_handlers"]
 
 def _one_line(text: str) -> str:
     return " ".join(text.split())
+
+
+def _routes(app: FastAPI) -> Iterable[Any]:
+    """Every route of ``app``, those of its included routers among them (each answers
+    ``matches`` and ``methods``). FastAPI from 0.16x keeps an included router as one entry
+    of ``app.router.routes``, which :func:`fastapi.routing.iter_route_contexts` unfolds;
+    before, ``include_router`` copied the router's routes in."""
+    unfold = getattr(fastapi.routing, "iter_route_contexts", None)
+    return app.router.routes if unfold is None else unfold(app.router.routes)
 
 
 def add_error_handlers(app: FastAPI) -> None:
@@ -51,7 +64,7 @@ def add_error_handlers(app: FastAPI) -> None:
             # with two routes (GET and DELETE /api/sessions/{sid}) has the methods of both.
             # Asked with no method, every route on the path matches in part (not NONE).
             methods: set[str] = set()
-            for route in app.router.routes:
+            for route in _routes(app):
                 match, _ = route.matches({**request.scope, "method": ""})
                 if match is not Match.NONE:
                     methods |= getattr(route, "methods", None) or set()
