@@ -79,6 +79,8 @@ bench: $(STAMP_TEST)
 	$(BIN)/python benchmarks/bohnenspiel_vs_minimax.py --time 3
 	$(BIN)/python benchmarks/kuhn_exploitability.py
 	$(BIN)/python benchmarks/cards_and_dice.py
+	$(BIN)/python benchmarks/gumbel_tic_tac_toe.py
+	$(BIN)/python benchmarks/tune_bohnenspiel.py
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info

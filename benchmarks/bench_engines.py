@@ -20,6 +20,13 @@ It measures:
    with their paired ratios; and the compiled engine's bytes per tree node;
 4. the time to the first move in a fresh process, with numba's cache cold and warm.
 
+``--playouts-only`` measures part 2 alone, for every game with its own playout kernel
+(:data:`PLAYOUT_GAMES`: tic-tac-toe, Connect Four, Bohnenspiel, Nim (1, 3, 5, 7)): raw
+random playouts from the initial position through the generic loop over the rule
+kernels and through the game's own ``playout`` kernel (the same draws), in turns within
+each repeat, and the median of the per-repeat ratios own / generic; into
+``benchmarks/results/engines_playouts.json`` (beside ``--output``).
+
 Ratios are printed against their targets with PASS/MISS, and the run always exits 0:
 benchmarks record, tests assert. The numbers also go to ``benchmarks/results/engines.json``.
 """
@@ -59,6 +66,8 @@ except ImportError:  # pragma: no cover - the dev extras install it
     os_mcts = None
 
 GAMES = ("tic_tac_toe", "connect_four")
+PLAYOUT_GAMES = ("tic_tac_toe", "connect_four", "bohnenspiel", "nim")
+PLAYOUTS_PER_CALL = 100_000  # each measurement repeats this until Mode.min_seconds
 C = 1.0  # mctslab's c on [0, 1] rewards ...
 UCT_C = 2.0 * C  # ... is OpenSpiel's uct_c on [-1, 1] rewards.
 OPENSPIEL_MAX_MEMORY_MB = 1000  # far above what these searches use: no garbage collection
@@ -235,6 +244,36 @@ def raw_game_playouts(game_name: str, n: int, seed: int) -> tuple[float, float]:
     bufs = (root.copy(), np.zeros(2, dtype=np.float64))
     plies, _ = game_playouts(game.kernels.playout, root, game.params, n, rng, *bufs)
     return time.perf_counter() - start, plies / n
+
+
+def playout_kernels(mode: Mode) -> dict[str, Any]:
+    """Part 2 for :data:`PLAYOUT_GAMES`: the generic loop against each game's own kernel."""
+    out: dict[str, Any] = {}
+    for game_name in PLAYOUT_GAMES:
+        n = max(1, PLAYOUTS_PER_CALL // mode.divisor)
+        raw_playouts(game_name, 1, 0)  # compile or load numba's cache
+        raw_game_playouts(game_name, 1, 0)
+        generic, own = Rates(n), Rates(n)
+        ratios = []
+        for r in range(mode.repeats):
+            seed = 1000 * (r + 1)
+            a = generic.measure(
+                lambda k, s, g=game_name: raw_playouts(g, k, s)[0], seed, mode.min_seconds
+            )
+            b = own.measure(
+                lambda k, s, g=game_name: raw_game_playouts(g, k, s)[0], seed, mode.min_seconds
+            )
+            ratios.append(b / a)
+            print(f"  {game_name} repeat {r + 1}: generic {a:,.0f}/s, own kernel {b:,.0f}/s")
+        _, plies = raw_playouts(game_name, 10_000, 99)
+        out[game_name] = {
+            "generic_loop": generic.to_dict(),
+            "own_kernel": own.to_dict(),
+            "ratio_own_over_generic": statistics.median(ratios),
+            "ratios": ratios,
+            "mean_playout_plies": plies,
+        }
+    return out
 
 
 # --- 1. Simulations per second of each engine (each runner returns search seconds) -------
@@ -726,10 +765,39 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="only the equal-work table by tree size (JSON beside --output, *_by_size.json)",
     )
+    parser.add_argument(
+        "--playouts-only",
+        action="store_true",
+        help="only raw playouts, generic loop against each game's own kernel, for "
+        "tic-tac-toe, Connect Four, Bohnenspiel and Nim (JSON beside --output, "
+        "*_playouts.json)",
+    )
     args = parser.parse_args(argv)
     mode = QUICK if args.quick else FULL
     if pyspiel is None:
         print("open-spiel is not installed: its engines are skipped (pip install open-spiel)")
+    if args.playouts_only:
+        print("measuring raw playouts: the generic loop and each game's own kernel ...")
+        report = {
+            "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            "mode": "quick" if args.quick else "full",
+            "repeats": mode.repeats,
+            "min_seconds": mode.min_seconds,
+            "machine": common.machine(),
+            "versions": versions(),
+            "games": playout_kernels(mode),
+        }
+        for g, row in report["games"].items():
+            print(
+                f"{g:<14}{row['generic_loop']['median_per_s']:>14,.0f}/s"
+                f"{row['own_kernel']['median_per_s']:>14,.0f}/s"
+                f"{row['ratio_own_over_generic']:>8.2f}x"
+            )
+        out = args.output.with_name(args.output.stem + "_playouts.json")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(report, indent=2) + "\n")
+        print(f"\nresults written to {out}")
+        return 0
     if args.sizes_only:
         size_rows, _ = by_size(mode)
         print("measuring root parallelism in threads ...", flush=True)

@@ -13,7 +13,12 @@ Run ``python benchmarks/bench_training.py [--part NAME ...] [--model NAME_OR_PAT
   ``--games`` games each (default 100), colours alternated, two random opening plies
   (the arena's ``openings=2``), in the arena's SQLite store
   ``benchmarks/results/training.db`` (a rerun continues the unfinished runs);
-- ``time``: ``az`` against UCT + solver at 0.5 s a move each (``--time-games``, default 40);
+- ``time``: ``az`` against UCT + solver at 0.5 s a move each (``--time-games``, default 40),
+  and the simulations each side makes in 0.5 s: one fresh search of each player from
+  each of ``--time-positions`` positions (default 10: the empty board and positions of
+  plies 2 to 18 of a seeded game of UCT with 1,000 iterations a move against itself),
+  their medians (``simulations_per_move``) and ``simulations_ratio`` = UCT's median /
+  ``az``'s (timing: the numbers depend on the machine and its load);
 - ``quality``: move quality against the exact solver
   (:class:`mctslab.games.connect_four_solver.ConnectFourSolver`): ``--positions``
   positions (default 1,000) at plies 8 to 30 from games of UCT (1,000 iterations a move,
@@ -191,7 +196,49 @@ def part_time(args: argparse.Namespace) -> None:
     )
     row["target"] = 0.5
     row["met"] = row["score"] >= 0.5
-    save("time", {"model": m, "rows": [row]})
+    specs = {"az": f"az:model={m},time=0.5", "uct_solver": "mcts:time=0.5,solver=1"}
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Pool(1) as pool:  # a fresh process: one PyTorch thread, as the arena's players
+        counts = pool.apply(_simulations_at_equal_time, (specs, args.time_positions))
+    medians = {name: sorted(c)[len(c) // 2] for name, c in counts.items()}
+    print(
+        f"simulations in 0.5 s a move (median of {args.time_positions} positions): "
+        f"az {medians['az']:,}, UCT + solver {medians['uct_solver']:,}"
+    )
+    save(
+        "time",
+        {
+            "model": m,
+            "rows": [row],
+            "simulations_per_move": medians,
+            "simulations_ratio": medians["uct_solver"] / max(1, medians["az"]),
+            "simulations_by_position": counts,
+            "positions": args.time_positions,
+        },
+    )
+
+
+def _simulations_at_equal_time(specs: dict[str, str], count: int) -> dict[str, list[int]]:
+    """Each player's simulations in one fresh search from each of ``count`` positions."""
+    from mctslab.core.registry import make
+    from mctslab.players.player import make_player
+
+    game = make("connect_four")
+    uct = make_player("mcts:iterations=1000", game.info, 5)
+    state = game.new_initial_state()
+    positions = [state.clone()]
+    while len(positions) < count and not state.is_terminal():
+        state.apply_action(uct.choose(state.clone()))
+        if len(state.history()) % 2 == 0:
+            positions.append(state.clone())
+    out: dict[str, list[int]] = {name: [] for name in specs}
+    for name, spec in specs.items():
+        make_player(spec, game.info, 0).choose(game.new_initial_state())  # warm up
+        for position in positions:
+            player = make_player(spec, game.info, 0)
+            player.choose(position.clone())
+            out[name].append(player.last_result.iterations)  # type: ignore[attr-defined]
+    return out
 
 
 # 4. Move quality against the exact solver ----------------------------------------------------
@@ -450,6 +497,9 @@ def main() -> None:
     parser.add_argument("--model", default="connect_four", help="the network (name or path)")
     parser.add_argument("--games", type=int, default=100, help="games a strength match")
     parser.add_argument("--time-games", type=int, default=40, help="games at 0.5 s a move")
+    parser.add_argument(
+        "--time-positions", type=int, default=10, help="positions for simulations at 0.5 s"
+    )
     parser.add_argument("--positions", type=int, default=1000, help="positions for move quality")
     parser.add_argument("--workers", type=int, default=2, help="processes")
     parser.add_argument("--run", default=str(ROOT / "runs" / "connect_four"), help="training run")

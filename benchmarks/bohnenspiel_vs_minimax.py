@@ -18,6 +18,10 @@ summary to ``bohnenspiel_vs_minimax_<S>s.json``: wins, draws and losses of MCTS
 per side with Wilson 95% intervals on the win rate, game lengths, games ended by
 the ply limit (``mctslab.games.bohnenspiel.MAX_PLIES``), move times and
 overruns, the date and the machine. ``--resume`` continues an interrupted run.
+Another MCTS configuration (``--spec``) is measured with ``--name NAME``, which
+writes ``bohnenspiel_vs_minimax_<S>s_NAME.*`` instead: the configuration first tried,
+``--spec mcts:simulation=cutoff,cutoff_depth=8,c=0.5,solver=1,reuse_tree=1 --name
+cutoff``, is the comparison of docs/bohnenspiel.md.
 The script exits 0 whatever it measures (benchmarks record, tests assert).
 """
 
@@ -96,10 +100,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--openings", type=int, default=2)
     parser.add_argument("--spec", default=SPEC, help="the MCTS player")
+    parser.add_argument(
+        "--name", default="", help="a suffix of the files (another --spec: keep the main ones)"
+    )
     parser.add_argument("--resume", action="store_true", help="continue an interrupted run")
     args = parser.parse_args(argv)
     RESULTS.mkdir(exist_ok=True)
-    tag = f"{args.time:g}s"
+    tag = f"{args.time:g}s" + (f"_{args.name}" if args.name else "")
     db = RESULTS / f"bohnenspiel_vs_minimax_{tag}.db"
     if not args.resume:
         for suffix in ("", "-wal", "-shm"):

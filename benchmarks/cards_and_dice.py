@@ -17,14 +17,20 @@ dealt alike):
   strategy, Pig to 100;
 - ``pig_mcts_cutoff_vs_hold20``: the same with the playout cut at once and
   scored by Pig's ``heuristic()`` (progress to the target, the turn total
-  counted): the tree itself weighs a roll's risk.
+  counted): the tree itself weighs a roll's risk;
+- ``pig_random_playout_length``: no match, but what a random playout is to the
+  MCTS above: ``--playouts`` games of Pig to 100 between two uniformly random
+  players (roll or stop, the dice from the game's chance outcomes, seeds 0 to
+  ``--playouts`` - 1), counting the players' decisions (chance outcomes not
+  counted) and the games cut by the horizon; the mean, median and quartiles.
 
 The 3-player match plays :func:`mctslab.players.player.play_game` directly (the arena
 pairs two players), rotating ISMCTS through the seats.
 
 Writes ``benchmarks/results/cards_and_dice.json``: for every match the first
 player's wins, draws and losses, per side too, with Wilson 95% intervals on the
-win rate. Iteration budgets: the results do not depend on the machine's speed.
+win rate (the date and machine of the last match run); the playout lengths, with
+their own date and machine, under ``pig_random_playout``. Iteration budgets: the results do not depend on the machine's speed.
 About 40 minutes on 2 cores.
 """
 
@@ -34,6 +40,7 @@ import argparse
 import datetime as dt
 import json
 import multiprocessing
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -172,12 +179,61 @@ def three_player(games: int | None, workers: int) -> dict[str, Any]:
     }
 
 
+def pig_random_playout(playouts: int) -> dict[str, Any]:
+    """Decisions (rolls and stops, not dice) in ``playouts`` random games of Pig to 100."""
+    from mctslab.core.game import CHANCE, sample_chance_outcome
+    from mctslab.core.rng import Rng
+
+    game = mctslab.make("pig")
+    print(f"pig_random_playout_length: {playouts} random games of Pig to {game.target}")
+    start = time.perf_counter()
+    decisions: list[int] = []
+    plies: list[int] = []
+    at_horizon = 0
+    for seed in range(playouts):
+        rng = Rng(seed)
+        state = game.new_initial_state()
+        count = 0
+        while not state.is_terminal():
+            if state.current_player() == CHANCE:
+                state.apply_action(sample_chance_outcome(state, rng))
+            else:
+                legal = state.legal_actions()
+                state.apply_action(legal[rng.randint(len(legal))])
+                count += 1
+        decisions.append(count)
+        plies.append(len(state.history()))
+        at_horizon += all(r == 0 for r in state.returns())
+    q1, median, q3 = statistics.quantiles(decisions, n=4)
+    print(
+        f"  decisions: mean {statistics.fmean(decisions):.1f}, median {median:g}; "
+        f"plies with the dice: mean {statistics.fmean(plies):.1f}"
+    )
+    return {
+        "game": f"pig(target={game.target})",
+        "players": "uniformly random legal actions (roll or stop)",
+        "playouts": playouts,
+        "seeds": f"0 to {playouts - 1} (one Rng for the players and the dice)",
+        "decisions_mean": statistics.fmean(decisions),
+        "decisions_median": median,
+        "decisions_quartiles": [q1, q3],
+        "decisions_min_max": [min(decisions), max(decisions)],
+        "plies_mean": statistics.fmean(plies),
+        "plies_median": statistics.median(plies),
+        "ended_without_a_winner": at_horizon,
+        "seconds": time.perf_counter() - start,
+        "date": dt.date.today().isoformat(),
+        "machine": machine(),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    names = [*MATCHES, "whist3_ismcts_vs_random"]
+    names = [*MATCHES, "whist3_ismcts_vs_random", "pig_random_playout_length"]
     parser.add_argument("--only", choices=names, action="append", help="run these matches only")
     parser.add_argument("--games", type=int, default=None, help="games per match")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--playouts", type=int, default=10_000, help="random Pig games")
     parser.add_argument("--output-dir", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
     args.output_dir.mkdir(parents=True, exist_ok=True)
@@ -187,6 +243,10 @@ def main(argv: list[str] | None = None) -> int:
         report = json.loads(out_path.read_text())  # update the chosen matches only
     report.setdefault("matches", {})
     for name in args.only or names:
+        if name == "pig_random_playout_length":  # its own date and machine
+            report["pig_random_playout"] = pig_random_playout(args.playouts)
+            out_path.write_text(json.dumps(report, indent=2) + "\n")
+            continue
         if name == "whist3_ismcts_vs_random":
             report["matches"][name] = three_player(args.games, args.workers)
         else:
