@@ -6,7 +6,8 @@ under uvicorn. The server needs the ``web`` extra (FastAPI, uvicorn); this packa
 
 - :mod:`~mctslab.web.app`: ``create_app``, which wires the others, and the exact OpenAPI schema;
 - :mod:`~mctslab.web.hosts`: the ``Host`` header check (against DNS rebinding);
-- :mod:`~mctslab.web.routes`: the page and the API's endpoints (``add_routes``);
+- :mod:`~mctslab.web.routes`: the page and the API's endpoints (``add_routes``), one router
+  per resource, sharing the app's state as one ``Lab`` object;
 - :mod:`~mctslab.web.errors`: the error handlers (every error one line of JSON);
 - :mod:`~mctslab.web.runner`: chunked searches, cancellable between chunks (``run_chunks``);
 - :mod:`~mctslab.web.sessions`: sessions, their store, freeing trees, ``tune_process``;

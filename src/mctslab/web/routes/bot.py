@@ -1,0 +1,93 @@
+"""``POST /api/move``: the stateless bot service (a position and a budget in, a move out).
+
+Each call searches a fresh tree, priced at its cap in the server's memory budget for as
+long as it runs, and drops it after; no session is made.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import replace
+
+from fastapi import APIRouter, HTTPException, Request
+
+from mctslab.search.engine import has_kernels, make_searcher
+from mctslab.search.mcts import MCTS
+from mctslab.web.limits import compiled_node_bytes
+from mctslab.web.routes.config import network_evaluator, search_config
+from mctslab.web.routes.lab import LabDep, client_of, explicit_budget, in_thread
+from mctslab.web.runner import run_chunks
+from mctslab.web.schemas import MoveIn, MoveOut, error_responses
+from mctslab.web.sessions import release_later
+from mctslab.web.views import move_fields
+
+__all__ = ["router"]
+
+router = APIRouter()
+
+
+@router.post(
+    "/api/move",
+    response_model=MoveOut,
+    tags=["service"],
+    responses=error_responses(400, 413, 422, 429),
+)
+async def move(body: MoveIn, request: Request, lab: LabDep) -> MoveOut:
+    """A bot service: the position (game, parameters, moves so far), a configuration
+    and a budget in; the chosen move and the root statistics out. Stateless: each
+    call searches a fresh tree; with an iteration budget the result is that of
+    ``mctslab.search(state, config, engine=...)`` with the same seed (the search
+    runs in chunks, taking turns with the sessions' searches, and stops at
+    ``max_time`` of wall time whatever its budget)."""
+    settings, sessions = lab.settings, lab.sessions
+    lab.check_game(body.game)
+    lab.check_evaluator(body.config)
+    lab.check_budget(*explicit_budget(body.config))  # even where overridden
+    lab.check_budget(body.iterations, body.time)
+    client = client_of(request)
+    with lab.searching(client):
+        game, state, node_bytes = await lab.build(
+            lambda: lab.build_position(body.game, body.params, body.actions)
+        )
+        if state.is_terminal():
+            raise HTTPException(400, "the game is over at this position: no move to choose")
+        evaluator = await network_evaluator(body.config, game)
+        config = search_config(
+            body.config, body.iterations, body.time, settings.max_iterations, evaluator
+        )
+        engine = body.config.engine or "auto"
+        compiled = engine != "reference" and has_kernels(state)
+        nodes, fast = lab.node_caps(node_bytes, config, compiled)
+        # The tree is priced at its cap for as long as the search runs (a compiled
+        # tree is allocated whole): fewer nodes where the budget has less room.
+        per = compiled_node_bytes(config) if compiled else node_bytes
+        wanted = fast if compiled else nodes
+        cap = min(wanted, sessions.memory.room() // per)
+        if cap < min(100, wanted):
+            raise lab.memory_spent(per * min(100, wanted))
+        token = object()
+        sessions.memory.hold(token, cap * per)
+        try:
+            config = replace(config, max_nodes=cap)
+            searcher = await in_thread(lambda: make_searcher(config, state, engine))
+            run = await run_chunks(
+                searcher,
+                state,
+                config,
+                cancel=threading.Event(),  # nobody can cancel a stateless search
+                lock=threading.Lock(),
+                chunk_seconds=settings.chunk_seconds,
+                limiter=lab.search_limiter(searcher),
+                wall_limit=settings.max_time,
+            )
+        finally:
+            sessions.memory.drop(token)
+    assert run.result is not None
+    result = run.result
+    if isinstance(searcher, MCTS):
+        release_later(searcher.root, threading.Lock())
+    return MoveOut(
+        **move_fields(result, state),
+        proven=result.proven,
+        engine="compiled" if compiled else "reference",
+    )

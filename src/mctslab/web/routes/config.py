@@ -1,0 +1,81 @@
+"""The search a request asks for: its :class:`EngineConfig` as a :class:`SearchConfig`, and
+PUCT's network evaluator where it names one.
+
+Shared by the two routes that start from a request's configuration: the stateless bot
+(:mod:`~mctslab.web.routes.bot`) and a new session (:mod:`~mctslab.web.routes.sessions`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+import anyio.to_thread
+
+from mctslab.core.errors import InvalidConfigError
+from mctslab.core.game import Game
+from mctslab.search.mcts import SearchConfig
+from mctslab.search.puct import PuctConfig
+from mctslab.web import networks
+from mctslab.web.schemas import DEFAULT_ITERATIONS, EngineConfig
+
+__all__ = ["network_evaluator", "search_config"]
+
+
+def search_config(
+    config: EngineConfig,
+    iterations: int | None,
+    time_: float | None,
+    max_iterations: int,
+    evaluator: Any = None,
+) -> SearchConfig:
+    """The :class:`SearchConfig` of ``config``, with a request's budget if it gives one.
+
+    The default iterations are capped by ``max_iterations`` (the schema says so).
+    ``evaluator`` is PUCT's evaluator where ``config.evaluator`` names a network (the
+    loaded one, :func:`network_evaluator`); else the name is the evaluator."""
+    its, secs = config.iterations, config.time
+    if "iterations" not in config.model_fields_set:
+        its = None if "time" in config.model_fields_set else min(DEFAULT_ITERATIONS, max_iterations)
+    if iterations is not None or time_ is not None:
+        its, secs = iterations, time_
+    puct = None
+    if config.selection == "puct":
+        for name in ("rave", "progressive_bias"):
+            if getattr(config, name):
+                # SearchConfig refuses it too; this names the lab's fields.
+                raise InvalidConfigError(
+                    f"config.{name}: {name}={getattr(config, name):g} is an option of UCT's "
+                    "selection (selection 'uct'); PUCT has its priors: set it to 0"
+                )
+        puct = PuctConfig(
+            c=config.c_puct,
+            evaluator=config.evaluator if evaluator is None else evaluator,
+            fpu=config.fpu,
+        )
+    return SearchConfig(
+        c=config.c,
+        puct=puct,
+        expansion=config.expansion,
+        simulation=config.simulation,
+        final=config.final,
+        solver=config.solver,
+        cutoff_depth=config.cutoff_depth,
+        seed=config.seed,
+        iterations=its,
+        time=secs,
+        rave=config.rave,
+        progressive_bias=config.progressive_bias,
+    )
+
+
+async def network_evaluator(config: EngineConfig, game: Game) -> Any:
+    """PUCT's evaluator object for ``config`` in ``game``: a network's
+    (``network:NAME``, loaded in a worker thread: the first load takes a while), or
+    ``None`` where the evaluator is a built-in's name or the selection is UCT. A network
+    of another game, or of other parameters, is a 400."""
+    if config.selection != "puct" or networks.network_name(config.evaluator) is None:
+        return None
+    return await anyio.to_thread.run_sync(
+        lambda: networks.network_evaluator(config.evaluator, game)
+    )

@@ -1,0 +1,128 @@
+"""Playing a session's game: ``POST /api/sessions/{id}/play`` (the human's move) and
+``POST /api/sessions/{id}/ai`` (the AI's: a search on the kept tree, then its move).
+
+After either move the reference tree is re-rooted at the new position
+(:func:`reroot`): what the search learnt below the move is kept, the rest freed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from fastapi import APIRouter, HTTPException, Request
+
+from mctslab.core.game import State
+from mctslab.search.engine import Searcher
+from mctslab.search.mcts import MCTS
+from mctslab.search.trace import tree_at, tree_size
+from mctslab.web.routes.lab import Lab, LabDep, client_of, exclusive, in_thread, not_over
+from mctslab.web.runner import run_chunks
+from mctslab.web.schemas import AiReport, BudgetIn, PlayIn, SessionView, error_responses
+from mctslab.web.sessions import KeptSearch, Session, release
+from mctslab.web.views import move_fields
+
+__all__ = ["reroot", "router"]
+
+router = APIRouter()
+
+
+async def reroot(lab: Lab, session: Session, before: State) -> None:
+    """Re-root the reference tree at the session's position (counting a large
+    subtree takes a while: in a worker). A chance node reached is rolled first.
+
+    ``before`` is the position the move was played from, where the reference tree
+    is rooted: if the move ended the game, a search there is kept for the view (the
+    last search before the end) and a fresh searcher takes the tree's place."""
+    session.settle()
+    state = session.state.clone()
+    if state.is_terminal() and tree_size(session.mcts)[1] > 0:
+        session.keep(KeptSearch(session.mcts, before, "reference"))
+        session.mcts = MCTS(session.config)
+        lab.settle(session)
+        return
+    mcts, lock = session.mcts, session.lock
+
+    def work() -> None:
+        with lock:
+            old = mcts.root
+            if state.is_terminal():
+                mcts.reset()
+            else:
+                tree_at(mcts, state)
+            if mcts.root is not old:
+                release(old, keep=mcts.root)  # what the move left behind
+
+    await in_thread(work)
+    lab.settle(session)
+
+
+@router.post(
+    "/api/sessions/{sid}/play",
+    response_model=SessionView,
+    tags=["sessions"],
+    responses=error_responses(400, 404, 409, 422),
+)
+async def play(sid: str, body: PlayIn, lab: LabDep) -> SessionView:
+    """Play a move (an action id or its name); 400 naming the legal moves if illegal."""
+    session = lab.get(sid)
+    with exclusive(session):
+        not_over(session)
+        state = session.state
+        before = state.clone()
+        action = body.action
+        if isinstance(action, str):  # a move's name, as the board shows it
+            action = state.string_to_action(action)
+        state.apply_action(action)  # IllegalActionError (400) names the legal moves
+        await reroot(lab, session, before)
+    return session.view()
+
+
+@router.post(
+    "/api/sessions/{sid}/ai",
+    response_model=SessionView,
+    tags=["sessions"],
+    responses=error_responses(400, 404, 409, 422, 429),
+)
+async def ai(sid: str, request: Request, lab: LabDep, body: BudgetIn | None = None) -> SessionView:
+    """The AI moves: a search with the session's configuration (or this request's
+    budget) on the kept tree, then its move is played. Cancelled: 409, no move. The
+    search stops at ``max_time`` of wall time whatever its budget."""
+    session = lab.get(sid)
+    budget = body or BudgetIn()
+    lab.check_budget(budget.iterations, budget.time)  # the session's own were checked
+    with exclusive(session), lab.searching(client_of(request)):
+        not_over(session)
+        config = session.config
+        if budget.iterations is not None or budget.time is not None:
+            config = replace(config, iterations=budget.iterations, time=budget.time)
+        searcher: Searcher = session.mcts if session.fast is None else session.fast
+        if session.fast is not None:
+            session.keep(None)  # its tree is about to move on to this position
+            config = replace(config, max_nodes=session.fast_config.max_nodes)
+        else:
+            config = replace(config, max_nodes=lab.growth_limit(session))
+        state = session.state.clone()
+        try:
+            run = await run_chunks(
+                searcher,
+                state,
+                config,
+                cancel=session.cancel,
+                lock=session.lock,
+                chunk_seconds=lab.settings.chunk_seconds,
+                limiter=lab.search_limiter(searcher),
+                wall_limit=lab.settings.max_time,
+            )
+        finally:
+            lab.settle(session)
+        if run.stopped_by == "cancelled" or run.result is None:
+            raise HTTPException(
+                409, f"the search was cancelled after {run.iterations} iterations: no move"
+            )
+        result = run.result
+        session.last_ai = AiReport(**move_fields(result, state), engine=session.engine)
+        if session.fast is not None:  # its tree is not the reference one: kept for the view
+            session.keep(KeptSearch(session.fast, state.clone(), "compiled"))
+        session.state.apply_action(result.action)
+        await reroot(lab, session, state)
+    return session.view()

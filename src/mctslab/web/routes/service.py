@@ -1,0 +1,60 @@
+"""The service endpoints that need no session: ``GET /api/health`` and ``GET /api/games``
+(the games the lab shows, with the trained networks it offers for each as PUCT's
+evaluator ``network:NAME``: :mod:`mctslab.web.networks`)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+import mctslab
+from mctslab.core.registry import game_parameters, make
+from mctslab.web import networks
+from mctslab.web.render import render
+from mctslab.web.routes.lab import LabDep, in_thread
+from mctslab.web.schemas import GameOut, HealthOut, ModelOut
+
+__all__ = ["router"]
+
+router = APIRouter()
+
+
+@router.get("/api/health", response_model=HealthOut, tags=["service"])
+async def health(lab: LabDep) -> HealthOut:
+    """Liveness: answers at once, even while searches run. With the budget caps
+    (the page sets its inputs' maxima from them)."""
+    return HealthOut(
+        status="ok",
+        sessions=len(lab.sessions),
+        version=mctslab.__version__,
+        max_iterations=lab.settings.max_iterations,
+        max_time=lab.settings.max_time,
+    )
+
+
+@router.get("/api/games", response_model=list[GameOut], tags=["service"])
+async def games(lab: LabDep) -> list[GameOut]:
+    """The registered games the lab shows (those of perfect information), their
+    parameters (with defaults), board kind, and the trained networks it offers for
+    each as PUCT's evaluator (``network:NAME``, with their model cards)."""
+    if not lab.games_cache:
+        for name in lab.games:  # card games are played in the terminal (mctslab play)
+            game = make(name)
+            params = {
+                k: list(v) if isinstance(v, tuple) else v for k, v in game_parameters(name).items()
+            }
+            info = game.info
+            lab.games_cache.append(
+                GameOut(
+                    name=name,
+                    version=info.version,
+                    parameters=params,
+                    num_players=info.num_players,
+                    num_actions=info.num_actions,
+                    board=str(render(game.new_initial_state())["kind"]),
+                )
+            )
+    # The networks are looked up on each call (the first imports PyTorch: in a worker).
+    models: dict[str, list[ModelOut]] = {}
+    for model in await in_thread(lambda: networks.models_for(None)):
+        models.setdefault(model.game, []).append(model)
+    return [g.model_copy(update={"models": models.get(g.name, [])}) for g in lab.games_cache]
