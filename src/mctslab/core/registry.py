@@ -7,6 +7,11 @@ not listed by :func:`available_games`.
 The registry is core: it imports no game. :mod:`mctslab.games` registers the built-in
 games, and the loader of ``openspiel:`` names, when it is imported (``import mctslab``
 does that).
+
+What a registered game provides beyond the game API, its *capabilities*
+(:data:`CAPABILITIES`), is read from the game object itself (:func:`capabilities`), so
+that "which games have X" is answered here (:func:`games_with`) and listed nowhere:
+``games_with("observation")`` are the games a network can play.
 """
 
 from __future__ import annotations
@@ -15,12 +20,16 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from mctslab.core.errors import InvalidConfigError, UnknownGameError
+from mctslab.core.errors import InvalidConfigError, MctslabError, UnknownGameError
 from mctslab.core.game import Game
 
 __all__ = [
+    "CAPABILITIES",
     "available_games",
+    "capabilities",
     "game_parameters",
+    "games_with",
+    "has_capability",
     "make",
     "parse_value",
     "register",
@@ -28,6 +37,9 @@ __all__ = [
 ]
 
 _REGISTRY: dict[str, Callable[..., Game]] = {}
+# name -> capability -> whether the game made with its defaults has it (games are fixed
+# once registered: a name cannot be registered twice).
+_CAPABLE: dict[str, dict[str, bool]] = {}
 _OPENSPIEL = "openspiel:"  # mctslab.games.openspiel.PREFIX
 # prefix -> (load(rest, **params) -> Game, parameters(rest) -> {name: default})
 _PREFIXES: dict[str, tuple[Callable[..., Game], Callable[[str], dict[str, Any]]]] = {}
@@ -135,3 +147,68 @@ def make(name: str, **params: Any) -> Game:
         if isinstance(err, InvalidConfigError):
             raise
         raise InvalidConfigError(f"bad parameters for game {name!r}: {err}") from None
+
+
+#: What a game may provide beyond the game API, each read from the game object by
+#: :func:`has_capability` (nothing is declared twice: a game has a capability when it
+#: provides the thing itself).
+CAPABILITIES: dict[str, str] = {
+    "kernels": "compiled rule kernels (game.kernels): the compiled engine searches it",
+    "observation": "observation tensors, a network's input (game.observation_shape())",
+    "heuristic": "a value estimate of its positions (state.heuristic())",
+    "symmetries": "board symmetries beyond the identity, for training (game.symmetries())",
+}
+
+
+def _check_capability(capability: str) -> None:
+    if capability not in CAPABILITIES:
+        raise InvalidConfigError(
+            f"unknown capability {capability!r}; capabilities: {', '.join(CAPABILITIES)}"
+        )
+
+
+def has_capability(game: object, capability: str) -> bool:
+    """Whether ``game`` provides ``capability`` (a key of :data:`CAPABILITIES`):
+
+    - ``kernels``: a ``kernels`` attribute (:class:`~mctslab.games.kernels.RuleKernels`);
+    - ``observation``: an ``observation_shape()`` that gives a shape (a kernel game
+      without an ``observation`` kernel refuses it);
+    - ``heuristic``: a ``heuristic()`` method on its initial state;
+    - ``symmetries``: a ``symmetries()`` method that gives more than the identity.
+    """
+    _check_capability(capability)
+    if capability == "kernels":
+        return getattr(game, "kernels", None) is not None
+    if capability == "observation":
+        shape_of = getattr(game, "observation_shape", None)
+        if not callable(shape_of):
+            return False
+        try:
+            shape_of()
+        except MctslabError:
+            return False
+        return True
+    if capability == "heuristic":
+        state = game.new_initial_state()  # type: ignore[attr-defined]
+        return callable(getattr(state, "heuristic", None))
+    declared = getattr(game, "symmetries", None)
+    return callable(declared) and len(declared()) > 1
+
+
+def capabilities(game: object) -> frozenset[str]:
+    """The capabilities ``game`` provides (see :func:`has_capability`)."""
+    return frozenset(c for c in CAPABILITIES if has_capability(game, c))
+
+
+def games_with(capability: str) -> list[str]:
+    """The registered games (made with their defaults) that provide ``capability``,
+    sorted: e.g. ``games_with("observation")``, the games a network can play."""
+    _check_capability(capability)
+    found = []
+    for name in available_games():
+        known = _CAPABLE.setdefault(name, {})
+        if capability not in known:
+            known[capability] = has_capability(make(name), capability)
+        if known[capability]:
+            found.append(name)
+    return found

@@ -42,6 +42,7 @@ from mctslab.games.kernels import (
     rng_randint,
     winner_returns,
 )
+from mctslab.games.symmetry import Symmetry, mirror_symmetries
 
 __all__ = ["ConnectFour"]
 
@@ -331,6 +332,11 @@ class ConnectFour(KernelGame):
     def observation_shape(self) -> tuple[int, ...]:
         """OpenSpiel's: 3 planes (``x``, ``o``, empty) of ``rows x columns`` cells."""
         return (3, self.rows, self.columns)
+
+    def symmetries(self) -> list[Symmetry]:
+        """The identity and the mirror image left to right (gravity rules out the
+        others): an action is a column, so the policy is reversed."""
+        return mirror_symmetries()
 
     def action_name(self, state: KernelState, action: int) -> str:
         return str(action + 1)

@@ -30,6 +30,7 @@ from mctslab.games.kernels import (
     draw_top31,
     winner_returns,
 )
+from mctslab.games.symmetry import Symmetry, square_symmetries
 
 __all__ = ["TicTacToe"]
 
@@ -224,6 +225,11 @@ class TicTacToe(KernelGame):
     def observation_shape(self) -> tuple[int, ...]:
         """OpenSpiel's: 3 planes (empty, ``o``, ``x``) of 3 x 3 cells."""
         return (3, 3, 3)
+
+    def symmetries(self) -> list[Symmetry]:
+        """The eight symmetries of the square (the identity first): an action is a cell
+        ``row * 3 + column``, so the policy maps as a 3x3 plane, as the observation."""
+        return square_symmetries(3)
 
     def action_name(self, state: KernelState, action: int) -> str:
         return "abc"[action % _CELLS] + str(action // _CELLS + 1)

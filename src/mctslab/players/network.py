@@ -33,7 +33,7 @@ import numpy as np
 
 from mctslab.core.errors import InvalidSpecError
 from mctslab.core.game import GameInfo, State
-from mctslab.core.registry import available_games, make
+from mctslab.core.registry import games_with
 from mctslab.core.rng import Rng
 
 __all__ = [
@@ -165,18 +165,13 @@ def network_game(state: State) -> Any:
 
 
 def observed_games() -> list[str]:
-    """The registered games whose rules define an ``observation`` kernel (the input of a
-    network), found from the games themselves, not listed here.
+    """The registered games with observation tensors (the input of a network), as the
+    registry finds them from the games themselves (``games_with("observation")``).
 
     >>> observed_games()
     ['bachet', 'bohnenspiel', 'connect_four', 'go', 'nim', 'tic_tac_toe']
     """
-    found = []
-    for name in available_games():
-        kernels = getattr(make(name), "kernels", None)
-        if getattr(kernels, "observation", None) is not None:
-            found.append(name)
-    return found
+    return games_with("observation")
 
 
 class NetworkPolicyPlayer:
