@@ -61,7 +61,10 @@ matches take hours on 2 cores and continue across sessions from their store):
     a move over the limit (plus the arena's tolerance) loses on time. Counts our losses
     on time (the issue: none in 100 games) and the share of the allotted time each of our
     moves used (the issue: a mean of at least 0.70; until 2026-11-26 ``mctslab gtp``
-    stopped a spec without a budget at 1,000 simulations, about a tenth of its time).
+    stopped a spec without a budget at 1,000 simulations, about a tenth of its time),
+    and the score with and without GNU Go's own losses on time. ``--run N`` plays a
+    repeat as games of its own (seed ``40 + N``), kept beside the others in
+    ``go.json``'s ``discipline`` ``runs``.
 
 Every match against GNU Go is played by the same protocol: GNU Go told our rules (Chinese
 area scoring, positional superko), the game played on past OpenSpiel's length limit to
@@ -461,13 +464,14 @@ def part_discipline(args: argparse.Namespace) -> None:
             Entrant("gnugo1", f"gtp:{GNUGO} {GNUGO_FLAGS} --level 1"),
         ),
         games=args.games,
-        seed=41,
+        seed=41 + args.run - 1,
         workers=args.workers,
         time_per_move=args.time,
         strict=True,
     )
+    kind = f"bench-go-discipline-{args.time}" + (f"-run{args.run}" if args.run > 1 else "")
     with ResultStore(STORE) as store:
-        result = run_arena(config, store, resume=True, kind=f"bench-go-discipline-{args.time}")
+        result = run_arena(config, store, resume=True, kind=kind)
     records = result.records
     ours_lost_on_time = sum(
         1
@@ -480,6 +484,14 @@ def part_discipline(args: argparse.Namespace) -> None:
     points = [r.score_of("mctslab-gtp") for r in records]
     scored = [p for p in points if p is not None]
     score, low, high = wilson(sum(scored), len(scored))
+    # GNU Go's own losses on time are wins of ours that say nothing of our play.
+    played = [
+        r.score_of("mctslab-gtp")
+        for r in records
+        if not (r.termination == "time" and r.error and r.error.startswith("gnugo1"))
+    ]
+    played_scored = [p for p in played if p is not None]
+    score_played, low_played, high_played = wilson(sum(played_scored), len(played_scored))
     shares = [
         t / args.time
         for r in records
@@ -500,6 +512,14 @@ def part_discipline(args: argparse.Namespace) -> None:
         "score": score,
         "low": low,
         "high": high,
+        "games_without_gnugo_time_losses": len(played_scored),
+        "score_without_gnugo_time_losses": [score_played, low_played, high_played],
+        "time_share_max": max(shares, default=0.0),
+        "run": args.run,
+        "date": time.strftime("%Y-%m-%d"),
+        "machine_shared": args.shared,
+        "command": f"python benchmarks/bench_go.py discipline --games {args.games} "
+        f"--time {args.time:g} --workers {args.workers} --run {args.run}",
     }
     print(
         f"time discipline at {args.time} s a move: {ours_lost_on_time} of {len(records)} games "
@@ -508,7 +528,10 @@ def part_discipline(args: argparse.Namespace) -> None:
         f"(target 0.70); score against GNU Go level 1 {score:.3f} [{low:.3f}, {high:.3f}]; "
         f"endings {row['endings']}"
     )
-    save("discipline", row)
+    everything = json.loads(OUT.read_text()) if OUT.exists() else {}
+    runs = dict(everything.get("discipline", {}).get("runs", {}))
+    runs[str(args.run)] = row
+    save("discipline", {"runs": runs})
 
 
 def plot(rows: list[dict[str, Any]], best: list[dict[str, Any]] | None = None) -> None:
@@ -579,6 +602,17 @@ def main() -> None:
     parser.add_argument("--settings", type=lambda t: t.split(","), default=list(SETTINGS))
     parser.add_argument("--setting", default="heavy")
     parser.add_argument("--time", type=float, default=2.0)
+    parser.add_argument(
+        "--run",
+        type=int,
+        default=1,
+        help="discipline: a repeat's number (its own games, seed 40 + RUN)",
+    )
+    parser.add_argument(
+        "--shared",
+        default="",
+        help="discipline: what else ran on the machine meanwhile, recorded with the run",
+    )
     args = parser.parse_args()
     parts = {
         "speed": part_speed,
