@@ -1,0 +1,212 @@
+"""A search's options: :class:`SearchConfig`, shared by both engines (the reference
+engine, :mod:`mctslab.search.mcts`, and its compiled twin), and the checks of a config
+against the game a search starts on (:func:`check_puct`; MCTS-Solver's is
+:func:`mctslab.search.solver.check_solver`).
+
+``SearchConfig.selection_rule`` names the rule selection applies at a decision node
+(UCT, UCT with RAVE or progressive bias, PUCT, Gumbel): the key of the selection rules'
+registry, :data:`mctslab.search.reference.selection.SELECTION_RULES`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+from mctslab.core.errors import InvalidConfigError
+from mctslab.core.game import GameInfo, State, has_chance_nodes, heuristic_or_none
+from mctslab.search.options import (
+    check_budget,
+    check_choice,
+    check_exploration,
+    check_seed,
+    is_int,
+)
+from mctslab.search.puct import PuctConfig
+
+__all__ = [
+    "Expansion",
+    "FinalRule",
+    "SearchConfig",
+    "SelectionRuleName",
+    "Simulation",
+    "check_puct",
+]
+
+Expansion = Literal["one", "all"]
+Simulation = Literal["random", "heavy", "cutoff", "verdict"]
+FinalRule = Literal["robust", "max", "robust-max"]
+SelectionRuleName = Literal["uct", "rave", "puct", "gumbel"]
+
+_EXPANSIONS = ("one", "all")
+_SIMULATIONS = ("random", "heavy", "cutoff", "verdict")
+_PARALLEL = ("auto", "threads", "processes")
+_FINAL_RULES = ("robust", "max", "robust-max")
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """Every option of a search. Values are checked on construction.
+
+    Attributes:
+        c: UCT exploration constant on rewards in ``[0, 1]`` (``sqrt(2)``: UCB1).
+        expansion: ``"one"`` untried child per iteration (random order) or ``"all"``.
+        simulation: ``"random"``, ``"heavy"``, ``"cutoff"`` or ``"verdict"`` playouts.
+        cutoff_depth: plies a ``"cutoff"`` playout plays before ``heuristic()`` scores it.
+        verdict_every: a ``"verdict"`` playout judges the position by ``heuristic()`` every
+            this many plies (from its first position on), the cut-off rule of the
+            lecture: a clear verdict ends it, otherwise it goes on.
+        verdict_threshold: a clear verdict: a player's heuristic at least this (in
+            ``(0, 1]``), scored as that player's win (reward 1, the others 0).
+        final: final-move rule: ``"robust"`` (most visits), ``"max"`` (highest
+            mean) or ``"robust-max"`` (both; while they disagree the search goes on
+            for up to ``robust_max_extra`` times the budget, then plays robust).
+        robust_max_extra: fraction of the budget ``"robust-max"`` may add.
+        solver: MCTS-Solver (two-player zero-sum games).
+        iterations: iteration budget (``None``: no limit).
+        time: wall-clock budget in seconds (``None``: no limit).
+        max_nodes: tree-size budget (``None``: no limit); the tree never grows past it.
+        seed: seed of the :class:`~mctslab.core.rng.Rng` behind every random choice.
+        reuse_tree: keep the subtree of the played moves between searches (:class:`MCTS`).
+        workers: root parallelism: this many independent searches (seeds ``seed``,
+            ``seed + 1``, ...), root statistics merged (:func:`mctslab.make_searcher`
+            sets it up).
+        parallel: where the workers run: ``"threads"`` of this process (the compiled
+            engine releases the GIL: no start-up, one compiled cache), ``"processes"``,
+            or ``"auto"``: threads for the compiled engine, processes for the
+            reference engine (which holds the GIL).
+        puct: AlphaGo's selection rule with an evaluator's priors and values
+            (:class:`~mctslab.search.puct.PuctConfig`) in place of UCT and playouts;
+            ``None``: UCT. Under PUCT a node's children are created together with
+            their priors (``expansion`` does not apply) and ``simulation`` is the
+            playout of the ``"uniform+rollout"`` evaluator or of ``mix``.
+        rave: RAVE's equivalence parameter ``k`` (Gelly and Silver 2007, 2011): a child's
+            value blends its mean with its all-moves-as-first mean, weight ``beta =
+            sqrt(k / (3 N_parent + k))`` on the latter
+            (:func:`~mctslab.search.reference.selection.rave_score`); ``0``: off.
+            Under RAVE a node's children are created together (as ``expansion="all"``).
+        progressive_bias: progressive bias's weight ``w`` (Chaslot et al. 2008): a
+            visited child's score gains ``w * H / (N + 1)``, ``H`` the game's heuristic of
+            the child's position for the player who moved into it, on ``[0, 1]``; ``0``: off.
+    """
+
+    c: float = math.sqrt(2.0)
+    expansion: Expansion = "one"
+    simulation: Simulation = "random"
+    cutoff_depth: int = 8
+    verdict_every: int = 4
+    verdict_threshold: float = 0.9
+    final: FinalRule = "robust"
+    robust_max_extra: float = 0.5
+    solver: bool = False
+    iterations: int | None = 1000
+    time: float | None = None
+    max_nodes: int | None = None
+    seed: int = 0
+    reuse_tree: bool = True
+    workers: int = 1
+    parallel: Literal["auto", "threads", "processes"] = "auto"
+    puct: PuctConfig | None = None
+    rave: float = 0.0
+    progressive_bias: float = 0.0
+
+    def __post_init__(self) -> None:
+        where = "search config"
+        check_exploration(where, self.c)
+        for name in ("rave", "progressive_bias"):
+            value = getattr(self, name)
+            if (
+                not isinstance(value, int | float)
+                or isinstance(value, bool)
+                or not math.isfinite(value)
+                or not 0 <= value <= 1e9
+            ):
+                raise InvalidConfigError(
+                    f"{where}: {name} must be a finite number in [0, 1e9], got {value!r}"
+                )
+            if value and self.puct is not None:
+                raise InvalidConfigError(
+                    f"{where}: {name} is an option of UCT's selection; PUCT has its priors"
+                )
+        check_choice(where, "expansion", self.expansion, _EXPANSIONS)
+        check_choice(where, "simulation", self.simulation, _SIMULATIONS)
+        check_choice(where, "final", self.final, _FINAL_RULES)
+        check_choice(where, "parallel", self.parallel, _PARALLEL)
+        if not is_int(self.verdict_every) or not 1 <= self.verdict_every <= 10**6:
+            raise InvalidConfigError(
+                f"{where}: verdict_every must be an integer >= 1, got {self.verdict_every!r}"
+            )
+        if (
+            not isinstance(self.verdict_threshold, int | float)
+            or isinstance(self.verdict_threshold, bool)
+            or not 0.0 < self.verdict_threshold <= 1.0
+        ):
+            raise InvalidConfigError(
+                f"{where}: verdict_threshold must be in (0, 1], got {self.verdict_threshold!r}"
+            )
+        # Bounded: the compiled engine packs it into an int64 (2**63 overflowed there).
+        if not is_int(self.cutoff_depth) or not 0 <= self.cutoff_depth <= 10**9:
+            raise InvalidConfigError(
+                f"{where}: cutoff_depth must be an integer in [0, 10**9], got {self.cutoff_depth!r}"
+            )
+        if not isinstance(self.robust_max_extra, int | float) or not (
+            0 <= self.robust_max_extra <= 100
+        ):
+            raise InvalidConfigError(
+                f"{where}: robust_max_extra must be in [0, 100], got {self.robust_max_extra!r}"
+            )
+        if self.max_nodes is not None and (not is_int(self.max_nodes) or self.max_nodes < 2):
+            raise InvalidConfigError(
+                f"{where}: max_nodes must be an integer >= 2, got {self.max_nodes!r}"
+            )
+        check_budget(where, self.iterations, self.time, other_budget=self.max_nodes is not None)
+        check_seed(where, self.seed)
+        if not is_int(self.workers) or not 1 <= self.workers <= 256:
+            raise InvalidConfigError(
+                f"{where}: workers must be an integer in [1, 256], got {self.workers!r}"
+            )
+        if self.puct is not None and not isinstance(self.puct, PuctConfig):
+            raise InvalidConfigError(f"{where}: puct must be a PuctConfig or None")
+        if (
+            self.puct is not None
+            and self.puct.gumbel
+            and (self.iterations is None or self.time is not None)
+        ):
+            raise InvalidConfigError(
+                f"{where}: gumbel=True plans Sequential Halving over an iteration budget: "
+                "give iterations, not time"
+            )
+
+    @property
+    def selection_rule(self) -> SelectionRuleName:
+        """The rule selection applies at a fully expanded decision node: ``"uct"`` (UCB1,
+        Kocsis and Szepesvári 2006), ``"rave"`` (UCT with RAVE or progressive bias),
+        ``"puct"`` (AlphaGo's) or ``"gumbel"`` (Gumbel root search). Its name is the key of
+        :data:`mctslab.search.reference.selection.SELECTION_RULES`."""
+        if self.puct is not None:
+            return "gumbel" if self.puct.gumbel else "puct"
+        if self.rave or self.progressive_bias:
+            return "rave"
+        return "uct"
+
+
+def check_puct(config: SearchConfig, info: GameInfo, state: State) -> None:
+    """Refuse what PUCT cannot do with this game: an evaluator's value is one number for
+    the player to move, so (except for ``"uniform+rollout"``) the game must be two-player
+    zero-sum; ``batch > 1`` has no chance nodes to wait at."""
+    puct = config.puct
+    assert puct is not None
+    if puct.evaluator != "uniform+rollout" and (info.num_players != 2 or not info.zero_sum):
+        raise InvalidConfigError(
+            f"an evaluator's value is for the player to move, which needs a two-player "
+            f"zero-sum game; {info.name} is not (use evaluator='uniform+rollout')"
+        )
+    if puct.evaluator == "heuristic" and heuristic_or_none(state) is None:
+        raise InvalidConfigError(
+            f"evaluator='heuristic' needs the game's heuristic(); {info.name} has none"
+        )
+    if puct.batch > 1 and has_chance_nodes(getattr(state, "game", None)):
+        raise InvalidConfigError(
+            f"puct batch > 1 needs a game without chance nodes; {info.name} has them"
+        )
