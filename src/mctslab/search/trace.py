@@ -1,10 +1,14 @@
 """One MCTS iteration, step by step: what each of the four phases did.
 
 :func:`traced_iteration` runs exactly one iteration of the reference engine
-(:mod:`mctslab.search.mcts`) on a searcher's tree, with the same phase functions and
-the same random draws as :func:`mctslab.search.mcts.iterate`, so ``k`` traced
-iterations build the tree that a ``k``-iteration search with the same seed
-builds. It returns an :class:`IterationTrace`:
+(:mod:`mctslab.search.mcts`) on a searcher's tree: it calls the engine's own
+:func:`~mctslab.search.reference.phases.iterate` with a recorder
+(:class:`TraceRecorder`, a :class:`~mctslab.search.reference.phases.Recorder`) that the
+phases tell what they did, so ``k`` traced iterations build the tree that a
+``k``-iteration search with the same seed builds, by the same functions and draws. The
+trace reads each selection step's scores from the search's selection rule
+(:data:`~mctslab.search.reference.selection.SELECTION_RULES`). It returns an
+:class:`IterationTrace`:
 
 1. ``selection``: one :class:`SelectionStep` per level of the descent, with
    every child's visits ``N``, mean reward ``Q/N`` and UCT value (Kocsis and
@@ -57,23 +61,15 @@ from typing import Any, Literal
 
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import GameInfo, State
-from mctslab.search.mcts import (
-    MCTS,
-    Node,
-    NodeBudgetReached,
-    SearchTree,
-    backpropagate,
-    expand,
-    exploration,
-    leaf_rewards,
+from mctslab.search.mcts import MCTS
+from mctslab.search.reference.phases import iterate
+from mctslab.search.reference.selection import (
+    SELECTION_RULES,
     rave_beta,
-    rave_score,
-    select,
-    should_expand,
-    simulate,
-    uct_value,
+    rule_of,
+    selection_priors,
 )
-from mctslab.search.puct import puct_exploration, puct_score
+from mctslab.search.reference.tree import Node, NodeBudgetReached, SearchTree
 
 __all__ = [
     "ChildPrior",
@@ -82,6 +78,7 @@ __all__ = [
     "IterationTrace",
     "SelectionStep",
     "Simulation",
+    "TraceRecorder",
     "Update",
     "node_id",
     "traced_iteration",
@@ -111,7 +108,7 @@ def tree_at(searcher: MCTS, state: State, game_info: GameInfo | None = None) -> 
 def tree_size(searcher: MCTS) -> tuple[int, int]:
     """``(nodes, root visits)`` of the searcher's tree as its last search or
     :func:`tree_at` left it; ``(0, 0)`` with no tree."""
-    tree = searcher._tree
+    tree = searcher.tree
     if tree is None or searcher.root is None:
         return 0, 0
     return tree.nodes, tree.root.visits
@@ -272,60 +269,36 @@ class IterationTrace:
         return data
 
 
-def _priors(parent: Node, tree: SearchTree) -> list[float] | None:
-    """The priors selection used at ``parent`` under PUCT (``None`` under UCT, and at a
-    chance node, whose outcome the dice draw)."""
-    if tree.config.puct is None or parent.outcomes is not None:
-        return None
-    if parent is tree.root and tree.root_priors is not None:
-        return list(tree.root_priors)
-    return [ch.prior for ch in parent.children]
-
-
-def _scores(parent: Node, chosen: Node, state: State, tree: SearchTree) -> SelectionStep:
-    config, puct = tree.config, tree.config.puct
-    priors = _priors(parent, tree)
-    explore = 0.0 if puct is None else puct_exploration(puct.c, puct.c_base, parent.visits)
-    # RAVE and progressive bias score a decision node's children by rave_score (as
-    # mcts._best_child does); a chance node's outcomes are drawn, whatever the options.
-    scored = puct is None and parent.outcomes is None
-    rave = scored and bool(config.rave)
-    blended = scored and bool(config.rave or config.progressive_bias)
-    beta = rave_beta(config.rave, parent.visits) if rave else None
-    uct_explore = exploration(config.c, parent.visits)
-
-    def score(i: int, ch: Node) -> float:
-        if blended:
-            return rave_score(
-                ch.value_sum,
-                ch.visits,
-                ch.amaf_sum,
-                ch.amaf_visits,
-                uct_explore,
-                beta or 0.0,
-                ch.bias,
-            )
-        if puct is None or priors is None:
-            return uct_value(parent, ch, config.c)
-        return puct_score(ch.value_sum, ch.visits, priors[i], explore, puct.fpu)
-
+def _step(parent: Node, chosen: Node, tree: SearchTree) -> SelectionStep:
+    """One level of the descent as the selection rule saw it (no statistic has changed
+    yet). A chance node's outcomes are drawn, whatever the rule: shown with their UCT
+    values and no prior."""
+    config = tree.config
+    assert parent.state is not None
+    decision = parent.outcomes is None
+    rule = rule_of(tree) if decision else SELECTION_RULES["uct"]
+    scores = rule.scores(parent, tree)
+    priors = selection_priors(parent, tree) if decision and config.puct is not None else None
+    rave = rule.name == "rave" and bool(config.rave)
+    bias = rule.name == "rave" and bool(config.progressive_bias)
     children = tuple(
         ChildScore(
             action=ch.action,
-            label=state.action_to_string(ch.action),
+            label=parent.state.action_to_string(ch.action),
             visits=ch.visits,
             mean=ch.mean,
-            uct=score(i, ch),
+            uct=scores[i],
             proven=ch.proven,
             eligible=not (config.solver and ch.proven is not None),
             chosen=ch is chosen,
             prior=None if priors is None else priors[i],
             amaf_visits=ch.amaf_visits if rave else None,
             amaf_mean=ch.amaf_sum / ch.amaf_visits if rave and ch.amaf_visits else None,
-            bias=ch.bias if scored and config.progressive_bias else None,
+            bias=ch.bias if bias else None,
         )
         for i, ch in enumerate(parent.children)
     )
+    beta = rave_beta(config.rave, parent.visits) if rave else None
     return SelectionStep(
         node_id(parent), parent.to_play, parent.visits, children, chosen.action, beta
     )
@@ -347,19 +320,159 @@ def _labels(state: State, actions: list[int]) -> tuple[str, ...]:
     return tuple(labels)
 
 
+class TraceRecorder:
+    """What the phases of one iteration told (a
+    :class:`~mctslab.search.reference.phases.Recorder`), turned into the trace's records.
+
+    Made for ``tree`` before the iteration: its size then counts an expansion's new
+    nodes, and its config says whether RAVE's statistics are compared."""
+
+    def __init__(self, tree: SearchTree) -> None:
+        self.nodes_before = tree.nodes
+        self.rave = bool(tree.config.rave)
+        self.selection: tuple[SelectionStep, ...] = ()
+        self.expansion: Expansion | None = None
+        self.end: State | None = None  # where the playout ended, if there was one
+        self.playout_rewards: list[float] | None = None
+        self.value: list[float] | None = None  # PUCT: the evaluator's value of the leaf
+        self.path: list[Node] = []
+        self.rewards: list[float] = []
+        self.before: list[tuple[int, float, float, int | None]] = []
+        self.amaf_before: list[list[int]] | None = None
+
+    def selected(self, path: list[Node], tree: SearchTree) -> None:
+        self.selection = tuple(_step(p, ch, tree) for p, ch in itertools.pairwise(path))
+
+    def expanded(self, leaf: Node, child: Node, tree: SearchTree) -> None:
+        assert leaf.state is not None
+        added, left = tree.nodes - self.nodes_before, len(leaf.untried)
+        if child is leaf:  # PUCT: the leaf evaluated, all its children added with priors
+            parent_state = None if leaf.parent is None else leaf.parent.state
+            self.expansion = Expansion(
+                parent=node_id(leaf),
+                node=node_id(leaf),
+                action=leaf.action,
+                label="" if parent_state is None else parent_state.action_to_string(leaf.action),
+                added=added,
+                untried_left=left,
+                priors=tuple(
+                    ChildPrior(ch.action, leaf.state.action_to_string(ch.action), ch.prior)
+                    for ch in leaf.children
+                ),
+            )
+        else:
+            self.expansion = Expansion(
+                parent=node_id(leaf),
+                node=node_id(child),
+                action=child.action,
+                label=leaf.state.action_to_string(child.action),
+                added=added,
+                untried_left=left,
+            )
+
+    def played(self, start: Node, end: State, rewards: list[float]) -> None:
+        self.end, self.playout_rewards = end, rewards
+
+    def evaluated(self, leaf: Node, value: list[float] | None, rewards: list[float]) -> None:
+        self.value = value
+
+    def backing_up(self, path: list[Node], rewards: list[float]) -> None:
+        # Phase 4 changes N, the value sums and proofs (and under RAVE the children's N~):
+        # kept before, compared after.
+        self.path, self.rewards = path, rewards
+        self.before = [(n.visits, n.value_sum, n.mean, n.proven) for n in path]
+        if self.rave:
+            self.amaf_before = [[ch.amaf_visits for ch in n.children] for n in path]
+
+    def simulation(self, tree: SearchTree) -> Simulation:
+        """Phase 3's record: a playout, PUCT's evaluation, or a leaf's exact rewards."""
+        leaf, puct = self.path[-1], tree.config.puct
+        assert leaf.state is not None
+        actions: list[int] = []
+        cutoff = False
+        if self.end is not None:
+            actions = self.end.history()[len(leaf.state.history()) :]
+            cutoff = not self.end.is_terminal()
+        kind: LeafKind
+        mixed = self.value is not None and self.end is not None  # a playout mixed in
+        if self.value is not None:
+            kind = "evaluation"
+        elif self.end is not None:
+            kind = "playout"
+        else:
+            kind = "terminal" if leaf.terminal else "proven"
+        return Simulation(
+            start=node_id(leaf),
+            kind=kind,
+            actions=tuple(actions),
+            labels=_labels(leaf.state, actions),
+            cutoff=cutoff,
+            rewards=tuple(self.rewards),
+            evaluator=None if puct is None else _evaluator_name(puct.evaluator),
+            value=None if self.value is None else tuple(self.value),
+            playout_rewards=tuple(self.playout_rewards or ()) if mixed else None,
+            mix=puct.mix if mixed and puct is not None else 0.0,
+        )
+
+    def updates(self) -> tuple[Update, ...]:
+        """Phase 4's records, leaf to root."""
+        path, rewards = self.path, self.rewards
+        amaf: list[int | None] = [None] * len(path)
+        if self.amaf_before is not None:
+            amaf = [
+                sum(ch.amaf_visits != b for ch, b in zip(n.children, was, strict=True))
+                for n, was in zip(path, self.amaf_before, strict=True)
+            ]
+        return tuple(
+            Update(
+                node=node_id(n),
+                action=n.action,
+                player=n.player,
+                reward=rewards[n.player] if n.player >= 0 else None,
+                visits_before=b[0],
+                visits_after=n.visits,
+                value_sum_before=b[1],
+                value_sum_after=n.value_sum,
+                mean_before=b[2],
+                mean_after=n.mean,
+                proven_before=b[3],
+                proven_after=n.proven,
+                amaf_updates=u,
+            )
+            for n, b, u in reversed(list(zip(path, self.before, amaf, strict=True)))
+        )
+
+    def trace(self, tree: SearchTree) -> IterationTrace:
+        """The iteration's :class:`IterationTrace`, once :func:`iterate` has returned."""
+        config, puct = tree.config, tree.config.puct
+        return IterationTrace(
+            selection=self.selection,
+            expansion=self.expansion,
+            simulation=self.simulation(tree),
+            backpropagation=self.updates(),
+            root_visits=tree.root.visits,
+            nodes=tree.nodes,
+            c=config.c if puct is None else puct.c,
+            selection_rule="uct" if puct is None else "puct",
+            rave=config.rave,
+            progressive_bias=config.progressive_bias,
+        )
+
+
 def traced_iteration(
     searcher: MCTS, state: State, game_info: GameInfo | None = None
 ) -> IterationTrace:
     """Run one iteration of ``searcher`` from ``state`` (its tree reused as by ``search``)
     and report what each phase did.
 
-    The steps are those of :func:`mctslab.search.mcts.iterate`, one by one, with the same
-    functions and draws from the searcher's generator; traced iterations at one position
-    continue one search (PUCT's root noise is drawn once, at the first). Raises
-    :class:`~mctslab.core.errors.InvalidConfigError` for a terminal state, a root that
-    MCTS-Solver has proven (a search would stop there) or a tree at ``max_nodes``.
+    The iteration is the engine's own :func:`~mctslab.search.reference.phases.iterate`,
+    observed by a :class:`TraceRecorder`, with draws from the searcher's generator; traced
+    iterations at one position continue one search (PUCT's root noise is drawn once, at
+    the first). Raises :class:`~mctslab.core.errors.InvalidConfigError` for a terminal
+    state, a root that MCTS-Solver has proven (a search would stop there) or a tree at
+    ``max_nodes``.
     """
-    last = searcher._tree
+    last = searcher.tree
     tree = searcher.prepare(state, game_info)
     config, root = tree.config, tree.root
     if last is not None and last.root is root:
@@ -370,150 +483,11 @@ def traced_iteration(
         raise InvalidConfigError("MCTS-Solver has proven the root: no iteration is left to run")
     if config.max_nodes is not None and tree.nodes >= config.max_nodes:
         raise InvalidConfigError(f"the tree is at max_nodes={config.max_nodes}: it cannot grow")
-    nodes_before = tree.nodes
-
-    # Phase 1: selection. Selection opens nodes but changes no statistic, so the
-    # children's scores read after it are those the descent compared.
-    path = select(root, tree)
-    selection = []
-    for parent, chosen in itertools.pairwise(path):
-        assert parent.state is not None
-        selection.append(_scores(parent, chosen, parent.state, tree))
-
-    # Phase 2: expansion.
-    leaf = path[-1]
-    expansion = None
-    if should_expand(leaf, tree):
-        try:
-            new = expand(leaf, tree)
-        except NodeBudgetReached:
-            raise InvalidConfigError(
-                f"the tree is at max_nodes={config.max_nodes}: it cannot grow"
-            ) from None
-        assert leaf.state is not None
-        if new is leaf:  # PUCT: the leaf evaluated, all its children added with priors
-            parent_state = None if leaf.parent is None else leaf.parent.state
-            expansion = Expansion(
-                parent=node_id(leaf),
-                node=node_id(leaf),
-                action=leaf.action,
-                label="" if parent_state is None else parent_state.action_to_string(leaf.action),
-                added=tree.nodes - nodes_before,
-                untried_left=len(leaf.untried),
-                priors=tuple(
-                    ChildPrior(ch.action, leaf.state.action_to_string(ch.action), ch.prior)
-                    for ch in leaf.children
-                ),
-            )
-        else:
-            expansion = Expansion(
-                parent=node_id(leaf),
-                node=node_id(new),
-                action=new.action,
-                label=leaf.state.action_to_string(new.action),
-                added=tree.nodes - nodes_before,
-                untried_left=len(leaf.untried),
-            )
-            path.append(new)
-            leaf = new
-
-    # Phase 3: simulation (or the exact value of a terminal or proven leaf).
-    assert leaf.state is not None
-    exact = leaf_rewards(leaf)
-    actions: list[int] = []
-    cutoff = False
-    kind: LeafKind
-    puct = config.puct
-    value: list[float] | None = None
-    playout_rewards: list[float] | None = None
-    mix = 0.0
-    moves: list[tuple[int, int]] | None = [] if config.rave else None  # RAVE's record
-
-    def playout() -> list[float]:
-        nonlocal actions, cutoff
-        assert leaf.state is not None
-        played = leaf.state.clone()
-        result = simulate(played, tree, moves)
-        actions = played.history()[len(leaf.state.history()) :]
-        cutoff = not played.is_terminal()
-        return result
-
-    if exact is not None:
-        rewards = exact
-        kind = "terminal" if leaf.terminal else "proven"
-    elif puct is None:
-        rewards = playout()
-        kind = "playout"
-    else:
-        # mcts.evaluation, step by step: the leaf's estimate is used once (its first visit).
-        value, leaf.estimate = leaf.estimate, None
-        if value is None:  # "uniform+rollout", or a chance node: a playout alone
-            rewards = playout()
-            kind = "playout"
-        elif puct.mix == 0.0:
-            rewards = value
-            kind = "evaluation"
-        else:
-            playout_rewards = playout()
-            mix = puct.mix
-            rewards = [
-                (1.0 - mix) * v + mix * r for v, r in zip(value, playout_rewards, strict=True)
-            ]
-            kind = "evaluation"
-    if puct is not None and exact is None and leaf.to_play >= 0:
-        leaf.raw = 2.0 * rewards[leaf.to_play] - 1.0  # as mcts.evaluation: Gumbel reads it
-    simulation = Simulation(
-        start=node_id(leaf),
-        kind=kind,
-        actions=tuple(actions),
-        labels=_labels(leaf.state, actions),
-        cutoff=cutoff,
-        rewards=tuple(rewards),
-        evaluator=None if puct is None else _evaluator_name(puct.evaluator),
-        value=None if value is None else tuple(value),
-        playout_rewards=None if playout_rewards is None else tuple(playout_rewards),
-        mix=mix,
-    )
-
-    # Phase 4: backpropagation, recorded leaf to root.
-    before = [(n.visits, n.value_sum, n.mean, n.proven) for n in path]
-    # RAVE updates the AMAF statistics of the path's nodes' children: counted by
-    # comparing N~ before and after, as N is.
-    amaf_before = [[ch.amaf_visits for ch in n.children] for n in path] if config.rave else None
-    backpropagate(path, rewards, config.solver, moves)
-    amaf_updates: list[int | None] = [None] * len(path)
-    if amaf_before is not None:
-        amaf_updates = [
-            sum(ch.amaf_visits != b for ch, b in zip(n.children, was, strict=True))
-            for n, was in zip(path, amaf_before, strict=True)
-        ]
-    updates = tuple(
-        Update(
-            node=node_id(n),
-            action=n.action,
-            player=n.player,
-            reward=rewards[n.player] if n.player >= 0 else None,
-            visits_before=b[0],
-            visits_after=n.visits,
-            value_sum_before=b[1],
-            value_sum_after=n.value_sum,
-            mean_before=b[2],
-            mean_after=n.mean,
-            proven_before=b[3],
-            proven_after=n.proven,
-            amaf_updates=u,
-        )
-        for n, b, u in reversed(list(zip(path, before, amaf_updates, strict=True)))
-    )
-    return IterationTrace(
-        selection=tuple(selection),
-        expansion=expansion,
-        simulation=simulation,
-        backpropagation=updates,
-        root_visits=root.visits,
-        nodes=tree.nodes,
-        c=config.c if puct is None else puct.c,
-        selection_rule="uct" if puct is None else "puct",
-        rave=config.rave,
-        progressive_bias=config.progressive_bias,
-    )
+    recorder = TraceRecorder(tree)
+    try:
+        iterate(tree, recorder)
+    except NodeBudgetReached:
+        raise InvalidConfigError(
+            f"the tree is at max_nodes={config.max_nodes}: it cannot grow"
+        ) from None
+    return recorder.trace(tree)
