@@ -52,6 +52,16 @@ Smooth UCT's average strategy does in poker (empirically, as fictitious play).
 
 The policy a search plays is :meth:`ISMCTSResult.policy` (root visit counts
 normalised, the average strategy) or, for moves, the final-move rule.
+
+ISMCTS shares the reference engine's formula (:func:`~mctslab.search.mcts.uct_score`
+and :func:`~mctslab.search.mcts.exploration`, here over availability counts) and its
+reward scale (:func:`~mctslab.search.mcts.scaled_rewards`), but not its phase functions
+(:mod:`mctslab.search.reference.phases`): those walk a tree of positions, each node
+holding its state, its sorted children and their statistics, while an ISMCTS node is an
+information set met by many states, found in a table by its key, with one statistic per
+edge and the legal actions of the current determinization as its only children; and
+its playout is uniform over the legal actions, where the reference engine plays a
+game's own light moves (Go's, say), which would change ISMCTS's random draws.
 """
 
 from __future__ import annotations
@@ -74,6 +84,7 @@ from mctslab.search.mcts import (
     SearchResult,
     exploration,
     game_info_of,
+    scaled_rewards,
     uct_score,
 )
 from mctslab.search.options import (
@@ -298,9 +309,7 @@ def simulate(search: _Search, world: State) -> list[float]:
         else:
             legal = world.legal_actions()
             world.apply_action(legal[rng.randint(len(legal))])
-    info = search.info
-    span = info.max_utility - info.min_utility
-    return [(r - info.min_utility) / span for r in world.returns()]
+    return scaled_rewards(world.returns(), search.info)
 
 
 def backpropagate(path: list[_Step], rewards: list[float]) -> None:
