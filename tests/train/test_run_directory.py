@@ -187,12 +187,10 @@ def edit_json(path: Path, change: Any) -> None:
     path.write_text(json.dumps(data))
 
 
-def test_a_gtp_baseline_in_run_json_is_not_started_on_resume(run_dir: Path, tmp_path: Path) -> None:
-    """run.json edited to name a gtp: baseline that creates a marker file: --resume
-    refuses with one error: line saying to give --baseline again; the program never
-    runs, no file of the run changes."""
-    marker = tmp_path / "marker"
-    spec = f"gtp:/bin/sh -c 'touch {marker}'"
+def plant_baseline_and_resume(run_dir: Path, spec: str, refusal: str) -> dict[str, bytes]:
+    """Edit run.json to name the baseline ``spec`` (one evaluation game), check that
+    ``train(resume=True)`` refuses with ``refusal`` in its message, and return the
+    run's file hashes as they were before the attempt."""
 
     def plant(run: dict[str, Any]) -> None:
         run["config"]["baselines"] = [["x", spec]]
@@ -200,8 +198,18 @@ def test_a_gtp_baseline_in_run_json_is_not_started_on_resume(run_dir: Path, tmp_
 
     edit_json(run_dir / "run.json", plant)
     before = hashes(run_dir)
-    with pytest.raises(TrainError, match="--baseline"):
+    with pytest.raises(TrainError, match=refusal):
         train(replace(TINY, generations=2), run_dir, resume=True, given={"generations"})
+    return before
+
+
+def test_a_gtp_baseline_in_run_json_is_not_started_on_resume(run_dir: Path, tmp_path: Path) -> None:
+    """run.json edited to name a gtp: baseline that creates a marker file: --resume
+    refuses with one error: line saying to give --baseline again; the program never
+    runs, no file of the run changes."""
+    marker = tmp_path / "marker"
+    spec = f"gtp:/bin/sh -c 'touch {marker}'"
+    before = plant_baseline_and_resume(run_dir, spec, refusal="--baseline")
     line = assert_user_error(
         invoke(
             "train",
@@ -233,16 +241,7 @@ def test_a_model_path_baseline_in_run_json_is_not_loaded_on_resume(
     outside = tmp_path / "net.pt"
     outside.write_bytes(b"not a checkpoint")
     spec = f"az:model={outside},simulations=2"
-
-    def plant(run: dict[str, Any]) -> None:
-        run["config"]["baselines"] = [["x", spec]]
-        run["config"]["eval_games"] = 1
-
-    edit_json(run_dir / "run.json", plant)
-    before = hashes(run_dir)
-    with pytest.raises(TrainError, match="reads a file"):
-        train(replace(TINY, generations=2), run_dir, resume=True, given={"generations"})
-    assert hashes(run_dir) == before
+    assert plant_baseline_and_resume(run_dir, spec, refusal="reads a file") == hashes(run_dir)
     asked = replace(TINY, baselines=(("x", spec),), eval_games=1)
     assert started_config(run_dir, asked, given={"baselines"}).baselines == (("x", spec),)
     shipped = "az:model=tic_tac_toe,simulations=2"
