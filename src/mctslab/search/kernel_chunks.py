@@ -2,9 +2,9 @@
 
 numba caches a module-level function compiled with ``cache=True``, but not one taking
 other functions as arguments: so each built-in kernel game gets three wrappers of the
-engine over its kernels (:func:`~mctslab.search.compiled.run_chunk` for UCT,
-:func:`~mctslab.search.compiled.run_puct_chunk` and
-:func:`~mctslab.search.compiled.run_puct_round` for PUCT), which a fresh process loads
+engine over its kernels (:func:`~mctslab.search.compiled.chunk.run_chunk` for UCT,
+:func:`~mctslab.search.compiled.puct_chunk.run_puct_chunk` and
+:func:`~mctslab.search.compiled.puct_chunk.run_puct_round` for PUCT), which a fresh process loads
 from numba's cache instead of compiling. They are not written per game: each is made
 here from one of the templates below, as a module-level function of this file named for
 the game's module (``go_chunk``, ``go_puct_chunk``, ``go_puct_round``: numba's cache
@@ -13,7 +13,7 @@ files are this file's, one per name), whose globals are that game's kernels
 (``games_with("kernels")``, those of :mod:`mctslab.games`), so a new kernel game needs
 nothing here. The wrappers live in the search layer (the games know nothing of the
 engines) and are found by the compiled engine through
-:func:`~mctslab.search.compiled.register_cached_chunk` (this module is imported with
+:func:`~mctslab.search.compiled.driver.register_cached_chunk` (this module is imported with
 :mod:`mctslab.search.engine`).
 
 A user's kernel game gives its own wrapper as ``RuleKernels.search_chunk``
