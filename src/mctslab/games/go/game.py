@@ -1,0 +1,187 @@
+"""The Go game: :class:`Go`, its options and its rule kernels, action names, the
+board's text, the score, and the adjudication of a game stopped by its length limit."""
+
+from __future__ import annotations
+
+from mctslab.core.errors import InvalidConfigError
+from mctslab.core.game import TERMINAL, GameInfo
+from mctslab.core.text import is_ascii_digits
+from mctslab.games.go.board import apply_action, init, legal_actions, observation, returns
+from mctslab.games.go.layout import (
+    HEADER,
+    PARAMS_HEADER,
+    S_CAPTURED,
+    S_MOVES,
+    S_PLAYER,
+    make_params,
+)
+from mctslab.games.go.playouts import heavy_action, light_action, playout, rollout_actions
+from mctslab.games.go.scoring import area_score2, heuristic
+from mctslab.games.kernels import KernelGame, KernelState, RuleKernels
+
+__all__ = [
+    "COLUMNS",
+    "Go",
+]
+
+
+COLUMNS = "abcdefghjklmnopqrst"
+
+
+class Go(KernelGame):
+    """Go on ``board_size`` x ``board_size`` with area scoring (OpenSpiel ``go`` encodings)."""
+
+    kernels = RuleKernels(
+        init,
+        legal_actions,
+        apply_action,
+        returns,
+        heuristic,
+        playout=playout,
+        observation=observation,
+        rollout_actions=rollout_actions,
+        heavy_action=heavy_action,
+        light_action=light_action,
+    )
+
+    def __init__(
+        self,
+        board_size: int = 9,
+        komi: float = 7.5,
+        ko: str = "superko",
+        max_game_length: int | None = None,
+    ) -> None:
+        if (
+            not isinstance(board_size, int)
+            or isinstance(board_size, bool)
+            or not 5 <= board_size <= 19
+        ):
+            raise InvalidConfigError("go: board_size must be an integer in [5, 19]")
+        try:
+            komi2 = float(komi) * 2
+        except (TypeError, ValueError):
+            raise InvalidConfigError(f"go: komi must be a number, got {komi!r}") from None
+        if isinstance(komi, bool) or not komi2.is_integer() or abs(komi2) > 2 * board_size**2:
+            raise InvalidConfigError(
+                f"go: komi must be a multiple of 0.5 within the board's area, got {komi!r}"
+            )
+        if ko not in ("superko", "simple"):
+            raise InvalidConfigError(f"go: ko must be 'superko' or 'simple', got {ko!r}")
+        if max_game_length is None:
+            max_game_length = 2 * board_size * board_size
+        if (
+            not isinstance(max_game_length, int)
+            or isinstance(max_game_length, bool)
+            or not 2 <= max_game_length <= 100 * board_size * board_size
+        ):
+            raise InvalidConfigError(
+                "go: max_game_length must be an integer in [2, 100 * board_size**2]"
+            )
+        self.board_size, self.komi, self.ko = board_size, float(komi), ko
+        info = GameInfo(
+            name="go",
+            version=1,
+            num_players=2,
+            num_actions=board_size * board_size + 1,
+            max_game_length=max_game_length,
+            zero_sum=True,
+            min_utility=-1.0,
+            max_utility=1.0,
+        )
+        params = make_params(board_size, int(komi2), ko == "superko", max_game_length)
+        super().__init__(info, params)
+
+    def observation_shape(self) -> tuple[int, ...]:
+        """OpenSpiel's: 4 planes (black, white, empty, White to play) of ``N x N``."""
+        return (4, self.board_size, self.board_size)
+
+    def point_name(self, action: int) -> str:
+        """``a1`` .. (OpenSpiel's lower-case point names) or ``PASS``."""
+        n = self.board_size
+        if action == n * n:
+            return "PASS"
+        return f"{COLUMNS[action % n]}{action // n + 1}"
+
+    def action_name(self, state: KernelState, action: int) -> str:
+        colour = "B" if int(state.array[S_MOVES]) % 2 == 0 else "W"
+        return f"{colour} {self.point_name(action)}"
+
+    def parse_action(self, state: KernelState, text: str) -> int | None:
+        t = text.strip().lower()
+        if t[:2] in ("b ", "w "):
+            t = t[2:].strip()
+        n = self.board_size
+        if t == "pass":
+            return n * n
+        if len(t) < 2 or t[0] not in COLUMNS[:n] or not is_ascii_digits(t[1:]):
+            return None
+        row = int(t[1:])
+        if not 1 <= row <= n:
+            return None
+        return (row - 1) * n + COLUMNS.index(t[0])
+
+    def colour_at(self, state: KernelState, action: int) -> int:
+        """0 empty, 1 black, 2 white at point ``action``."""
+        v = int(self.params[PARAMS_HEADER + action])
+        return int(state.array[HEADER + v])
+
+    def score(self, state: KernelState) -> float:
+        """Black's Tromp-Taylor area score minus komi (negative: White ahead), of the
+        board as it stands (at the end: the score the returns follow)."""
+        return float(area_score2(state.array, self.params)) / 2.0
+
+    def captures(self, state: KernelState) -> tuple[int, int]:
+        """Stones captured so far by Black and by White."""
+        a = state.array
+        return int(a[S_CAPTURED]), int(a[S_CAPTURED + 1])
+
+    def render(self, state: KernelState) -> str:
+        n = self.board_size
+        a = state.array
+        marks = "+XO"
+        lines = []
+        for r in reversed(range(n)):
+            row = "".join(marks[self.colour_at(state, r * n + c)] for c in range(n))
+            lines.append(f"{r + 1:2d} {row}")
+        lines.append("   " + COLUMNS[:n].upper())
+        black, white = self.captures(state)
+        to_play = "over" if self.is_over(state) else ("B" if int(a[S_MOVES]) % 2 == 0 else "W")
+        lines.append(f"to play: {to_play}, captures B {black} W {white}")
+        return "\n".join(lines)
+
+    @staticmethod
+    def is_over(state: KernelState) -> bool:
+        return int(state.array[S_PLAYER]) == TERMINAL
+
+    def ended_by_length(self, state: KernelState) -> bool:
+        """Whether ``state`` is over by the length limit (``max_game_length`` moves), not
+        by two passes: its board was not played out, and its dead stones still stand."""
+        history = state.history()
+        passed = len(history) >= 2 and history[-1] == history[-2] == self.board_size**2
+        return self.is_over(state) and not passed
+
+    def adjudicate(self, state: KernelState, seed: int = 0) -> tuple[list[float], str] | None:
+        """The returns of a game stopped by its length limit as people and GTP programs
+        would score it, and a line that says so; ``None`` for a game over by two passes.
+
+        Tromp-Taylor counts the board as it stands, dead stones as alive; stopped early,
+        the game is scored by agreement instead
+        (:func:`~mctslab.games.go_status.agreed_score`: the stones that heavy playouts
+        from ``seed`` judge dead are removed, then the area is counted). The arena uses
+        it for every Go game that reaches the limit (its ``"length"`` termination)."""
+        if not self.ended_by_length(state):
+            return None
+        from mctslab.games.go_status import agreed_score
+
+        agreement = agreed_score(self, state, seed=seed)
+
+        def sgf_result(score: float) -> str:  # as SGF writes it (games.sgf imports Go)
+            return "0" if score == 0 else f"{'B' if score > 0 else 'W'}+{abs(score):g}"
+
+        black = 0.0 if agreement.score == 0 else (1.0 if agreement.score > 0 else -1.0)
+        note = (
+            f"length limit of {self.info.max_game_length} moves: scored by agreement, "
+            f"{len(agreement.dead)} dead stones removed, {sgf_result(agreement.score)} "
+            f"(the board as it stood: {sgf_result(self.score(state))})"
+        )
+        return [black, -black], note
