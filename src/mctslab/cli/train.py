@@ -129,54 +129,11 @@ def train(
 ) -> None:
     """AlphaZero training: self-play, learning, checkpoints and evaluation, generation by
     generation; kill it at any moment and continue with --resume."""
-    given_values: dict[str, Any] = {
-        "generations": generations,
-        "minutes": minutes,
-        "games_per_generation": games_per_generation,
-        "simulations": simulations,
-        "parallel_games": parallel_games,
-        "workers": workers,
-        "threads": threads,
-        "seed": seed,
-        "network": network,
-        "channels": channels,
-        "blocks": blocks,
-        "hidden": hidden,
-        "layers": layers,
-        "c": c,
-        "noise_alpha": noise_alpha,
-        "noise_fraction": noise_fraction,
-        "temperature_plies": temperature_plies,
-        "resign_threshold": resign_threshold,
-        "resign_playout": resign_playout,
-        "max_moves": max_moves,
-        "buffer": buffer,
-        "batch_size": batch_size,
-        "replay_ratio": replay_ratio,
-        "optimizer": optimizer,
-        "lr": lr,
-        "momentum": momentum,
-        "l2": l2,
-        "eval_games": eval_games,
-        "eval_every": eval_every,
-        "eval_simulations": eval_simulations,
-        "eval_openings": eval_openings,
-        "device": device,
-        "from_dataset": str(from_dataset) if from_dataset is not None else None,
-        "pretrain_steps": pretrain_steps,
-    }
+    given = dict(locals())  # the parameters as given: None where an option was not
     with user_errors():
-        try:
-            from mctslab.train import TrainConfig
-            from mctslab.train import train as run_training
-        except ImportError as err:
-            raise CliError(f"training needs PyTorch: pip install 'mctslab[nn]' ({err})") from None
-        values = {k: v for k, v in given_values.items() if v is not None}
-        if baseline is not None:
-            pairs = parse_pairs(baseline, "--baseline")
-            values["baselines"] = tuple(pairs.items())
-        params = {k: parse_value(v) for k, v in parse_pairs(param, "--param").items()}
-        config = TrainConfig(game=game, game_params=tuple(sorted(params.items())), **values)
+        config_type, run_training = _training()
+        values, params = _config_values(given, baseline, param)
+        config = config_type(game=game, game_params=tuple(sorted(params.items())), **values)
         if resume and from_dataset is not None:
             raise CliError("--from-dataset starts a run; a resumed run has its data already")
         console = make_console(stderr=True)
@@ -194,6 +151,72 @@ def train(
         f"{result.generation} generations in {out} ({result.wall_seconds / 60:.1f} min in all; "
         f"stopped by {result.stopped_by}); latest network: {result.checkpoint()}"
     )
+
+
+#: The options of ``train`` that are fields of ``TrainConfig`` under the same name.
+_CONFIG_OPTIONS = (
+    "generations",
+    "minutes",
+    "games_per_generation",
+    "simulations",
+    "parallel_games",
+    "workers",
+    "threads",
+    "seed",
+    "network",
+    "channels",
+    "blocks",
+    "hidden",
+    "layers",
+    "c",
+    "noise_alpha",
+    "noise_fraction",
+    "temperature_plies",
+    "resign_threshold",
+    "resign_playout",
+    "max_moves",
+    "buffer",
+    "batch_size",
+    "replay_ratio",
+    "optimizer",
+    "lr",
+    "momentum",
+    "l2",
+    "eval_games",
+    "eval_every",
+    "eval_simulations",
+    "eval_openings",
+    "device",
+    "from_dataset",
+    "pretrain_steps",
+)
+
+
+def _training() -> tuple[Any, Any]:
+    """``TrainConfig`` and ``train`` of :mod:`mctslab.train`, or a one-line error
+    without PyTorch."""
+    try:
+        from mctslab.train import TrainConfig
+        from mctslab.train import train as run_training
+    except ImportError as err:
+        raise CliError(f"training needs PyTorch: pip install 'mctslab[nn]' ({err})") from None
+    return TrainConfig, run_training
+
+
+def _config_values(
+    given: dict[str, Any], baseline: list[str] | None, param: list[str] | None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The ``TrainConfig`` fields the command line gave (``given``: the options by name,
+    None where one was not given; ``--baseline`` pairs as ``baselines``) and the game's
+    parameters of ``--param``."""
+    values = {name: given[name] for name in _CONFIG_OPTIONS if given[name] is not None}
+    if "from_dataset" in values:
+        values["from_dataset"] = str(values["from_dataset"])
+    if baseline is not None:
+        pairs = parse_pairs(baseline, "--baseline")
+        values["baselines"] = tuple(pairs.items())
+    params = {k: parse_value(v) for k, v in parse_pairs(param, "--param").items()}
+    return values, params
 
 
 class _Display:
