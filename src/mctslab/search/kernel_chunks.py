@@ -21,7 +21,10 @@ A user's kernel game gives its own wrapper as ``RuleKernels.search_chunk``
 compiled on first use in each process. A game with its own random playout
 (``RuleKernels.playout``) passes it to ``run_chunk`` after the arguments, and a game with
 playout moves, a heavy move or a light move (Go) passes those too (``rollout_actions``,
-``heavy_action``, ``light_action``; ``None`` for any it lacks).
+``heavy_action``, ``light_action``; ``None`` for any it lacks). The PUCT wrappers pass
+the kernels to ``run_puct_chunk`` and ``run_puct_round`` as one
+:class:`~mctslab.search.compiled.options.Kernels`, made in the wrapper from the module's
+kernels (``None`` for those the game lacks).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from numba import njit
 import mctslab.games  # noqa: F401  (registers the built-in games)
 from mctslab.core.registry import games_with, make
 from mctslab.search.compiled import (
+    Kernels,
     register_cached_chunk,
     run_chunk,
     run_puct_chunk,
@@ -50,6 +54,8 @@ kernels: Any = None
 
 # Templates: UCT's chunk, PUCT's chunk and PUCT's round, for a game whose only extra
 # kernel is its playout, and for one with playout moves, a heavy or a light move (Go).
+# Their parameters (12, 14 and 15) are the arrays numba's cache keys the compiled wrapper
+# on: UCT's twelve are the contract with a user game's own search_chunk (docs/games.md).
 
 
 def _chunk(tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, cap, n):  # type: ignore[no-untyped-def]
@@ -71,9 +77,11 @@ def _puct_chunk(  # type: ignore[no-untyped-def]
     tree, prior, root_prior, root, params, ci, cf, ctl, rng, bufs, fbufs, pending, cap, n
 ):
     return run_puct_chunk(
-        kernels.legal_actions, kernels.apply_action, kernels.returns, kernels.heuristic,
-        kernels.observation, tree, prior, root_prior, root, params, ci, cf, ctl, rng, bufs,
-        fbufs, pending, cap, n, kernels.playout,
+        Kernels(
+            kernels.legal_actions, kernels.apply_action, kernels.returns, kernels.heuristic,
+            kernels.observation, kernels.playout, None, None, None,
+        ),
+        tree, prior, root_prior, root, params, ci, cf, ctl, rng, bufs, fbufs, pending, cap, n,
     )  # fmt: skip
 
 
@@ -81,10 +89,12 @@ def _puct_chunk_full(  # type: ignore[no-untyped-def]
     tree, prior, root_prior, root, params, ci, cf, ctl, rng, bufs, fbufs, pending, cap, n
 ):
     return run_puct_chunk(
-        kernels.legal_actions, kernels.apply_action, kernels.returns, kernels.heuristic,
-        kernels.observation, tree, prior, root_prior, root, params, ci, cf, ctl, rng, bufs,
-        fbufs, pending, cap, n, kernels.playout, kernels.rollout_actions,
-        kernels.heavy_action, kernels.light_action,
+        Kernels(
+            kernels.legal_actions, kernels.apply_action, kernels.returns, kernels.heuristic,
+            kernels.observation, kernels.playout, kernels.rollout_actions,
+            kernels.heavy_action, kernels.light_action,
+        ),
+        tree, prior, root_prior, root, params, ci, cf, ctl, rng, bufs, fbufs, pending, cap, n,
     )  # fmt: skip
 
 
@@ -92,9 +102,12 @@ def _puct_round(  # type: ignore[no-untyped-def]
     trees, extras, root_priors, roots, params, ci, cf, ctls, rngs, bufs, fbufs, pend, caps, n, codes
 ):
     return run_puct_round(
-        kernels.legal_actions, kernels.apply_action, kernels.returns, kernels.heuristic, kernels.observation,
+        Kernels(
+            kernels.legal_actions, kernels.apply_action, kernels.returns, kernels.heuristic,
+            kernels.observation, kernels.playout, None, None, None,
+        ),
         trees, extras, root_priors, roots, params, ci, cf, ctls, rngs, bufs, fbufs, pend, caps,
-        n, codes, kernels.playout,
+        n, codes,
     )  # fmt: skip
 
 
@@ -102,10 +115,13 @@ def _puct_round_full(  # type: ignore[no-untyped-def]
     trees, extras, root_priors, roots, params, ci, cf, ctls, rngs, bufs, fbufs, pend, caps, n, codes
 ):
     return run_puct_round(
-        kernels.legal_actions, kernels.apply_action, kernels.returns, kernels.heuristic, kernels.observation,
+        Kernels(
+            kernels.legal_actions, kernels.apply_action, kernels.returns, kernels.heuristic,
+            kernels.observation, kernels.playout, kernels.rollout_actions,
+            kernels.heavy_action, kernels.light_action,
+        ),
         trees, extras, root_priors, roots, params, ci, cf, ctls, rngs, bufs, fbufs, pend, caps,
-        n, codes, kernels.playout, kernels.rollout_actions, kernels.heavy_action,
-        kernels.light_action,
+        n, codes,
     )  # fmt: skip
 
 
@@ -129,6 +145,7 @@ def _bind(template: Callable[..., int], name: str, module: types.ModuleType) -> 
     scope: dict[str, Any] = {
         "__builtins__": builtins,
         "__name__": __name__,
+        "Kernels": Kernels,
         "run_chunk": run_chunk,
         "run_puct_chunk": run_puct_chunk,
         "run_puct_round": run_puct_round,

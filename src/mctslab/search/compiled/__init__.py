@@ -32,10 +32,13 @@ The modules, in the order of one iteration (as mctx's ``_src/``):
 - :mod:`.chunk` and :mod:`.puct_chunk`: the loops that call the phases, up to a chunk
   of iterations a call (:func:`run_chunk`; PUCT's :func:`run_puct_chunk` and, for many
   searches at once, :func:`run_puct_round`).
-- :mod:`.options`: what Python and the loops exchange: the option indices of ``cfg_i``
-  and ``cfg_f``, the counters of ``ctl`` and the chunks' return codes.
-- :mod:`.driver`: :class:`CompiledMCTS`, which calls the chunks from Python;
-  :mod:`.batch`: :func:`search_many`, many PUCT searches stepped together.
+- :mod:`.options`: what Python and the loops exchange: the search's :class:`Options`
+  (named fields, read by the loops from the arrays ``cfg_i`` and ``cfg_f`` that cross a
+  game's cached wrapper), the game's :class:`Kernels` and the :class:`Scratch` rows, the
+  counters of ``ctl`` and the chunks' return codes.
+- :mod:`.driver`: :class:`CompiledMCTS`, which calls the chunks from Python, in three
+  public steps (``begin``, ``advance``, ``finish``); :mod:`.batch`: :func:`search_many`,
+  many PUCT searches stepped together (:class:`SearchRounds`).
 
 Python calls :func:`run_chunk` once per chunk of iterations; between chunks it
 asks the search's :class:`~mctslab.search.budget.Budget` whether to stop (the
@@ -58,17 +61,24 @@ parallelism's threads, the web lab's concurrent sessions) use every core.
 
 from mctslab.games.kernels import rng_next, rng_randint
 from mctslab.search.compiled.batch import (
-    round_batch,
+    SearchRounds,
     rounds_apply,
     search_many,
     search_rounds,
     search_stepped,
 )
-from mctslab.search.compiled.chunk import run_chunk
+from mctslab.search.compiled.chunk import (
+    chunk_stop,
+    iterate,
+    run_chunk,
+    uct_chunk,
+)
 from mctslab.search.compiled.driver import (
     CHUNK_ARGUMENTS,
     CompiledMCTS,
+    SearchRun,
     check_wrapper,
+    kernel_tuple,
     puct_round_fn,
     register_cached_chunk,
 )
@@ -90,10 +100,13 @@ from mctslab.search.compiled.options import (
     EXPANSION_ALL,
     EXPANSION_CODE,
     EXPANSION_ONE,
+    FLOAT_OPTIONS,
     FPU,
     FREE,
+    GO_ON,
     GUMBEL,
     HIGH,
+    INT_OPTIONS,
     IS_EXTENDED,
     ITERATIONS,
     MAX_NODES,
@@ -127,6 +140,12 @@ from mctslab.search.compiled.options import (
     VERDICT_THRESHOLD,
     VIRTUAL_LOSS,
     C,
+    Kernels,
+    Options,
+    Scratch,
+    make_scratch,
+    option_arrays,
+    read_options,
 )
 from mctslab.search.compiled.phases import (
     backpropagate,
@@ -135,7 +154,6 @@ from mctslab.search.compiled.phases import (
     leaf_rewards,
     open_node,
     prove,
-    scratch_rows,
     select,
     set_bias,
     should_expand,
@@ -154,7 +172,12 @@ from mctslab.search.compiled.playouts import (
 )
 from mctslab.search.compiled.puct_chunk import (
     Pending,
+    Priors,
+    collect_leaves,
+    finish_batch,
+    hand_over,
     make_pending,
+    puct_chunk,
     run_puct_chunk,
     run_puct_round,
 )
@@ -226,10 +249,13 @@ __all__ = [
     "EXPANSION_ALL",
     "EXPANSION_CODE",
     "EXPANSION_ONE",
+    "FLOAT_OPTIONS",
     "FPU",
     "FREE",
+    "GO_ON",
     "GUMBEL",
     "HIGH",
+    "INT_OPTIONS",
     "INV",
     "INV_SQRT",
     "IS_EXTENDED",
@@ -277,7 +303,13 @@ __all__ = [
     "VIRTUAL_LOSS",
     "C",
     "CompiledMCTS",
+    "Kernels",
+    "Options",
     "Pending",
+    "Priors",
+    "Scratch",
+    "SearchRounds",
+    "SearchRun",
     "Tree",
     "agree",
     "allocate",
@@ -287,10 +319,13 @@ __all__ = [
     "borrow_tree",
     "bytes_per_node",
     "check_wrapper",
+    "chunk_stop",
+    "collect_leaves",
     "compact",
     "copy_node",
     "expand",
     "expand_with_priors",
+    "finish_batch",
     "game_heavy",
     "game_light",
     "game_observation",
@@ -298,27 +333,32 @@ __all__ = [
     "game_rollout",
     "grow",
     "gumbel_child",
+    "hand_over",
     "heavy_action",
+    "iterate",
+    "kernel_tuple",
     "leaf_rewards",
     "link",
     "make_pending",
+    "make_scratch",
     "mean",
     "new_node",
     "open_node",
+    "option_arrays",
     "prove",
     "puct_child",
+    "puct_chunk",
     "puct_round_fn",
     "rave_child",
+    "read_options",
     "register_cached_chunk",
     "relocate",
     "rng_next",
     "rng_randint",
-    "round_batch",
     "rounds_apply",
     "run_chunk",
     "run_puct_chunk",
     "run_puct_round",
-    "scratch_rows",
     "search_many",
     "search_rounds",
     "search_stepped",
@@ -327,6 +367,7 @@ __all__ = [
     "should_expand",
     "simulate",
     "uct_child",
+    "uct_chunk",
     "update_amaf",
     "value_rewards",
     "wins",

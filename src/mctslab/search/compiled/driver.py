@@ -1,7 +1,7 @@
 """The compiled engine's driver: :class:`CompiledMCTS`, the chunks called from Python.
 
 A search (:meth:`CompiledMCTS.search`) checks the game and the config, sets up or re-roots
-the tree and the arrays a chunk reads (a :class:`_Run`), then calls the chunk loop
+the tree and the arrays a chunk reads (a :class:`SearchRun`), then calls the chunk loop
 (:func:`~mctslab.search.compiled.chunk.run_chunk`, or PUCT's
 :func:`~mctslab.search.compiled.puct_chunk.run_puct_chunk`) chunk after chunk, asking its
 :class:`~mctslab.search.budget.Budget` between them whether to stop and growing the
@@ -27,7 +27,6 @@ from mctslab.games.kernels import KernelState
 from mctslab.search.budget import Budget
 from mctslab.search.compiled.chunk import run_chunk
 from mctslab.search.compiled.options import (
-    C_BASE,
     CHUNK_DONE,
     EVAL_EXTERNAL,
     EVALUATOR_CODES,
@@ -36,7 +35,6 @@ from mctslab.search.compiled.options import (
     HIGH,
     IS_EXTENDED,
     ITERATIONS,
-    MAXVISIT_INIT,
     NEED_EVAL,
     NEED_NOISE,
     NEED_SPACE,
@@ -46,9 +44,11 @@ from mctslab.search.compiled.options import (
     NOISY,
     NOT_WIN_LOSS,
     PENDING,
-    RAVE_K,
     SIMULATION_CODE,
     STOP_NAMES,
+    Kernels,
+    Options,
+    option_arrays,
 )
 from mctslab.search.compiled.puct_chunk import (
     Pending,
@@ -108,6 +108,22 @@ def register_cached_chunk(
         _CACHED_PUCT_ROUNDS[kernels] = puct_round
 
 
+def kernel_tuple(kernels: Any) -> Kernels:
+    """The game's :class:`~mctslab.games.kernels.RuleKernels` as the :class:`Kernels` the
+    PUCT chunks take (``None`` for each optional kernel the game lacks)."""
+    return Kernels(
+        kernels.legal_actions,
+        kernels.apply_action,
+        kernels.returns,
+        kernels.heuristic,
+        getattr(kernels, "observation", None),
+        getattr(kernels, "playout", None),
+        getattr(kernels, "rollout_actions", None),
+        getattr(kernels, "heavy_action", None),
+        getattr(kernels, "light_action", None),
+    )
+
+
 def puct_round_fn(kernels: Any) -> Callable[..., int]:
     """:func:`run_puct_round` bound to the game's kernels (cached wrapper, or bound here)."""
     wrapper = _CACHED_PUCT_ROUNDS.get(kernels)
@@ -115,18 +131,7 @@ def puct_round_fn(kernels: Any) -> Callable[..., int]:
         return wrapper
 
     def generic(*args: Any) -> int:
-        return run_puct_round(  # type: ignore[no-any-return,call-arg]
-            kernels.legal_actions,
-            kernels.apply_action,
-            kernels.returns,
-            kernels.heuristic,
-            getattr(kernels, "observation", None),
-            *args,
-            getattr(kernels, "playout", None),
-            getattr(kernels, "rollout_actions", None),
-            getattr(kernels, "heavy_action", None),
-            getattr(kernels, "light_action", None),
-        )
+        return run_puct_round(kernel_tuple(kernels), *args)  # type: ignore[no-any-return]
 
     return generic
 
@@ -153,10 +158,12 @@ def check_wrapper(wrapper: Any) -> None:
         )
 
 
-class _Run:
-    """One search's working set between :meth:`CompiledMCTS._start` and ``_finish``: the
-    arrays a chunk reads and writes, its budget and clock (mutable: tree growth and the
-    many-search driver rebind some of them)."""
+class SearchRun:
+    """One search's working set from :meth:`CompiledMCTS.begin` to
+    :meth:`CompiledMCTS.finish`: the arrays a chunk reads and writes (its
+    :class:`~.options.Options` as ``options``, and as the arrays ``cfg_i`` and ``cfg_f``
+    that the chunks take), its budget and clock (mutable: tree growth and the
+    many-search driver, :class:`~.batch.SearchRounds`, rebind some of them)."""
 
     def __init__(
         self,
@@ -181,6 +188,7 @@ class _Run:
         self.compile_seconds = 0.0
         self.chunk = 64  # under a time budget: iterations between looks at the clock
         self.chunk_fn: Callable[..., int] = run_chunk
+        self.options: Any = None
         self.cfg_i: Any = None
         self.cfg_f: Any = None
         self.ctl: Any = None
@@ -209,7 +217,7 @@ class _Run:
             head: tuple[Any, ...] = (tree,)
             tail: tuple[Any, ...] = (self.path,)
         else:
-            head = (tree, searcher._extra, self.root_prior)
+            head = (tree, searcher.extra, self.root_prior)
             tail = (self.pending,)
         return int(
             self.chunk_fn(
@@ -234,6 +242,12 @@ class CompiledMCTS:
 
     Works on games with rule kernels (the built-in games, or a user's
     ``KernelGame``); keeps its tree between searches when ``reuse_tree``.
+
+    :meth:`search` runs a whole search; :meth:`search_steps` is the same as a generator
+    that hands each batch of leaves to an evaluator in Python. Both are made of three
+    steps, which a driver of many searches (:class:`~.batch.SearchRounds`) calls itself:
+    :meth:`begin` (a :class:`SearchRun`), :meth:`advance` after each chunk, and
+    :meth:`finish` (the :class:`SearchResult`).
     """
 
     def __init__(self, config: SearchConfig | None = None) -> None:
@@ -241,9 +255,9 @@ class CompiledMCTS:
         self.rng = np.array([self.config.seed & ((1 << 64) - 1)], dtype=np.uint64)
         self.tree: Tree | None = None
         # PUCT's prior of each node (empty under UCT, whose nodes have none).
-        self._extra = np.zeros((2, 0), dtype=np.float64)
+        self.extra = np.zeros((2, 0), dtype=np.float64)
         self._gumbel: dict[int, float] = {}  # this search's root Gumbel noise, by action
-        self._evaluator: Any = None  # PUCT's, made on the first search
+        self.evaluator: Any = None  # PUCT's, made on the first search
         self.nodes = 0
         self._slots = (0, NONE)  # ctl's HIGH and FREE after the last search
         self._history: list[int] = []
@@ -322,18 +336,7 @@ class CompiledMCTS:
             return wrapper
 
         def generic(*args: Any) -> int:
-            return run_puct_chunk(  # type: ignore[no-any-return,call-arg]
-                kernels.legal_actions,
-                kernels.apply_action,
-                kernels.returns,
-                kernels.heuristic,
-                getattr(kernels, "observation", None),
-                *args,
-                getattr(kernels, "playout", None),
-                getattr(kernels, "rollout_actions", None),
-                getattr(kernels, "heavy_action", None),
-                getattr(kernels, "light_action", None),
-            )
+            return run_puct_chunk(kernel_tuple(kernels), *args)  # type: ignore[no-any-return]
 
         return generic
 
@@ -359,10 +362,10 @@ class CompiledMCTS:
             return False
         if node != 0:
             new = allocate(len(tree.first_child), tree.stats.shape[0])
-            new_extra = np.zeros_like(self._extra)
-            self.nodes = int(compact(tree, node, new, self._extra, new_extra))
+            new_extra = np.zeros_like(self.extra)
+            self.nodes = int(compact(tree, node, new, self.extra, new_extra))
             self._slots = (self.nodes, NONE)
-            self.tree, self._extra = new, new_extra
+            self.tree, self.extra = new, new_extra
         self._history = history
         return True
 
@@ -379,7 +382,7 @@ class CompiledMCTS:
 
     def evaluate(self, batch: LeafBatch) -> tuple[Any, Any]:
         """This searcher's PUCT evaluator on ``batch``, its output checked and normalised."""
-        priors, values = self._evaluator.evaluate(batch)
+        priors, values = self.evaluator.evaluate(batch)
         return check_output(priors, values, batch.legal_mask)
 
     def search_steps(
@@ -390,7 +393,7 @@ class CompiledMCTS:
         and takes back ``(priors, values)`` as :func:`~mctslab.search.evaluators.check_output`
         returns them; it returns the :class:`SearchResult`. Many searches stepped together
         can share one evaluator call (:func:`search_many`)."""
-        run = self._start(state, game_info)
+        run = self.begin(state, game_info)
         resumed = False
         end = 0
         while True:
@@ -402,15 +405,15 @@ class CompiledMCTS:
             resumed = code == NEED_EVAL
             if code == NEED_EVAL:
                 k = int(run.ctl[PENDING])
-                priors, values = yield self._leaf_batch(run.pending, k, state)
+                priors, values = yield self.leaf_batch(run.pending, k, state)
                 run.pending.priors[:k] = priors
                 run.pending.values[:k] = values
                 continue
-            stopped_by = self._after_chunk(run, code)
+            stopped_by = self.advance(run, code)
             if stopped_by is not None:
-                return self._finish(run, stopped_by)
+                return self.finish(run, stopped_by)
 
-    def _start(self, state: State, game_info: GameInfo | None) -> _Run:
+    def begin(self, state: State, game_info: GameInfo | None = None) -> SearchRun:
         """Check the search, set up (or re-root) the tree and everything a chunk reads."""
         config = self.config
         if config.workers != 1:
@@ -434,8 +437,8 @@ class CompiledMCTS:
         puct = config.puct
         if puct is not None:
             check_puct(config, info, state)
-            if self._evaluator is None:
-                self._evaluator = puct.make_evaluator()
+            if self.evaluator is None:
+                self.evaluator = puct.make_evaluator()
         num_actions = info.num_actions
         entered = time.perf_counter()  # re-rooting a kept tree is search time too
         root_state = state.array.copy()  # type: ignore[attr-defined]
@@ -444,21 +447,9 @@ class CompiledMCTS:
         if not self._reuse(state, num_actions):
             self._new_tree(state, num_actions)
         assert self.tree is not None
-        cfg_i = [
-            EXPANSION_CODE[config.expansion],
-            SIMULATION_CODE[config.simulation],
-            config.cutoff_depth,
-            int(config.solver),
-            -1 if config.max_nodes is None else config.max_nodes,
-            config.verdict_every,
-        ]
-        span = info.max_utility - info.min_utility
-        cfg_f = [config.c, info.min_utility, span, config.verdict_threshold]
-        cfg_f += [0.0] * (RAVE_K - len(cfg_f))  # PUCT's entries (below), unused under UCT
-        cfg_f += [float(config.rave), float(config.progressive_bias)]
         ctl = [0, 0, self.nodes, *self._slots]
         width = max(len(root_state), num_actions)
-        run = _Run(
+        run = SearchRun(
             searcher=self,
             info=info,
             kernels=kernels,
@@ -468,26 +459,17 @@ class CompiledMCTS:
             budget=Budget.of(config),
             entered=entered,
         )
+        run.fbufs = np.zeros((3, info.num_players), dtype=np.float64)
+        code = EVAL_EXTERNAL
         if puct is None:
             run.chunk_fn = self._chunk_fn(kernels)
-            run.fbufs = np.zeros((2, info.num_players), dtype=np.float64)
             run.path = np.zeros(info.max_game_length + 2, dtype=np.int64)
         else:
             run.chunk_fn = self._puct_chunk_fn(kernels)
-            evaluator = self._evaluator
-            builtin = getattr(evaluator, "builtin", False)
-            code = EVALUATOR_CODES[evaluator.name] if builtin else EVAL_EXTERNAL
-            cfg_i += [puct.batch, puct.virtual_loss, code, int(puct.gumbel)]
-            cfg_f[0] = puct.c
-            cfg_f[C_BASE : MAXVISIT_INIT + 1] = [
-                -1.0 if puct.c_base is None else puct.c_base,
-                puct.fpu,
-                puct.mix,
-                puct.value_scale,
-                puct.maxvisit_init,
-            ]
+            evaluator = self.evaluator
+            if getattr(evaluator, "builtin", False):
+                code = EVALUATOR_CODES[evaluator.name]
             ctl += [0, int(puct.noise_fraction > 0.0 or puct.gumbel), 0]
-            run.fbufs = np.zeros((3, info.num_players), dtype=np.float64)
             observe = kernels.observation is not None and code == EVAL_EXTERNAL
             obs_size = math.prod(game.observation_shape()) if observe else 1
             run.pending = make_pending(
@@ -499,8 +481,8 @@ class CompiledMCTS:
                 (config.iterations or 2) - 1 if puct.gumbel else 1,
             )
             run.root_prior = np.zeros((2, num_actions), dtype=np.float64)
-        run.cfg_i = np.array(cfg_i, dtype=np.int64)
-        run.cfg_f = np.array(cfg_f, dtype=np.float64)
+        run.options = self._options(info, code)
+        run.cfg_i, run.cfg_f = option_arrays(run.options)
         run.ctl = np.array(ctl, dtype=np.int64)
         run.capacity = np.array([0, num_actions], dtype=np.int64)
         key = (id(run.chunk_fn), len(root_state))
@@ -513,6 +495,36 @@ class CompiledMCTS:
         # The clock started on entry; compiling or loading code is reported apart.
         run.start = entered + run.compile_seconds
         return run
+
+    def _options(self, info: GameInfo, evaluator: int) -> Options:
+        """The search's :class:`~.options.Options` (``evaluator``: PUCT's evaluator's code)."""
+        config = self.config
+        puct = config.puct
+        span = info.max_utility - info.min_utility
+        return Options(
+            expansion=EXPANSION_CODE[config.expansion],
+            simulation=SIMULATION_CODE[config.simulation],
+            cutoff_depth=config.cutoff_depth,
+            solver=bool(config.solver),
+            max_nodes=-1 if config.max_nodes is None else config.max_nodes,
+            verdict_every=config.verdict_every,
+            batch=0 if puct is None else puct.batch,
+            virtual_loss=0 if puct is None else puct.virtual_loss,
+            evaluator=evaluator,
+            gumbel=puct is not None and puct.gumbel,
+            c=config.c if puct is None else puct.c,
+            min_utility=info.min_utility,
+            span=span,
+            max_utility=info.min_utility + span,
+            verdict_threshold=config.verdict_threshold,
+            c_base=0.0 if puct is None else -1.0 if puct.c_base is None else puct.c_base,
+            fpu=0.0 if puct is None else puct.fpu,
+            mix=0.0 if puct is None else puct.mix,
+            value_scale=0.0 if puct is None else puct.value_scale,
+            maxvisit_init=0.0 if puct is None else puct.maxvisit_init,
+            rave_k=float(config.rave),
+            bias_w=float(config.progressive_bias),
+        )
 
     def _new_tree(self, state: State, num_actions: int) -> None:
         """An empty tree for a search from ``state``, sized for its budget."""
@@ -536,7 +548,7 @@ class CompiledMCTS:
                 cap = min(cap, (config.iterations + puct.batch + 1) * num_actions + 1)
         scored = bool(config.rave or config.progressive_bias)
         self.tree = allocate(cap, STATS_ROWS if scored else 0)
-        self._extra = np.zeros((2, cap if puct is not None else 0), dtype=np.float64)
+        self.extra = np.zeros((2, cap if puct is not None else 0), dtype=np.float64)
         self.nodes = 1
         self._slots = (1, NONE)
         tree = self.tree
@@ -545,7 +557,7 @@ class CompiledMCTS:
         self._history = state.history()
         self._game = state.game  # type: ignore[attr-defined]
 
-    def _after_chunk(self, run: _Run, code: int) -> str | None:
+    def advance(self, run: SearchRun, code: int) -> str | None:
         """What a chunk's return code means (all but ``NEED_EVAL``): ``None`` to go on
         (the budget not spent, noise drawn, the tree grown), else why the search stopped."""
         config = self.config
@@ -566,8 +578,8 @@ class CompiledMCTS:
             self.tree = grow(self.tree, 2 * len(self.tree.first_child))
             if config.puct is not None:
                 grown = np.zeros((2, len(self.tree.first_child)), dtype=np.float64)
-                grown[:, : self._extra.shape[1]] = self._extra
-                self._extra = grown
+                grown[:, : self.extra.shape[1]] = self.extra
+                self.extra = grown
             return None
         if code == NOT_WIN_LOSS:
             self.reset()  # the iteration stopped half-way: the tree is not kept
@@ -580,7 +592,7 @@ class CompiledMCTS:
             return "nodes"
         return STOP_NAMES[code]
 
-    def _finish(self, run: _Run, stopped_by: str) -> SearchResult:
+    def finish(self, run: SearchRun, stopped_by: str) -> SearchResult:
         """The search's :class:`SearchResult`; the tree's counters kept for the next one."""
         seconds = time.perf_counter() - run.start
         self.nodes = int(run.ctl[NODES])
@@ -603,12 +615,12 @@ class CompiledMCTS:
             stopped_by=stopped_by,
             compile_seconds=run.compile_seconds,
             rng=rng,
-            gumbel=(self._gumbel, float(self._extra[RAW_ROW, ROOT])) if puct is not None else None,
+            gumbel=(self._gumbel, float(self.extra[RAW_ROW, ROOT])) if puct is not None else None,
         )
         self.rng[0] = rng.state
         return result
 
-    def _leaf_batch(self, pending: Pending, k: int, root: State) -> LeafBatch:
+    def leaf_batch(self, pending: Pending, k: int, root: State) -> LeafBatch:
         """The ``k`` waiting leaves as a :class:`LeafBatch` (states made only if read; the
         arrays are views of the search's buffers, valid until the search goes on)."""
         game: Any = root.game  # type: ignore[attr-defined]
@@ -639,7 +651,7 @@ class CompiledMCTS:
     @property
     def prior(self) -> Any:
         """PUCT's prior of each node (float64, by node id; empty under UCT)."""
-        return self._extra[PRIOR_ROW]
+        return self.extra[PRIOR_ROW]
 
     def _root_noise(self, root_prior: Any, ctl: Any, pending: Pending) -> None:
         """AlphaZero's root noise, or Gumbel search's, as the reference's ``_root_noise``:
@@ -688,7 +700,7 @@ class CompiledMCTS:
         assert self.tree is not None
         tree = self.tree
         action, visits, value_sum, proven = tree.action, tree.visits, tree.value_sum, tree.proven
-        priors = self.prior if self._extra.shape[1] else None
+        priors = self.prior if self.extra.shape[1] else None
         out = []
         for ch in self._children(0):
             p = int(proven[ch])

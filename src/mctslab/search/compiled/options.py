@@ -1,17 +1,28 @@
-"""What travels between Python and the compiled code: the options, the counters, the codes.
+"""What travels between Python and the compiled code: options, kernels, scratch, codes.
 
-The driver (:mod:`~mctslab.search.compiled.driver`) writes a search's options to two
-arrays, ``cfg_i`` (integer options) and ``cfg_f`` (float options), at the indices named
-here; the chunk loops read them back by the same names. ``ctl`` holds the search's
-counters, kept across chunks, and a chunk returns one of the codes below: why it stopped.
+Compiled code reads a search's options by name from an :class:`Options` (a heterogeneous
+``NamedTuple``, which numba passes as a struct), calls the game's rules through a
+:class:`Kernels` and works in the rows of a :class:`Scratch`: the phases take these three
+instead of a score of positional arguments. The options cross a kernel game's cached
+wrapper as two arrays (``cfg_i``, ``cfg_f``: the wrapper's twelve arguments are a contract
+with user games, ``docs/games.md``), written by :func:`option_arrays` and read back once a
+chunk by :func:`read_options`. ``ctl`` holds the search's counters, kept across chunks,
+and a chunk returns one of the codes below: why it stopped.
 """
 
 from __future__ import annotations
 
+from typing import Any, NamedTuple
+
+import numpy as np
+from numba import njit
+
 # run_chunk's return codes.
 CHUNK_DONE, STOP_NODES, STOP_PROVEN, STOP_AGREEMENT = 0, 1, 2, 3
 NEED_SPACE, NODE_BUDGET, NOT_WIN_LOSS = 4, 5, 6
-# CHUNK_DONE doubles as "go on" for the phases that return a code.
+# CHUNK_DONE doubles as "go on" for the phases that return a code; the budget checks
+# between iterations return GO_ON when none of them stops the chunk.
+GO_ON = -1
 # run_puct_chunk's return codes beyond run_chunk's.
 NEED_EVAL, NEED_NOISE = 7, 8
 #: Why a search stopped, by the code of a chunk that stopped it.
@@ -21,13 +32,40 @@ STOP_NAMES = {
     STOP_AGREEMENT: "agreement",
 }
 
-# cfg_i: integer options; cfg_f: float options (RAVE_K and BIAS_W after PUCT's 4-8).
-EXPANSION, SIMULATION, CUTOFF_DEPTH, SOLVER, MAX_NODES, VERDICT_EVERY = 0, 1, 2, 3, 4, 5
-C, MIN_UTILITY, SPAN, VERDICT_THRESHOLD, RAVE_K, BIAS_W = 0, 1, 2, 3, 9, 10
-CFG_F_SIZE = 11
-# cfg_i / cfg_f entries of PUCT after UCT's (EXPANSION .. MAX_NODES; C, MIN_UTILITY, SPAN).
-BATCH, VIRTUAL_LOSS, EVALUATOR, GUMBEL = 6, 7, 8, 9
-C_BASE, FPU, MIX, VALUE_SCALE, MAXVISIT_INIT = 4, 5, 6, 7, 8
+#: The integer options, in the order of ``cfg_i``, and the float options, in the order of
+#: ``cfg_f``: the arrays that carry an :class:`Options` through a kernel game's cached
+#: wrapper (:func:`option_arrays` writes them, :func:`read_options` reads them back).
+INT_OPTIONS = (
+    "expansion",
+    "simulation",
+    "cutoff_depth",
+    "solver",
+    "max_nodes",
+    "verdict_every",
+    "batch",
+    "virtual_loss",
+    "evaluator",
+    "gumbel",
+)
+FLOAT_OPTIONS = (
+    "c",
+    "min_utility",
+    "span",
+    "verdict_threshold",
+    "c_base",
+    "fpu",
+    "mix",
+    "value_scale",
+    "maxvisit_init",
+    "rave_k",
+    "bias_w",
+)
+# Their indices in cfg_i and cfg_f (kept by these names: the engine read them so before).
+EXPANSION, SIMULATION, CUTOFF_DEPTH, SOLVER, MAX_NODES, VERDICT_EVERY = range(6)
+BATCH, VIRTUAL_LOSS, EVALUATOR, GUMBEL = range(6, 10)
+C, MIN_UTILITY, SPAN, VERDICT_THRESHOLD = range(4)
+C_BASE, FPU, MIX, VALUE_SCALE, MAXVISIT_INIT, RAVE_K, BIAS_W = range(4, 11)
+CFG_F_SIZE = len(FLOAT_OPTIONS)
 
 # The values of cfg_i's options, named as SearchConfig names them.
 EXPANSION_ONE, EXPANSION_ALL = 0, 1
@@ -58,3 +96,155 @@ ITERATIONS, IS_EXTENDED, NODES, HIGH, FREE = 0, 1, 2, 3, 4
 # root's next choice, noisy root priors in use.
 PENDING, NOISE_DUE, NOISY = 5, 6, 7
 CTL_SIZE = 8
+
+
+class Options(NamedTuple):
+    """A search's options as compiled code reads them (the :class:`SearchConfig` and
+    :class:`PuctConfig` fields they come from, checked and coded by the driver).
+
+    Attributes:
+        expansion: ``EXPANSION_ONE`` or ``EXPANSION_ALL`` (RAVE grows all children).
+        simulation: ``SIMULATION_RANDOM``, ``_HEAVY``, ``_CUTOFF`` or ``_VERDICT``.
+        cutoff_depth: random plies before the heuristic scores a cutoff playout.
+        solver: MCTS-Solver on.
+        max_nodes: the node budget, -1 for none.
+        verdict_every: plies between the heuristic's verdicts.
+        batch: PUCT's leaves a batch (0 under UCT).
+        virtual_loss: PUCT's virtual loss.
+        evaluator: PUCT's evaluator, ``EVAL_EXTERNAL`` or a built-in one's code.
+        gumbel: Gumbel search on.
+        c: the exploration constant (UCT's ``c``, or PUCT's).
+        min_utility: the game's lowest return.
+        span: the game's highest return minus its lowest.
+        max_utility: ``min_utility + span``.
+        verdict_threshold: the heuristic's value that ends a verdict playout.
+        c_base: PUCT's ``c_base`` (``<= 0``: a constant ``c``).
+        fpu: PUCT's value of an unvisited child.
+        mix: PUCT's weight of a playout beside the evaluator's value.
+        value_scale: Gumbel's ``c_scale``.
+        maxvisit_init: Gumbel's ``c_visit``.
+        rave_k: RAVE's equivalence parameter ``k`` (0: off).
+        bias_w: progressive bias's weight ``w`` (0: off).
+    """
+
+    expansion: int
+    simulation: int
+    cutoff_depth: int
+    solver: bool
+    max_nodes: int
+    verdict_every: int
+    batch: int
+    virtual_loss: int
+    evaluator: int
+    gumbel: bool
+    c: float
+    min_utility: float
+    span: float
+    max_utility: float
+    verdict_threshold: float
+    c_base: float
+    fpu: float
+    mix: float
+    value_scale: float
+    maxvisit_init: float
+    rave_k: float
+    bias_w: float
+
+
+def option_arrays(options: Options) -> tuple[Any, Any]:
+    """``(cfg_i, cfg_f)``: the options as the int64 and float64 arrays a chunk takes."""
+    cfg_i = np.array([int(getattr(options, f)) for f in INT_OPTIONS], dtype=np.int64)
+    cfg_f = np.array([float(getattr(options, f)) for f in FLOAT_OPTIONS], dtype=np.float64)
+    return cfg_i, cfg_f
+
+
+@njit(inline="always")
+def read_options(cfg_i, cfg_f):  # type: ignore[no-untyped-def]
+    """The :class:`Options` that :func:`option_arrays` wrote to ``cfg_i`` and ``cfg_f``."""
+    min_u = cfg_f[MIN_UTILITY]
+    span = cfg_f[SPAN]
+    return Options(
+        cfg_i[EXPANSION],
+        cfg_i[SIMULATION],
+        cfg_i[CUTOFF_DEPTH],
+        cfg_i[SOLVER] != 0,
+        cfg_i[MAX_NODES],
+        cfg_i[VERDICT_EVERY],
+        cfg_i[BATCH],
+        cfg_i[VIRTUAL_LOSS],
+        cfg_i[EVALUATOR],
+        cfg_i[GUMBEL] != 0,
+        cfg_f[C],
+        min_u,
+        span,
+        min_u + span,
+        cfg_f[VERDICT_THRESHOLD],
+        cfg_f[C_BASE],
+        cfg_f[FPU],
+        cfg_f[MIX],
+        cfg_f[VALUE_SCALE],
+        cfg_f[MAXVISIT_INIT],
+        cfg_f[RAVE_K],
+        cfg_f[BIAS_W],
+    )
+
+
+class Kernels(NamedTuple):
+    """The game's rule kernels, as the phases call them (:mod:`mctslab.games.kernels`):
+    ``legal``, ``apply``, ``returns``, ``heuristic``, and the optional ones, ``None`` where
+    the game has none (chosen by type when compiling: :mod:`.playouts`): ``observation``,
+    ``playout``, ``rollout`` (playout moves), ``heavy`` and ``light`` (a heavy or a random
+    playout's move)."""
+
+    legal: Any
+    apply: Any
+    returns: Any
+    heuristic: Any
+    observation: Any
+    playout: Any
+    rollout: Any
+    heavy: Any
+    light: Any
+
+
+class Scratch(NamedTuple):
+    """The working rows of a chunk (views of the driver's ``bufs`` and ``fbufs``; ``W`` =
+    the longer of the state and the action count).
+
+    Attributes:
+        state: int64 ``[state_size]``, the position, replayed from the root each iteration.
+        tmp1: int64 ``[state_size]``, a scratch position (the heavy playout's lookahead).
+        tmp2: int64 ``[state_size]``, another.
+        a_buf: int64 ``[W]``, a playout's moves.
+        b_buf: int64 ``[W]``, the opponent's replies (heavy playout).
+        legal: int64 ``[W]``, the legal actions of the node being opened or expanded.
+        safe: int64 ``[W]``, the heavy playout's safe moves.
+        first: int64 ``[num_actions]`` under RAVE, the player who played each action
+            first in the playout (-1: nobody); ``[0]`` otherwise.
+        rewards: float64 ``[num_players]``, the iteration's rewards in ``[0, 1]``.
+        rets: float64 ``[num_players]``, the game's returns.
+        played: float64 ``[num_players]``, a playout's rewards beside PUCT's evaluator.
+    """
+
+    state: Any
+    tmp1: Any
+    tmp2: Any
+    a_buf: Any
+    b_buf: Any
+    legal: Any
+    safe: Any
+    first: Any
+    rewards: Any
+    rets: Any
+    played: Any
+
+
+@njit(inline="always")
+def make_scratch(bufs, fbufs, n_state, n_first):  # type: ignore[no-untyped-def]
+    """The :class:`Scratch` rows of ``bufs`` (int64 ``[8, W]``: the working state, two
+    scratch states, three action buffers, the safe moves, RAVE's first movers, of which
+    ``n_first`` are used) and ``fbufs`` (float64 ``[3, num_players]``)."""
+    return Scratch(
+        bufs[0, :n_state], bufs[1, :n_state], bufs[2, :n_state], bufs[3], bufs[4], bufs[5],
+        bufs[6], bufs[7, :n_first], fbufs[0], fbufs[1], fbufs[2],
+    )  # fmt: skip

@@ -51,7 +51,7 @@ from mctslab.search.compiled.tree import (
 
 
 @njit(inline="always")  # inlined: a call passing the kernels on would defeat the cache
-def open_node(legal_fn, returns_fn, tree, node, state, params, solver, legal, rets, min_u, max_u):  # type: ignore[no-untyped-def]
+def open_node(kernels, options, tree, node, state, params, scratch):  # type: ignore[no-untyped-def]
     """Record the node's position: the player to move, how many legal actions it has,
     and for a terminal position its proof. Returns False when MCTS-Solver meets a
     terminal whose returns are not a win, a draw or a loss (the search must stop)."""
@@ -59,8 +59,10 @@ def open_node(legal_fn, returns_fn, tree, node, state, params, solver, legal, re
     tree.to_play[node] = p
     if p == TERMINAL:
         tree.flags[node] = OPENED | TERMINAL_FLAG
-        if solver:
-            returns_fn(state, params, rets)
+        if options.solver:
+            rets = scratch.rets
+            kernels.returns(state, params, rets)
+            min_u, max_u = options.min_utility, options.max_utility
             if rets[0] == max_u and rets[1] == min_u:
                 tree.proven[node] = 1
             elif rets[0] == min_u and rets[1] == max_u:
@@ -71,7 +73,7 @@ def open_node(legal_fn, returns_fn, tree, node, state, params, solver, legal, re
                 return False
         return True
     tree.flags[node] = OPENED
-    tree.n_untried[node] = legal_fn(state, params, legal)
+    tree.n_untried[node] = kernels.legal(state, params, scratch.legal)
     return True
 
 
@@ -103,22 +105,7 @@ def prove(tree, node):  # type: ignore[no-untyped-def]
 
 
 @njit(inline="always")
-def select(
-    legal_fn,
-    apply_fn,
-    returns_fn,
-    choose_fn,
-    choice,
-    tree,
-    state,
-    params,
-    path,
-    solver,
-    legal,
-    rets,
-    min_u,
-    max_u,
-):  # type: ignore[no-untyped-def]
+def select(kernels, options, choose_fn, choice, tree, state, params, path, scratch):  # type: ignore[no-untyped-def]
     """Phase 1, as the reference's ``select``: from the root (``state`` holds the root
     position), descend by ``choose_fn(tree, node, choice)`` (:func:`uct_child`, or
     PUCT's :func:`puct_child`) while the node is opened,
@@ -136,13 +123,11 @@ def select(
         tree.n_untried[node] == 0 and tree.flags[node] == OPENED and tree.proven[node] == UNPROVEN
     ):
         node = choose_fn(tree, node, choice)
-        apply_fn(state, params, tree.action[node])
+        kernels.apply(state, params, tree.action[node])
         depth += 1
         path[depth] = node
         if tree.flags[node] == 0:
-            if not open_node(
-                legal_fn, returns_fn, tree, node, state, params, solver, legal, rets, min_u, max_u
-            ):
+            if not open_node(kernels, options, tree, node, state, params, scratch):
                 return -1
             break
     return depth
@@ -162,24 +147,7 @@ def should_expand(tree, leaf):  # type: ignore[no-untyped-def]
 
 @njit(inline="always")
 def expand(
-    legal_fn,
-    apply_fn,
-    returns_fn,
-    tree,
-    state,
-    params,
-    path,
-    depth,
-    expansion,
-    max_nodes,
-    num_actions,
-    ctl,
-    rng,
-    solver,
-    legal,
-    rets,
-    min_u,
-    max_u,
+    kernels, options, tree, state, params, path, depth, expansion, num_actions, ctl, rng, scratch
 ):  # type: ignore[no-untyped-def]
     """Phase 2, as the reference's ``expand``: give the leaf ``path[depth]`` new
     children and open the one to simulate from, which ``state`` then holds.
@@ -190,11 +158,13 @@ def expand(
     (:func:`relocate`; ``num_actions`` sizes the room kept for the next iteration);
     ``EXPANSION_ALL`` adds every legal action and opens the first. Returns
     ``(CHUNK_DONE, depth + 1)``, or ``(NODE_BUDGET, depth)`` when the new nodes would
-    pass ``max_nodes`` (nothing changed), or ``(NOT_WIN_LOSS, depth)``.
+    pass ``options.max_nodes`` (nothing changed), or ``(NOT_WIN_LOSS, depth)``.
     """
     leaf = path[depth]
     action, next_sibling, first_child = tree.action, tree.next_sibling, tree.first_child
-    n = legal_fn(state, params, legal)
+    legal = scratch.legal
+    max_nodes = options.max_nodes
+    n = kernels.legal(state, params, legal)
     if expansion == EXPANSION_ONE:
         if max_nodes >= 0 and ctl[NODES] + 1 > max_nodes:
             return NODE_BUDGET, depth
@@ -234,21 +204,22 @@ def expand(
                 next_sibling[last] = ch
             last = ch
         tree.n_untried[leaf] = 0
-    apply_fn(state, params, action[first])
-    if not open_node(
-        legal_fn, returns_fn, tree, first, state, params, solver, legal, rets, min_u, max_u
-    ):
+    kernels.apply(state, params, action[first])
+    if not open_node(kernels, options, tree, first, state, params, scratch):
         return NOT_WIN_LOSS, depth
     path[depth + 1] = first
     return CHUNK_DONE, depth + 1
 
 
 @njit(inline="always")
-def leaf_rewards(returns_fn, tree, leaf, state, params, rewards, rets, min_u, span):  # type: ignore[no-untyped-def]
+def leaf_rewards(kernels, options, tree, leaf, state, params, scratch):  # type: ignore[no-untyped-def]
     """The exact rewards of a terminal or proven leaf, as the reference's
-    ``leaf_rewards`` (no playout needed): written to ``rewards``; False otherwise."""
+    ``leaf_rewards`` (no playout needed): written to ``scratch.rewards``; False otherwise."""
+    rewards = scratch.rewards
     if tree.flags[leaf] & TERMINAL_FLAG:
-        returns_fn(state, params, rets)
+        rets = scratch.rets
+        kernels.returns(state, params, rets)
+        min_u, span = options.min_utility, options.span
         for p in range(rewards.shape[0]):
             rewards[p] = (rets[p] - min_u) / span
         return True
@@ -261,51 +232,32 @@ def leaf_rewards(returns_fn, tree, leaf, state, params, rewards, rets, min_u, sp
 
 
 @njit(inline="always")
-def simulate(
-    legal_fn,
-    apply_fn,
-    returns_fn,
-    heuristic_fn,
-    state,
-    params,
-    simulation,
-    cutoff,
-    rng,
-    a_buf,
-    b_buf,
-    safe,
-    tmp1,
-    tmp2,
-    rewards,
-    rets,
-    min_u,
-    span,
-    playout_fn,
-    rollout_fn,
-    heavy_fn,
-    light_fn,
-    first,
-):  # type: ignore[no-untyped-def]
+def simulate(kernels, options, state, params, rng, scratch, rewards):  # type: ignore[no-untyped-def]
     """Phase 3, as the reference's ``simulate``: play out from ``state`` (consumed) and
     write each player's reward in ``[0, 1]`` to ``rewards``: uniformly random moves
-    (``SIMULATION_RANDOM``, the game's ``light_fn`` move, else the k-th of its playout
-    moves, ``k = rng_randint(n)``: the game's own ``playout_fn`` when it has one, which
-    makes the same draws), the heavy playout (``SIMULATION_HEAVY``: the game's ``heavy_fn``, else
-    the generic rule), ``cutoff_depth`` random plies scored by the heuristic
-    (``SIMULATION_CUTOFF``), or random plies judged by the heuristic every
-    ``verdict_every`` plies, a player at ``verdict_threshold`` or more winning at once
-    (``SIMULATION_VERDICT``). ``cutoff = (cutoff_depth, verdict_every,
-    verdict_threshold)``; ``playout_fn``, ``rollout_fn``, ``heavy_fn``, ``light_fn``: the
-    game's optional kernels (``None`` each where it has none). Under RAVE ``first`` (by
-    action, -1 where nobody played it yet; an empty array otherwise) receives the
-    player who plays each action first."""
-    cutoff_depth, verdict_every, verdict_threshold = cutoff
+    (``SIMULATION_RANDOM``, the game's ``light`` move, else the k-th of its playout
+    moves, ``k = rng_randint(n)``: the game's own ``playout`` when it has one, which
+    makes the same draws), the heavy playout (``SIMULATION_HEAVY``: the game's ``heavy``
+    move, else the generic rule, :func:`~.playouts.heavy_action`), ``cutoff_depth`` random
+    plies scored by the heuristic (``SIMULATION_CUTOFF``), or random plies judged by the
+    heuristic every ``verdict_every`` plies, a player at ``verdict_threshold`` or more
+    winning at once (``SIMULATION_VERDICT``); ``options`` says which. The optional
+    kernels (``playout``, ``rollout``, ``heavy``, ``light`` of :class:`~.options.Kernels`)
+    are ``None`` each where the game has none. Under RAVE ``scratch.first`` (by action, -1
+    where nobody played it yet; an empty array otherwise) receives the player who plays
+    each action first."""
+    simulation = options.simulation
+    cutoff_depth = options.cutoff_depth
+    verdict_every = options.verdict_every
+    verdict_threshold = options.verdict_threshold
+    min_u, span = options.min_utility, options.span
+    a_buf, first, rets = scratch.a_buf, scratch.first, scratch.rets
     record = first.shape[0] > 0
     num_players = rewards.shape[0]
     if (
         simulation == SIMULATION_RANDOM
         and not record
-        and game_playout(playout_fn, state, params, rng, rets) >= 0
+        and game_playout(kernels.playout, state, params, rng, rets) >= 0
     ):
         for p in range(num_players):
             rewards[p] = (rets[p] - min_u) / span
@@ -313,12 +265,12 @@ def simulate(
     plies = 0
     while state[0] != TERMINAL:
         if simulation == SIMULATION_CUTOFF and plies >= cutoff_depth:
-            heuristic_fn(state, params, rets)
+            kernels.heuristic(state, params, rets)
             for p in range(num_players):
                 rewards[p] = (rets[p] + 1.0) / 2.0
             return
         if simulation == SIMULATION_VERDICT and plies % verdict_every == 0:
-            heuristic_fn(state, params, rets)
+            kernels.heuristic(state, params, rets)
             winner = -1
             for p in range(num_players):
                 if winner < 0 and rets[p] >= verdict_threshold:
@@ -329,29 +281,16 @@ def simulate(
                 return
         mover = state[0]
         if simulation == SIMULATION_HEAVY:
-            a = game_heavy(heavy_fn, state, params, rng, a_buf)
+            a = game_heavy(kernels.heavy, state, params, rng, a_buf)
             if a < 0:
-                a = heavy_action(
-                    legal_fn,
-                    apply_fn,
-                    returns_fn,
-                    state,
-                    params,
-                    rng,
-                    a_buf,
-                    b_buf,
-                    safe,
-                    tmp1,
-                    tmp2,
-                    rets,
-                )
+                a = heavy_action(kernels, state, params, rng, scratch)
         else:
-            a = game_light(light_fn, rollout_fn, legal_fn, state, params, rng, a_buf)
+            a = game_light(kernels.light, kernels.rollout, kernels.legal, state, params, rng, a_buf)
         if record and first[a] < 0:
             first[a] = mover
-        apply_fn(state, params, a)
+        kernels.apply(state, params, a)
         plies += 1
-    returns_fn(state, params, rets)
+    kernels.returns(state, params, rets)
     for p in range(num_players):
         rewards[p] = (rets[p] - min_u) / span
 
@@ -398,27 +337,28 @@ def update_amaf(tree, path, depth, rewards, first):  # type: ignore[no-untyped-d
 
 
 @njit(inline="always")
-def set_bias(returns_fn, heuristic_fn, tree, path, depth, state, params, rets, w, min_u, span):  # type: ignore[no-untyped-def]
+def set_bias(kernels, options, tree, path, depth, state, params, scratch):  # type: ignore[no-untyped-def]
     """Progressive bias's ``w * H`` of the leaf just opened (``state`` holds it), as the
     reference's ``_open``: for the player who moved into it, the terminal's exact reward,
-    else its heuristic on ``[0, 1]``."""
+    else its heuristic on ``[0, 1]``; ``w = options.bias_w``."""
+    rets = scratch.rets
     leaf = path[depth]
     p = tree.to_play[path[depth - 1]]
     if tree.flags[leaf] & TERMINAL_FLAG:
-        returns_fn(state, params, rets)
-        h = (rets[p] - min_u) / span
+        kernels.returns(state, params, rets)
+        h = (rets[p] - options.min_utility) / options.span
     else:
-        heuristic_fn(state, params, rets)
+        kernels.heuristic(state, params, rets)
         h = (rets[p] + 1.0) / 2.0
-    tree.stats[BIAS, leaf] = w * h
+    tree.stats[BIAS, leaf] = options.bias_w * h
 
 
 @njit(inline="always")
-def expand_with_priors(legal_fn, tree, prior, leaf, state, params, legal, priors_row, uniform, ctl):  # type: ignore[no-untyped-def]
+def expand_with_priors(kernels, tree, prior, leaf, state, params, legal, priors_row, uniform, ctl):  # type: ignore[no-untyped-def]
     """PUCT's expansion, as the reference's ``_add_children``: a child for every legal
     action of the leaf (ascending), with prior ``1 / n`` (``uniform``) or
     ``priors_row[action]``."""
-    n = legal_fn(state, params, legal)
+    n = kernels.legal(state, params, legal)
     last = NONE
     for j in range(n):
         ch = new_node(tree, legal[j], ctl)
@@ -439,13 +379,3 @@ def value_rewards(value, to_play, rewards):  # type: ignore[no-untyped-def]
     for p in range(rewards.shape[0]):
         rewards[p] = 1.0 - r
     rewards[to_play] = r
-
-
-@njit(inline="always")
-def scratch_rows(bufs, n_state):  # type: ignore[no-untyped-def]
-    """The chunks' scratch rows of ``bufs``: the working state, two scratch states, three
-    legal-action buffers and the safe-move buffer."""
-    return (
-        bufs[0, :n_state], bufs[1, :n_state], bufs[2, :n_state], bufs[3], bufs[4], bufs[5],
-        bufs[6],
-    )  # fmt: skip

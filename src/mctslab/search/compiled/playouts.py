@@ -112,36 +112,38 @@ def _game_observation(observation_fn, state, params, player, out):  # type: igno
 
 
 @njit(inline="always")
-def heavy_action(
-    legal_fn, apply_fn, returns_fn, state, params, rng, a_buf, b_buf, safe, tmp1, tmp2, rets
-):  # type: ignore[no-untyped-def]
+def heavy_action(kernels, state, params, rng, scratch):  # type: ignore[no-untyped-def]
     """As the reference's heavy playout: win at once, else avoid moves after which the
-    opponent wins at once, else any move; random among equals."""
+    opponent wins at once, else any move; random among equals. Works in ``scratch``'s
+    rows (:class:`~.options.Scratch`: ``a_buf``, ``b_buf``, ``safe``, ``tmp1``, ``tmp2``,
+    ``rets``)."""
+    a_buf, b_buf, safe = scratch.a_buf, scratch.b_buf, scratch.safe
+    tmp1, tmp2, rets = scratch.tmp1, scratch.tmp2, scratch.rets
     mover = state[0]
-    n = legal_fn(state, params, a_buf)
+    n = kernels.legal(state, params, a_buf)
     for k in range(n):
         tmp1[:] = state
-        apply_fn(tmp1, params, a_buf[k])
+        kernels.apply(tmp1, params, a_buf[k])
         if tmp1[0] == TERMINAL:
-            returns_fn(tmp1, params, rets)
+            kernels.returns(tmp1, params, rets)
             if wins(rets, mover):
                 return a_buf[k]
     ns = 0
     for k in range(n):
         tmp1[:] = state
-        apply_fn(tmp1, params, a_buf[k])
+        kernels.apply(tmp1, params, a_buf[k])
         other = tmp1[0]
         if other == TERMINAL:
             safe[ns] = a_buf[k]
             ns += 1
             continue
-        m = legal_fn(tmp1, params, b_buf)
+        m = kernels.legal(tmp1, params, b_buf)
         loses = False
         for j in range(m):
             tmp2[:] = tmp1
-            apply_fn(tmp2, params, b_buf[j])
+            kernels.apply(tmp2, params, b_buf[j])
             if tmp2[0] == TERMINAL:
-                returns_fn(tmp2, params, rets)
+                kernels.returns(tmp2, params, rets)
                 if wins(rets, other):
                     loses = True
                     break

@@ -30,58 +30,36 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit
 
+from mctslab.search.compiled.chunk import chunk_stop
 from mctslab.search.compiled.options import (
-    BATCH,
-    C_BASE,
-    CHUNK_DONE,
-    CUTOFF_DEPTH,
     EVAL_EXTERNAL,
     EVAL_HEURISTIC,
     EVAL_ROLLOUT,
     EVAL_UNIFORM,
-    EVALUATOR,
-    FPU,
-    GUMBEL,
-    HIGH,
-    IS_EXTENDED,
+    GO_ON,
     ITERATIONS,
-    MAX_NODES,
-    MAXVISIT_INIT,
-    MIN_UTILITY,
-    MIX,
     NEED_EVAL,
     NEED_NOISE,
-    NEED_SPACE,
     NODE_BUDGET,
     NODES,
     NOISE_DUE,
     NOISY,
     NOT_WIN_LOSS,
     PENDING,
-    SIMULATION,
-    SOLVER,
-    SPAN,
-    STOP_AGREEMENT,
-    STOP_NODES,
-    STOP_PROVEN,
-    VALUE_SCALE,
-    VERDICT_EVERY,
-    VERDICT_THRESHOLD,
-    VIRTUAL_LOSS,
-    C,
+    make_scratch,
+    read_options,
 )
 from mctslab.search.compiled.phases import (
     backpropagate,
     expand_with_priors,
     leaf_rewards,
     open_node,
-    scratch_rows,
     select,
     simulate,
     value_rewards,
 )
 from mctslab.search.compiled.playouts import game_observation
-from mctslab.search.compiled.selection import agree, gumbel_child, puct_child
+from mctslab.search.compiled.selection import gumbel_child, puct_child
 from mctslab.search.compiled.tree import (
     OPENED,
     PRIOR_ROW,
@@ -141,15 +119,31 @@ def make_pending(
     )
 
 
+class Priors(NamedTuple):
+    """PUCT's arrays beside the :class:`Tree` (views of the driver's ``extra`` and
+    ``root_prior``).
+
+    Attributes:
+        prior: float64 ``[capacity]``, each node's prior.
+        raw: float64 ``[capacity]``, each node's own value (the evaluator's, or its
+            playout's), which Gumbel's completed Q-values read.
+        root: float64 ``[2, num_actions]``, by action: the noisy root priors
+            (``PRIOR_ROW``) and the root actions' Gumbel noise (``RAW_ROW``).
+    """
+
+    prior: Any
+    raw: Any
+    root: Any
+
+
+# 15 parameters: the arrays a built-in game's cached wrapper (kernel_chunks) takes and
+# passes on, as run_chunk's (numba caches the wrapper, a function of arrays, and not one
+# that takes functions); the loop itself (puct_chunk) takes named tuples.
 @njit(inline="always", nogil=True)
 def run_puct_chunk(  # type: ignore[no-untyped-def]
-    legal_fn,
-    apply_fn,
-    returns_fn,
-    heuristic_fn,
-    observation_fn,
+    kernels,
     tree,
-    prior,
+    extra,
     root_prior,
     root_state,
     params,
@@ -162,117 +156,81 @@ def run_puct_chunk(  # type: ignore[no-untyped-def]
     pending,
     capacity,
     max_chunk,
-    playout_fn=None,
-    rollout_fn=None,
-    heavy_fn=None,
-    light_fn=None,
 ):
     """Run up to ``max_chunk`` PUCT iterations; return why it stopped (a code of
-    :mod:`~mctslab.search.compiled`, or ``NEED_EVAL`` / ``NEED_NOISE``).
+    :mod:`~mctslab.search.compiled.options`, ``NEED_EVAL`` and ``NEED_NOISE`` included).
 
-    As :func:`~mctslab.search.compiled.run_chunk`, plus: ``prior`` (float64 ``[2, nodes]``:
-    a node's prior, its own value), ``root_prior`` (float64 ``[2, num_actions]``: the
-    noisy root priors, the root actions' Gumbel noise),
-    ``pending`` (a :class:`Pending`), ``fbufs`` rows 0-2 (rewards, returns, a
-    playout's rewards for ``mix``). ``observation_fn`` is the game's observation
-    kernel, or ``None``.
+    As :func:`~mctslab.search.compiled.chunk.run_chunk`, but the game's kernels come as a
+    :class:`~.options.Kernels` (``observation`` included: ``None`` where the game has
+    none), plus: ``extra`` (float64 ``[2, nodes]``: a node's prior, its own value),
+    ``root_prior`` (float64 ``[2, num_actions]``: the noisy root priors, the root actions'
+    Gumbel noise), ``pending`` (a :class:`Pending`), ``fbufs`` rows 0-2 (rewards, returns,
+    a playout's rewards for ``mix``).
     """
-    tree = borrow_tree(tree)
-    extra = borrow(prior)
-    prior = extra[PRIOR_ROW]
-    raw = extra[RAW_ROW]
-    root_prior = borrow(root_prior)
-    root_state = borrow(root_state)
-    ctl = borrow(ctl)
-    rng = borrow(rng)
-    bufs = borrow(bufs)
-    fbufs = borrow(fbufs)
-    simulation = cfg_i[SIMULATION]
-    cutoff = (cfg_i[CUTOFF_DEPTH], cfg_i[VERDICT_EVERY], cfg_f[VERDICT_THRESHOLD])
-    solver = cfg_i[SOLVER] != 0
-    max_nodes = cfg_i[MAX_NODES]
-    batch = cfg_i[BATCH]
-    vl = cfg_i[VIRTUAL_LOSS]
-    evaluator = cfg_i[EVALUATOR]
-    gumbel = cfg_i[GUMBEL] != 0
-    value_scale = cfg_f[VALUE_SCALE]
-    maxvisit_init = cfg_f[MAXVISIT_INIT]
-    c = cfg_f[C]
-    c_base = cfg_f[C_BASE]
-    fpu = cfg_f[FPU]
-    mix = cfg_f[MIX]
-    min_u = cfg_f[MIN_UTILITY]
-    span = cfg_f[SPAN]
-    max_u = min_u + span
-    n_state = root_state.shape[0]
+    extra = borrow(extra)
+    priors = Priors(extra[PRIOR_ROW], extra[RAW_ROW], borrow(root_prior))
+    scratch = make_scratch(borrow(bufs), borrow(fbufs), root_state.shape[0], 0)
+    return puct_chunk(
+        kernels, read_options(cfg_i, cfg_f), borrow_tree(tree), priors, borrow(root_state),
+        borrow(params), borrow(ctl), borrow(rng), scratch, borrow_pending(pending), capacity,
+        max_chunk,
+    )  # fmt: skip
+
+
+@njit(inline="always")
+def borrow_pending(pending):  # type: ignore[no-untyped-def]
+    """The :class:`Pending` of borrowed views of ``pending``'s arrays (see
+    :func:`~.tree.borrow`): the helpers of the loop read them at every iteration, and a
+    borrowed view costs no reference counting."""
+    return Pending(
+        borrow(pending.paths),
+        borrow(pending.depths),
+        borrow(pending.states),
+        borrow(pending.observations),
+        borrow(pending.masks),
+        borrow(pending.to_play),
+        borrow(pending.priors),
+        borrow(pending.values),
+        borrow(pending.halving),
+    )
+
+
+@njit(inline="always")
+def puct_chunk(
+    kernels,
+    options,
+    tree,
+    priors,
+    root_state,
+    params,
+    ctl,
+    rng,
+    scratch,
+    pending,
+    capacity,
+    max_chunk,
+):  # type: ignore[no-untyped-def]
+    """The PUCT chunk's loop, as the reference's ``iterate_batch``: finish the batch whose
+    evaluation Python has just written, check the budgets, collect the next batch of
+    leaves, and hand it to Python (``NEED_EVAL``) unless a built-in evaluator finishes it
+    at the top of the next turn."""
     num_actions = capacity[1]
-    state, tmp1, tmp2, a_buf, b_buf, legal, safe = scratch_rows(bufs, n_state)
-    rewards = fbufs[0]
-    rets = fbufs[1]
-    played = fbufs[2]
-    paths, depths, states = pending.paths, pending.depths, pending.states
-    no_amaf = bufs[7, :0]
     if tree.flags[ROOT] == 0:
-        state[:] = root_state
-        open_node(
-            legal_fn, returns_fn, tree, ROOT, state, params, solver, legal, rets, min_u, max_u
-        )
+        scratch.state[:] = root_state
+        open_node(kernels, options, tree, ROOT, scratch.state, params, scratch)
     done = 0
     k = ctl[PENDING]  # leaves whose evaluation Python has just written
     while True:
         if k > 0:
-            # Finish a batch, as the reference's iterate_batch: the virtual loss comes
-            # off, every leaf gets its children, then each leaf's value is backed up.
-            ctl[PENDING] = 0
-            for j in range(k):
-                for d in range(depths[j] + 1):
-                    tree.visits[paths[j, d]] -= vl
-            for j in range(k):
-                leaf = paths[j, depths[j]]
-                expand_with_priors(
-                    legal_fn, tree, prior, leaf, states[j], params, legal, pending.priors[j],
-                    evaluator != EVAL_EXTERNAL, ctl,
-                )  # fmt: skip
-                if evaluator == EVAL_HEURISTIC:
-                    heuristic_fn(states[j], params, rets)
-                    pending.values[j] = min(1.0, max(-1.0, rets[tree.to_play[leaf]]))
-                elif evaluator == EVAL_UNIFORM:
-                    pending.values[j] = 0.0
-            for j in range(k):
-                leaf = paths[j, depths[j]]
-                if evaluator == EVAL_ROLLOUT:
-                    simulate(
-                        legal_fn, apply_fn, returns_fn, heuristic_fn, states[j], params,
-                        simulation, cutoff, rng, a_buf, b_buf, safe, tmp1, tmp2, rewards,
-                        rets, min_u, span, playout_fn, rollout_fn, heavy_fn, light_fn, no_amaf,
-                    )  # fmt: skip
-                else:
-                    value_rewards(pending.values[j], tree.to_play[leaf], rewards)
-                    if mix > 0.0:
-                        simulate(
-                            legal_fn, apply_fn, returns_fn, heuristic_fn, states[j], params,
-                            simulation, cutoff, rng, a_buf, b_buf, safe, tmp1, tmp2,
-                            played, rets, min_u, span, playout_fn, rollout_fn, heavy_fn,
-                            light_fn, no_amaf,
-                        )  # fmt: skip
-                        for p in range(rewards.shape[0]):
-                            rewards[p] = (1.0 - mix) * rewards[p] + mix * played[p]
-                raw[leaf] = 2.0 * rewards[tree.to_play[leaf]] - 1.0
-                backpropagate(tree, paths[j], depths[j], rewards, solver)
-            ctl[ITERATIONS] += k
+            finish_batch(kernels, options, tree, priors, params, ctl, rng, scratch, pending, k)
             done += k
             k = 0
         # The budget checks, in the reference's order (see run_chunk).
-        if solver and tree.proven[ROOT] != UNPROVEN:
-            return STOP_PROVEN
-        if max_nodes >= 0 and ctl[NODES] >= max_nodes:
-            return STOP_NODES
-        if done >= max_chunk:
-            return CHUNK_DONE
-        if ctl[IS_EXTENDED] and agree(tree):
-            return STOP_AGREEMENT
-        if max_nodes < 0 and ctl[HIGH] + batch * num_actions > capacity[0]:
-            return NEED_SPACE
+        code = chunk_stop(
+            options, tree, ctl, done, max_chunk, options.batch * num_actions, capacity[0]
+        )
+        if code != GO_ON:
+            return code
         if (
             ctl[NOISE_DUE]
             and tree.first_child[ROOT] >= 0
@@ -281,80 +239,150 @@ def run_puct_chunk(  # type: ignore[no-untyped-def]
             and tree.proven[ROOT] == UNPROVEN
         ):
             return NEED_NOISE  # the reference draws it at this choice
-
-        # Collect up to `limit` leaves, as the reference's iterate_batch.
-        limit = min(batch, max_chunk - done)
-        backed = 0
-        grow = 0
-        choice = (c, c_base, fpu, solver, prior, root_prior, ctl[NOISY] != 0)
-        g_choice = (
-            prior, raw, root_prior, pending.halving, num_actions, value_scale, maxvisit_init,
-            solver,
+        limit = min(options.batch, max_chunk - done)
+        code, k, backed = collect_leaves(
+            kernels, options, tree, priors, root_state, params, ctl, scratch, pending, limit,
+            num_actions,
         )  # fmt: skip
-        while k + backed < limit:
-            state[:] = root_state
-            if gumbel:
-                depth = select(
-                    legal_fn, apply_fn, returns_fn, gumbel_child, g_choice, tree, state, params,
-                    paths[k], solver, legal, rets, min_u, max_u,
-                )  # fmt: skip
-            else:
-                depth = select(
-                    legal_fn, apply_fn, returns_fn, puct_child, choice, tree, state, params,
-                    paths[k], solver, legal, rets, min_u, max_u,
-                )  # fmt: skip
-            if depth < 0:
-                return NOT_WIN_LOSS
-            leaf = paths[k, depth]
-            if not (tree.n_untried[leaf] > 0 and tree.proven[leaf] == UNPROVEN):
-                # Terminal or proven: its exact rewards, backed up at once.
-                leaf_rewards(returns_fn, tree, leaf, state, params, rewards, rets, min_u, span)
-                backpropagate(tree, paths[k], depth, rewards, solver)
-                ctl[ITERATIONS] += 1
-                backed += 1
-                continue
-            waiting = False
-            for j in range(k):
-                if paths[j, depths[j]] == leaf:
-                    waiting = True
-            if waiting:
-                break  # a collision: this leaf already waits for its value
-            if max_nodes >= 0 and ctl[NODES] + grow + tree.n_untried[leaf] > max_nodes:
-                if k == 0 and backed == 0:
-                    return NODE_BUDGET
-                break
-            grow += tree.n_untried[leaf]
-            depths[k] = depth
-            states[k, :] = state
-            for d in range(depth + 1):
-                tree.visits[paths[k, d]] += vl
-            k += 1
+        if code != GO_ON:
+            return code
         done += backed
         if k == 0:
             continue
-        if evaluator == EVAL_EXTERNAL:
-            # Python's turn: the observations and legal moves of the waiting leaves.
-            for j in range(k):
-                leaf = paths[j, depths[j]]
-                p = tree.to_play[leaf]
-                pending.to_play[j] = p
-                game_observation(observation_fn, states[j], params, p, pending.observations[j])
-                pending.masks[j, :] = False
-                n = legal_fn(states[j], params, legal)
-                for i in range(n):
-                    pending.masks[j, legal[i]] = True
+        if options.evaluator == EVAL_EXTERNAL:
+            hand_over(kernels, tree, params, scratch, pending, k)
             ctl[PENDING] = k
             return NEED_EVAL
 
 
-# Inlined into each game's cached round wrapper (kernel_chunks), as run_chunk is.
+@njit(inline="always")
+def finish_batch(kernels, options, tree, priors, params, ctl, rng, scratch, pending, k):  # type: ignore[no-untyped-def]
+    """Finish the ``k`` leaves of ``pending``, as the reference's ``iterate_batch``: the
+    virtual loss comes off, every leaf gets its children (:func:`expand_with_priors`),
+    then each leaf's value (the evaluator's, mixed with a playout's under ``mix``; a
+    playout's under ``uniform+rollout``) is backed up."""
+    paths, depths, states = pending.paths, pending.depths, pending.states
+    prior, raw = priors.prior, priors.raw
+    rewards, rets, played = scratch.rewards, scratch.rets, scratch.played
+    vl = options.virtual_loss
+    evaluator = options.evaluator
+    mix = options.mix
+    ctl[PENDING] = 0
+    for j in range(k):
+        for d in range(depths[j] + 1):
+            tree.visits[paths[j, d]] -= vl
+    for j in range(k):
+        leaf = paths[j, depths[j]]
+        expand_with_priors(
+            kernels, tree, prior, leaf, states[j], params, scratch.legal, pending.priors[j],
+            evaluator != EVAL_EXTERNAL, ctl,
+        )  # fmt: skip
+        if evaluator == EVAL_HEURISTIC:
+            kernels.heuristic(states[j], params, rets)
+            pending.values[j] = min(1.0, max(-1.0, rets[tree.to_play[leaf]]))
+        elif evaluator == EVAL_UNIFORM:
+            pending.values[j] = 0.0
+    for j in range(k):
+        leaf = paths[j, depths[j]]
+        if evaluator == EVAL_ROLLOUT:
+            simulate(kernels, options, states[j], params, rng, scratch, rewards)
+        else:
+            value_rewards(pending.values[j], tree.to_play[leaf], rewards)
+            if mix > 0.0:
+                simulate(kernels, options, states[j], params, rng, scratch, played)
+                for p in range(rewards.shape[0]):
+                    rewards[p] = (1.0 - mix) * rewards[p] + mix * played[p]
+        raw[leaf] = 2.0 * rewards[tree.to_play[leaf]] - 1.0
+        backpropagate(tree, paths[j], depths[j], rewards, options.solver)
+    ctl[ITERATIONS] += k
+
+
+@njit(inline="always")
+def collect_leaves(
+    kernels, options, tree, priors, root_state, params, ctl, scratch, pending, limit, num_actions
+):  # type: ignore[no-untyped-def]
+    """Descend to up to ``limit`` leaves, as the reference's ``iterate_batch``: by
+    :func:`puct_child` (or :func:`gumbel_child`), each waiting leaf with virtual loss on
+    its path, its path, depth and position written to ``pending``; a terminal or proven
+    leaf is backed up at once. Stops at a collision (a leaf already waiting) or where
+    the leaves' children would pass the node budget. Returns ``(GO_ON, leaves waiting,
+    leaves backed up)``, or ``NOT_WIN_LOSS`` / ``NODE_BUDGET`` first."""
+    paths, depths, states = pending.paths, pending.depths, pending.states
+    state = scratch.state
+    solver = options.solver
+    max_nodes = options.max_nodes
+    choice = (
+        options.c, options.c_base, options.fpu, solver, priors.prior, priors.root,
+        ctl[NOISY] != 0,
+    )  # fmt: skip
+    g_choice = (
+        priors.prior, priors.raw, priors.root, pending.halving, num_actions,
+        options.value_scale, options.maxvisit_init, solver,
+    )  # fmt: skip
+    k = 0
+    backed = 0
+    grow = 0
+    while k + backed < limit:
+        state[:] = root_state
+        if options.gumbel:
+            depth = select(
+                kernels, options, gumbel_child, g_choice, tree, state, params, paths[k], scratch
+            )
+        else:
+            depth = select(
+                kernels, options, puct_child, choice, tree, state, params, paths[k], scratch
+            )
+        if depth < 0:
+            return NOT_WIN_LOSS, k, backed
+        leaf = paths[k, depth]
+        if not (tree.n_untried[leaf] > 0 and tree.proven[leaf] == UNPROVEN):
+            # Terminal or proven: its exact rewards, backed up at once.
+            leaf_rewards(kernels, options, tree, leaf, state, params, scratch)
+            backpropagate(tree, paths[k], depth, scratch.rewards, solver)
+            ctl[ITERATIONS] += 1
+            backed += 1
+            continue
+        waiting = False
+        for j in range(k):
+            if paths[j, depths[j]] == leaf:
+                waiting = True
+        if waiting:
+            break  # a collision: this leaf already waits for its value
+        if max_nodes >= 0 and ctl[NODES] + grow + tree.n_untried[leaf] > max_nodes:
+            if k == 0 and backed == 0:
+                return NODE_BUDGET, k, backed
+            break
+        grow += tree.n_untried[leaf]
+        depths[k] = depth
+        states[k, :] = state
+        for d in range(depth + 1):
+            tree.visits[paths[k, d]] += options.virtual_loss
+        k += 1
+    return GO_ON, k, backed
+
+
+@njit(inline="always")
+def hand_over(kernels, tree, params, scratch, pending, k):  # type: ignore[no-untyped-def]
+    """Python's turn: the player to move, observation tensor (the game's ``observation``
+    kernel) and legal moves of each of the ``k`` waiting leaves, written to ``pending``."""
+    paths, depths, states = pending.paths, pending.depths, pending.states
+    legal = scratch.legal
+    for j in range(k):
+        leaf = paths[j, depths[j]]
+        p = tree.to_play[leaf]
+        pending.to_play[j] = p
+        game_observation(kernels.observation, states[j], params, p, pending.observations[j])
+        pending.masks[j, :] = False
+        n = kernels.legal(states[j], params, legal)
+        for i in range(n):
+            pending.masks[j, legal[i]] = True
+
+
+# 16 parameters: the arrays of every search of the round, which the cached round wrapper
+# (kernel_chunks) takes and passes on, as run_puct_chunk's.
 @njit(inline="always", nogil=True)
 def run_puct_round(  # type: ignore[no-untyped-def]
-    legal_fn,
-    apply_fn,
-    returns_fn,
-    heuristic_fn,
-    observation_fn,
+    kernels,
     trees,
     extras,
     root_priors,
@@ -370,18 +398,14 @@ def run_puct_round(  # type: ignore[no-untyped-def]
     capacities,
     max_chunks,
     codes,
-    playout_fn=None,
-    rollout_fn=None,
-    heavy_fn=None,
-    light_fn=None,
 ):
     """One round of many PUCT searches of one game and config in one call
-    (:func:`search_many`): search ``j`` runs :func:`run_puct_chunk` on its own tree
-    (``trees[j]``, ``extras[j]``: typed lists), root, counters (``ctls[j]``) and
-    generator (``rngs[j]``), its pending leaves in row ``j`` of ``pend`` (a
-    :class:`Pending` of arrays with a leading search axis), and writes its return
-    code to ``codes[j]``; a search whose code is negative (finished) is skipped. The
-    scratch buffers are shared: the searches run one after the other."""
+    (:func:`~mctslab.search.compiled.batch.search_many`): search ``j`` runs
+    :func:`run_puct_chunk` on its own tree (``trees[j]``, ``extras[j]``: typed lists),
+    root, counters (``ctls[j]``) and generator (``rngs[j]``), its pending leaves in row
+    ``j`` of ``pend`` (a :class:`Pending` of arrays with a leading search axis), and
+    writes its return code to ``codes[j]``; a search whose code is negative (finished) is
+    skipped. The scratch buffers are shared: the searches run one after the other."""
     for j in range(len(trees)):
         if codes[j] < 0:
             continue
@@ -397,8 +421,7 @@ def run_puct_round(  # type: ignore[no-untyped-def]
             pend.halving[j],
         )
         codes[j] = run_puct_chunk(
-            legal_fn, apply_fn, returns_fn, heuristic_fn, observation_fn, trees[j], extras[j],
-            root_priors[j], root_states[j], params, cfg_i, cfg_f, ctls[j], rngs[j], bufs, fbufs,
-            pending, capacities[j], max_chunks[j], playout_fn, rollout_fn, heavy_fn, light_fn,
+            kernels, trees[j], extras[j], root_priors[j], root_states[j], params, cfg_i, cfg_f,
+            ctls[j], rngs[j], bufs, fbufs, pending, capacities[j], max_chunks[j],
         )  # fmt: skip
     return 0
