@@ -188,7 +188,8 @@ def _builtin_kernel_games() -> dict[str, Any]:
             continue  # a user's game: its own search_chunk, or bound on first use
         rules = game.kernels  # type: ignore[attr-defined]
         if all(k is not rules for k in found.values()):
-            found[module.rsplit(".", 1)[-1]] = rules
+            # The game's module under mctslab.games (go, for mctslab.games.go.game).
+            found[module.removeprefix("mctslab.games.").split(".")[0]] = rules
     return found
 
 
