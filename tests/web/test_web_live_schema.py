@@ -90,6 +90,21 @@ def sessions(url: str) -> str:
     return "\n".join(blocks)
 
 
+def warm_up(url: str) -> None:
+    """One move of every game the lab serves, before schemathesis starts: a game's first
+    search compiles its kernels (a game that another test registered, as the examples'
+    Hex, is compiled on first use, uncached, for 10 s and more on 2 busy cores), which
+    schemathesis's 10-second read timeout would report as a network error. The test
+    checks the schema, not numba's first compilation."""
+    for game in httpx.get(f"{url}/api/games").json():
+        r = httpx.post(
+            f"{url}/api/move",
+            json={"game": game["name"], "actions": [], "iterations": 1},
+            timeout=600,
+        )
+        assert r.status_code == 200, (game["name"], r.text)
+
+
 @pytest.fixture(scope="module")
 def server_url() -> Iterator[str]:
     port = free_port()
@@ -101,7 +116,9 @@ def server_url() -> Iterator[str]:
     while not server.started:
         assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
         time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}"
+    url = f"http://127.0.0.1:{port}"
+    warm_up(url)
+    yield url
     server.should_exit = True
     thread.join(timeout=10)
 
