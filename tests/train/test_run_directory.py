@@ -187,6 +187,13 @@ def edit_json(path: Path, change: Any) -> None:
     path.write_text(json.dumps(data))
 
 
+def resume_refused(run_dir: Path) -> str:
+    """``mctslab train tic_tac_toe --out RUN --resume --generations 2``, which must
+    refuse with one ``error:`` line: that line."""
+    args = ("--out", str(run_dir), "--resume", "--generations", "2", "--no-progress")
+    return assert_user_error(invoke("train", "tic_tac_toe", *args))
+
+
 def plant_baseline_and_resume(run_dir: Path, spec: str, refusal: str) -> dict[str, bytes]:
     """Edit run.json to name the baseline ``spec`` (one evaluation game), check that
     ``train(resume=True)`` refuses with ``refusal`` in its message, and return the
@@ -210,18 +217,7 @@ def test_a_gtp_baseline_in_run_json_is_not_started_on_resume(run_dir: Path, tmp_
     marker = tmp_path / "marker"
     spec = f"gtp:/bin/sh -c 'touch {marker}'"
     before = plant_baseline_and_resume(run_dir, spec, refusal="--baseline")
-    line = assert_user_error(
-        invoke(
-            "train",
-            "tic_tac_toe",
-            "--out",
-            str(run_dir),
-            "--resume",
-            "--generations",
-            "2",
-            "--no-progress",
-        )
-    )
+    line = resume_refused(run_dir)
     assert "--baseline" in line and "program" in line
     assert not marker.exists()
     assert hashes(run_dir) == before
@@ -294,18 +290,7 @@ def test_a_file_named_outside_the_run_is_neither_read_nor_deleted(
         train(replace(TINY, generations=2), run_dir, resume=True, given={"generations"})
     monkeypatch.undo()
     assert all(p.resolve() != outside for p in reads)  # refused before any load
-    line = assert_user_error(
-        invoke(
-            "train",
-            "tic_tac_toe",
-            "--out",
-            str(run_dir),
-            "--resume",
-            "--generations",
-            "2",
-            "--no-progress",
-        )
-    )
+    line = resume_refused(run_dir)
     assert "outside the run directory" in line
     assert outside.read_bytes() == secret
     assert hashes(run_dir) == before
