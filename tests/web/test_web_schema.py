@@ -252,6 +252,7 @@ def test_every_status_a_route_sends_is_documented(monkeypatch: pytest.MonkeyPatc
         s = "/api/sessions/{sid}"
         send("GET", "/api/health")
         send("GET", "/api/games")
+        send("GET", "/api/rules")
         send("POST", "/api/move", json={"game": TTT, "iterations": 10})
         send("POST", "/api/move", status=400, json={"game": TTT, "actions": [0, 0]})
         send("POST", "/api/move", status=422, json={"game": TTT, "iterations": 101})

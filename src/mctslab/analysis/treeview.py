@@ -36,20 +36,13 @@ from mctslab.search.compiled import (
     AMAF_VISITS,
     BIAS,
     NONE,
+    SQUARES,
     TREE_FIELDS,
     UNPROVEN,
     CompiledMCTS,
 )
-from mctslab.search.mcts import (
-    MCTS,
-    Node,
-    SearchConfig,
-    exploration,
-    rave_beta,
-    rave_score,
-    uct_score,
-)
-from mctslab.search.puct import PuctConfig, puct_exploration, puct_score
+from mctslab.search.mcts import MCTS, Node, SearchConfig
+from mctslab.search.rules import RULES
 
 __all__ = [
     "FORMATS",
@@ -169,6 +162,8 @@ class _Stats:
     amaf_visits: int = 0
     amaf_sum: float = 0.0
     bias: float = 0.0
+    # UCB1-Tuned's sum of squared rewards (0 when not kept).
+    squares: float = 0.0
 
 
 class _Reader(Generic[H]):
@@ -207,6 +202,7 @@ class _ReferenceReader(_Reader[Node]):
             node.amaf_visits,
             node.amaf_sum,
             node.bias,
+            node.squares,
         )
 
 
@@ -241,11 +237,13 @@ class _CompiledReader(_Reader[int]):
 
     def stats(self, node: int) -> _Stats:
         proven = int(self._proven[node])
-        amaf_visits, amaf_sum, bias = 0, 0.0, 0.0
+        amaf_visits, amaf_sum, bias, squares = 0, 0.0, 0.0, 0.0
         if self._stats is not None:
             amaf_visits = int(self._stats[AMAF_VISITS, node])
             amaf_sum = float(self._stats[AMAF_SUM, node])
             bias = float(self._stats[BIAS, node])
+            if self._stats.shape[0] > SQUARES:
+                squares = float(self._stats[SQUARES, node])
         return _Stats(
             int(self._action[node]),
             int(self._visits[node]),
@@ -256,6 +254,7 @@ class _CompiledReader(_Reader[int]):
             amaf_visits,
             amaf_sum,
             bias,
+            squares,
         )
 
 
@@ -367,34 +366,26 @@ def from_searcher(
 
 @dataclass(frozen=True)
 class _Scorer:
-    """A child's selection score: UCT with ``c`` (with RAVE's ``k`` and progressive bias's
-    ``w`` when set: :func:`rave_score`), or PUCT's score when ``puct`` is set."""
+    """A child's selection score under the search's rule: the registry's view of it
+    (:attr:`mctslab.search.rules.RuleInfo.score`: UCT, UCB1-Tuned, RAVE with progressive
+    bias, PUCT)."""
 
-    c: float
-    puct: PuctConfig | None = None
-    rave: float = 0.0
-    progressive_bias: float = 0.0
+    config: SearchConfig
 
     @classmethod
     def of(cls, config: SearchConfig) -> _Scorer:
-        return cls(config.c, config.puct, config.rave, config.progressive_bias)
+        return cls(config)
+
+    @property
+    def rave(self) -> float:
+        return self.config.rave if self.config.puct is None else 0.0
+
+    @property
+    def progressive_bias(self) -> float:
+        return self.config.progressive_bias if self.config.puct is None else 0.0
 
     def __call__(self, s: _Stats, parent_visits: int) -> float:
-        puct = self.puct
-        if puct is None and (self.rave or self.progressive_bias):
-            return rave_score(
-                s.value_sum,
-                s.visits,
-                s.amaf_sum,
-                s.amaf_visits,
-                exploration(self.c, parent_visits),
-                rave_beta(self.rave, parent_visits),
-                s.bias,
-            )
-        if puct is None:
-            return uct_score(s.value_sum, s.visits, exploration(self.c, parent_visits))
-        explore = puct_exploration(puct.c, puct.c_base, parent_visits)
-        return puct_score(s.value_sum, s.visits, s.prior or 0.0, explore, puct.fpu)
+        return RULES[self.config.selection_rule].score(s, parent_visits, self.config)
 
 
 def _build(
@@ -478,10 +469,10 @@ def _view(
             value = s.value_sum / s.visits if s.visits else None
             uct = c(s, parent_visits)
             prior = s.prior
-            if c.rave and c.puct is None:
+            if c.rave:
                 amaf_visits = s.amaf_visits
                 amaf_value = s.amaf_sum / s.amaf_visits if s.amaf_visits else None
-            if c.progressive_bias and c.puct is None:
+            if c.progressive_bias:
                 bias = s.bias
     return TreeNode(
         id=".".join(map(str, path)),

@@ -4,8 +4,8 @@ against the game a search starts on (:func:`check_puct`; MCTS-Solver's is
 :func:`mctslab.search.solver.check_solver`).
 
 ``SearchConfig.selection_rule`` names the rule selection applies at a decision node
-(UCT, UCT with RAVE or progressive bias, PUCT, Gumbel): the key of the selection rules'
-registry, :data:`mctslab.search.reference.selection.SELECTION_RULES`.
+(UCT, UCB1-Tuned, UCT with RAVE or progressive bias, PUCT, Gumbel): a key of the selection
+rules' registry, :data:`mctslab.search.rules.RULES`.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from mctslab.search.options import (
     is_int,
 )
 from mctslab.search.puct import PuctConfig
+from mctslab.search.rules import RULES, selectable_rules
 
 __all__ = [
     "Expansion",
@@ -37,7 +38,8 @@ __all__ = [
 Expansion = Literal["one", "all"]
 Simulation = Literal["random", "heavy", "cutoff", "verdict"]
 FinalRule = Literal["robust", "max", "robust-max"]
-SelectionRuleName = Literal["uct", "rave", "puct", "gumbel"]
+#: A key of :data:`mctslab.search.rules.RULES` (the registry is open: a name, not a Literal).
+SelectionRuleName = str
 
 _EXPANSIONS = ("one", "all")
 _SIMULATIONS = ("random", "heavy", "cutoff", "verdict")
@@ -89,6 +91,11 @@ class SearchConfig:
         progressive_bias: progressive bias's weight ``w`` (Chaslot et al. 2008): a
             visited child's score gains ``w * H / (N + 1)``, ``H`` the game's heuristic of
             the child's position for the player who moved into it, on ``[0, 1]``; ``0``: off.
+        selection: UCT's selection rule, a selectable rule of the registry
+            (:func:`mctslab.search.rules.selectable_rules`): ``"uct"`` or
+            ``"ucb1-tuned"`` (:func:`~mctslab.search.rules.ucb1_tuned_score`, Auer et al.
+            2002: ``c = 1`` is their rule). RAVE and progressive bias extend ``"uct"``, and
+            PUCT has its own rule: neither combines with another choice.
     """
 
     c: float = math.sqrt(2.0)
@@ -110,6 +117,7 @@ class SearchConfig:
     puct: PuctConfig | None = None
     rave: float = 0.0
     progressive_bias: float = 0.0
+    selection: str = "uct"
 
     def __post_init__(self) -> None:
         where = "search config"
@@ -129,6 +137,16 @@ class SearchConfig:
                 raise InvalidConfigError(
                     f"{where}: {name} is an option of UCT's selection; PUCT has its priors"
                 )
+        check_choice(where, "selection", self.selection, selectable_rules())
+        if self.selection != "uct" and (self.rave or self.progressive_bias):
+            raise InvalidConfigError(
+                f"{where}: rave and progressive_bias extend UCT's rule; "
+                f"selection={self.selection!r} does not take them"
+            )
+        if self.selection != "uct" and self.puct is not None:
+            raise InvalidConfigError(
+                f"{where}: selection={self.selection!r} is a rule of UCT's family; PUCT has its own"
+            )
         check_choice(where, "expansion", self.expansion, _EXPANSIONS)
         check_choice(where, "simulation", self.simulation, _SIMULATIONS)
         check_choice(where, "final", self.final, _FINAL_RULES)
@@ -180,15 +198,21 @@ class SearchConfig:
 
     @property
     def selection_rule(self) -> SelectionRuleName:
-        """The rule selection applies at a fully expanded decision node: ``"uct"`` (UCB1,
-        Kocsis and Szepesvári 2006), ``"rave"`` (UCT with RAVE or progressive bias),
-        ``"puct"`` (AlphaGo's) or ``"gumbel"`` (Gumbel root search). Its name is the key of
-        :data:`mctslab.search.reference.selection.SELECTION_RULES`."""
+        """The rule selection applies at a fully expanded decision node: ``selection``
+        (``"uct"``: UCB1, Kocsis and Szepesvári 2006; ``"ucb1-tuned"``), ``"rave"`` (UCT
+        with RAVE or progressive bias), ``"puct"`` (AlphaGo's) or ``"gumbel"`` (Gumbel root
+        search): a key of :data:`mctslab.search.rules.RULES`, whose engines'
+        implementations are registered under the same name."""
         if self.puct is not None:
             return "gumbel" if self.puct.gumbel else "puct"
         if self.rave or self.progressive_bias:
             return "rave"
-        return "uct"
+        return self.selection
+
+    @property
+    def statistics(self) -> tuple[str, ...]:
+        """The node statistics the search's rule declares (:data:`RULES`' ``statistics``)."""
+        return RULES[self.selection_rule].statistics
 
 
 def check_puct(config: SearchConfig, info: GameInfo, state: State) -> None:

@@ -28,6 +28,9 @@ trace reads each selection step's scores from the search's selection rule
    who moved into the node*, so in a two-player game the reward alternates
    (``r``, ``1 - r``) from one level to the next: the "flip" of negamax.
 
+Under another rule of UCT's family (``SearchConfig.selection``, e.g. UCB1-Tuned) the
+score is that rule's, read from the rules' registry (``IterationTrace.rule`` names it).
+
 With RAVE or progressive bias (``SearchConfig.rave``, ``progressive_bias``) each child's
 score is :func:`mctslab.search.mcts.rave_score`, with its all-moves-as-first statistics
 ``N~``, ``Q~/N~`` and progressive bias's ``w * H`` beside it and each level's RAVE
@@ -61,7 +64,7 @@ from typing import Any, Literal
 
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import GameInfo, State
-from mctslab.search.mcts import MCTS
+from mctslab.search.mcts import MCTS, SearchConfig
 from mctslab.search.reference.phases import iterate
 from mctslab.search.reference.selection import (
     SELECTION_RULES,
@@ -70,6 +73,7 @@ from mctslab.search.reference.selection import (
     selection_priors,
 )
 from mctslab.search.reference.tree import Node, NodeBudgetReached, SearchTree
+from mctslab.search.rules import RULES
 
 __all__ = [
     "ChildPrior",
@@ -81,6 +85,7 @@ __all__ = [
     "TraceRecorder",
     "Update",
     "node_id",
+    "score_label",
     "traced_iteration",
     "tree_at",
     "tree_size",
@@ -240,8 +245,12 @@ class IterationTrace:
     """What one iteration did, phase by phase; ``to_dict()`` gives JSON-ready data.
 
     ``root_visits`` and ``nodes`` are the root's ``N`` and the tree's size after it;
-    ``selection_rule`` is ``"uct"`` or ``"puct"``, and ``c`` its constant; ``rave`` and
-    ``progressive_bias`` UCT's options ``k`` and ``w`` (0: off).
+    ``selection_rule`` is ``"uct"`` or ``"puct"`` (the family: playouts' statistics or an
+    evaluator's priors), and ``c`` its constant; ``rule`` the rule itself (a key of
+    :data:`mctslab.search.rules.RULES`: ``"uct"``, ``"ucb1-tuned"``, ``"rave"``, ...) and
+    ``score_label`` its score's short name ("UCT", "UCB1-Tuned", "RAVE", "UCT+PB" for
+    progressive bias alone, "PUCT"); ``rave`` and ``progressive_bias`` UCT's options
+    ``k`` and ``w`` (0: off).
     """
 
     selection: tuple[SelectionStep, ...]
@@ -254,6 +263,8 @@ class IterationTrace:
     selection_rule: Literal["uct", "puct"] = "uct"
     rave: float = 0.0
     progressive_bias: float = 0.0
+    rule: str = "uct"
+    score_label: str = "UCT"
 
     @property
     def path(self) -> tuple[str, ...]:
@@ -456,7 +467,17 @@ class TraceRecorder:
             selection_rule="uct" if puct is None else "puct",
             rave=config.rave,
             progressive_bias=config.progressive_bias,
+            rule=config.selection_rule,
+            score_label=score_label(config),
         )
+
+
+def score_label(config: SearchConfig) -> str:
+    """The short name of the search's selection score (:attr:`RuleInfo.label`; under the
+    RAVE rule with progressive bias alone, "UCT+PB")."""
+    if config.selection_rule == "rave" and not config.rave:
+        return "UCT+PB"
+    return RULES[config.selection_rule].label
 
 
 def traced_iteration(

@@ -12,14 +12,20 @@ from __future__ import annotations
 import math
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
+from mctslab.search.rules import RULES, selectable_rules
 from mctslab.web.openspiel import OPENSPIEL_PATTERN
+
+#: The lab's selection rules (``EngineConfig.selection``): UCT's selectable rules of the
+#: registry, then PUCT.
+LAB_SELECTIONS = (*selectable_rules(), "puct")
 
 __all__ = [
     "DEFAULT_ITERATIONS",
     "HOST_ERROR",
+    "LAB_SELECTIONS",
     "NODE_ID",
     "OPENSPIEL_GAME",
     "REQUEST",
@@ -47,6 +53,7 @@ __all__ = [
     "PlayIn",
     "PlayedMove",
     "PositiveInt",
+    "RuleOut",
     "SelectionStepOut",
     "SessionIn",
     "SessionView",
@@ -136,11 +143,15 @@ class EngineConfig(BaseModel):
         "is the one the lab shows), 'auto' for /api/move (compiled where the game has "
         "rule kernels).",
     )
-    selection: Literal["uct", "puct"] = Field(
+    # The schema's enum is the registry's (mctslab.search.rules: UCT's selectable rules,
+    # and PUCT); the validator below refuses anything else (422).
+    selection: str = Field(
         default="uct",
-        description="Selection rule: 'uct' (UCT, with c), or 'puct' (AlphaGo's PUCT, with "
-        "c_puct, fpu and the evaluator's priors and values; expansion does not apply: a "
-        "node's children are added at once).",
+        description="Selection rule (GET /api/rules lists them with their formulas): "
+        + ", ".join(f"'{name}' ({RULES[name].title}, with c)" for name in selectable_rules())
+        + ", or 'puct' (AlphaGo's PUCT, with c_puct, fpu and the evaluator's priors and "
+        "values; expansion does not apply: a node's children are added at once).",
+        json_schema_extra={"enum": list(LAB_SELECTIONS)},
     )
     c: float = Field(
         default=math.sqrt(2.0),
@@ -207,6 +218,15 @@ class EngineConfig(BaseModel):
     time: float | None = Field(
         default=None, gt=0, description="Seconds per AI move (null: no time budget)."
     )
+
+    @field_validator("selection")
+    @classmethod
+    def _known_selection(cls, value: str) -> str:
+        if value not in LAB_SELECTIONS:
+            raise ValueError(
+                f"unknown selection rule {value!r}; the lab's: {', '.join(LAB_SELECTIONS)}"
+            )
+        return value
 
 
 class SessionIn(BaseModel):
@@ -523,6 +543,30 @@ class TraceOut(BaseModel):
     selection_rule: Literal["uct", "puct"]
     rave: float = Field(default=0.0, description="RAVE's k (0: off).")
     progressive_bias: float = Field(default=0.0, description="Progressive bias's w (0: off).")
+    rule: str = Field(
+        default="uct",
+        description="The selection rule (a name of GET /api/rules: 'uct', 'ucb1-tuned', "
+        "'rave' (RAVE or progressive bias), 'puct').",
+    )
+    score_label: str = Field(
+        default="UCT", description="The selection score's short name, for a column head."
+    )
+
+
+class RuleOut(BaseModel):
+    """A selection rule of the registry (:class:`mctslab.search.rules.RuleInfo`)."""
+
+    name: str = Field(description="The rule's name (IterationTrace's rule).")
+    title: str
+    label: str = Field(description="Its score's short name.")
+    formula: str = Field(description="A child's score.")
+    reference: str = Field(description="The paper that defines it.")
+    how: str = Field(description="How a player spec turns it on.")
+    statistics: list[str] = Field(description="Node statistics it reads beyond N and Q.")
+    choice: str | None = Field(
+        description="The value of the lab's config.selection that picks it; null: another "
+        "option turns it on (RAVE: rave or progressive_bias > 0) or the lab does not offer it."
+    )
 
 
 class TreeNodeOut(BaseModel):

@@ -4,12 +4,18 @@
 the :class:`~.options.Options` and the :class:`~.options.Scratch` rows; :func:`uct_chunk`
 loops: :func:`chunk_stop` (the budget checks a chunk can make itself), then
 :func:`iterate`, which reads as the reference engine's ``iterate``:
-:func:`~.phases.select` by :func:`~.selection.uct_child` (or
-:func:`~.selection.rave_child`), :func:`~.phases.expand`, :func:`~.phases.simulate`,
-:func:`~.phases.backpropagate`.
+:func:`~.phases.select` by the search's rule (:func:`select_by_rule`), :func:`~.phases.expand`,
+:func:`~.phases.simulate`, :func:`~.phases.backpropagate`.
+
+:func:`select_by_rule` is written from the registry of UCT's rules
+(:data:`~.selection.COMPILED_RULES`) when this module is imported: one inlined descent per
+rule, picked by the rule's code once an iteration, so that a new rule needs no branch
+here.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from numba import njit
 
@@ -41,7 +47,7 @@ from mctslab.search.compiled.phases import (
     simulate,
     update_amaf,
 )
-from mctslab.search.compiled.selection import agree, rave_child, uct_child
+from mctslab.search.compiled.selection import COMPILED_RULES, agree
 from mctslab.search.compiled.tree import ROOT, UNPROVEN, borrow, borrow_tree
 
 
@@ -166,13 +172,8 @@ def iterate(
     ``NOT_WIN_LOSS``)."""
     state = scratch.state
     state[:] = root_state
-    c, solver, rave_k, bias_w = options.c, options.solver, options.rave_k, options.bias_w
-    if rave_k > 0.0 or bias_w > 0.0:
-        depth = select(
-            kernels, options, rave_child, (c, solver, rave_k), tree, state, params, path, scratch
-        )
-    else:
-        depth = select(kernels, options, uct_child, (c, solver), tree, state, params, path, scratch)
+    solver, rave_k, bias_w = options.solver, options.rave_k, options.bias_w
+    depth = select_by_rule(kernels, options, tree, state, params, path, scratch)
     if depth < 0:
         return NOT_WIN_LOSS
     if should_expand(tree, path[depth]):
@@ -193,3 +194,33 @@ def iterate(
     if amaf:
         update_amaf(tree, path, depth, scratch.rewards, scratch.first)
     return CHUNK_DONE
+
+
+def _select_by_rule_source(names: list[str]) -> str:
+    """The source of :func:`select_by_rule` for the rules ``names`` (codes 0, 1, ...)."""
+    call = "select(kernels, options, RULE_{}, choice, tree, state, params, path, scratch)"
+    lines = [
+        "def select_by_rule(kernels, options, tree, state, params, path, scratch):",
+        "    choice = (options.c, options.solver, options.rave_k)",
+    ]
+    for code in range(len(names) - 1):
+        lines += [f"    if options.rule == {code}:", f"        return {call.format(code)}"]
+    lines.append(f"    return {call.format(len(names) - 1)}")
+    return "\n".join(lines) + "\n"
+
+
+def _make_select_by_rule() -> Any:
+    names = list(COMPILED_RULES)
+    scope: dict[str, Any] = {"select": select}
+    scope.update({f"RULE_{code}": COMPILED_RULES[name] for code, name in enumerate(names)})
+    exec(_select_by_rule_source(names), scope)
+    fn = scope["select_by_rule"]
+    fn.__doc__ = (
+        "Phase 1 by the search's rule: :func:`~.phases.select` with the rule of code "
+        "``options.rule`` (" + ", ".join(f"{c}: {n}" for c, n in enumerate(names)) + "), "
+        "its ``choice = (c, solver, rave_k)``. Written from :data:`~.selection.COMPILED_RULES`."
+    )
+    return njit(inline="always")(fn)
+
+
+select_by_rule = _make_select_by_rule()

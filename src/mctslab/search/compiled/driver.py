@@ -56,18 +56,19 @@ from mctslab.search.compiled.puct_chunk import (
     run_puct_chunk,
     run_puct_round,
 )
+from mctslab.search.compiled.selection import RULE_CODES
 from mctslab.search.compiled.tree import (
     NONE,
     OPENED,
     PRIOR_ROW,
     RAW_ROW,
     ROOT,
-    STATS_ROWS,
     UNPROVEN,
     Tree,
     allocate,
     compact,
     grow,
+    stats_rows,
 )
 from mctslab.search.evaluators import LeafBatch, check_output
 from mctslab.search.gumbel import considered_visits
@@ -512,6 +513,7 @@ class CompiledMCTS:
             virtual_loss=0 if puct is None else puct.virtual_loss,
             evaluator=evaluator,
             gumbel=puct is not None and puct.gumbel,
+            rule=RULE_CODES.get(config.selection_rule, 0),
             c=config.c if puct is None else puct.c,
             min_utility=info.min_utility,
             span=span,
@@ -546,8 +548,7 @@ class CompiledMCTS:
                 # PUCT adds at most one node's children an iteration: a small search
                 # (self-play's hundreds of simulations) allocates a small tree.
                 cap = min(cap, (config.iterations + puct.batch + 1) * num_actions + 1)
-        scored = bool(config.rave or config.progressive_bias)
-        self.tree = allocate(cap, STATS_ROWS if scored else 0)
+        self.tree = allocate(cap, stats_rows(config.statistics))
         self.extra = np.zeros((2, cap if puct is not None else 0), dtype=np.float64)
         self.nodes = 1
         self._slots = (1, NONE)

@@ -46,6 +46,7 @@ INT_OPTIONS = (
     "virtual_loss",
     "evaluator",
     "gumbel",
+    "rule",
 )
 FLOAT_OPTIONS = (
     "c",
@@ -62,7 +63,7 @@ FLOAT_OPTIONS = (
 )
 # Their indices in cfg_i and cfg_f (kept by these names: the engine read them so before).
 EXPANSION, SIMULATION, CUTOFF_DEPTH, SOLVER, MAX_NODES, VERDICT_EVERY = range(6)
-BATCH, VIRTUAL_LOSS, EVALUATOR, GUMBEL = range(6, 10)
+BATCH, VIRTUAL_LOSS, EVALUATOR, GUMBEL, RULE = range(6, 11)
 C, MIN_UTILITY, SPAN, VERDICT_THRESHOLD = range(4)
 C_BASE, FPU, MIX, VALUE_SCALE, MAXVISIT_INIT, RAVE_K, BIAS_W = range(4, 11)
 CFG_F_SIZE = len(FLOAT_OPTIONS)
@@ -113,6 +114,8 @@ class Options(NamedTuple):
         virtual_loss: PUCT's virtual loss.
         evaluator: PUCT's evaluator, ``EVAL_EXTERNAL`` or a built-in one's code.
         gumbel: Gumbel search on.
+        rule: UCT's family: the selection rule's code, its index in
+            :data:`~.selection.COMPILED_RULES` (RAVE's under RAVE or progressive bias).
         c: the exploration constant (UCT's ``c``, or PUCT's).
         min_utility: the game's lowest return.
         span: the game's highest return minus its lowest.
@@ -137,6 +140,7 @@ class Options(NamedTuple):
     virtual_loss: int
     evaluator: int
     gumbel: bool
+    rule: int
     c: float
     min_utility: float
     span: float
@@ -174,6 +178,7 @@ def read_options(cfg_i, cfg_f):  # type: ignore[no-untyped-def]
         cfg_i[VIRTUAL_LOSS],
         cfg_i[EVALUATOR],
         cfg_i[GUMBEL] != 0,
+        cfg_i[RULE],
         cfg_f[C],
         min_u,
         span,

@@ -42,6 +42,7 @@ from mctslab.search.compiled.tree import (
     NONE,
     OPENED,
     ROOT,
+    SQUARES,
     TERMINAL_FLAG,
     UNPROVEN,
     link,
@@ -299,14 +300,19 @@ def simulate(kernels, options, state, params, rng, scratch, rewards):  # type: i
 def backpropagate(tree, path, depth, rewards, solver):  # type: ignore[no-untyped-def]
     """Phase 4, as the reference's ``backpropagate``: from the leaf up to the root,
     count the visit and add the reward of the player who moved into each node (its
-    parent's ``to_play``); under MCTS-Solver, back up proofs as far as they go."""
+    parent's ``to_play``); under MCTS-Solver, back up proofs as far as they go. Where the
+    tree keeps the squared rewards (:data:`~.tree.SQUARES`: UCB1-Tuned), add them too."""
     visits, value_sum, to_play = tree.visits, tree.value_sum, tree.to_play
+    squares = tree.stats.shape[0] > SQUARES
     proving = solver
     for d in range(depth, -1, -1):
         nd = path[d]
         visits[nd] += 1
         if d > 0:
-            value_sum[nd] += rewards[to_play[path[d - 1]]]
+            r = rewards[to_play[path[d - 1]]]
+            value_sum[nd] += r
+            if squares:
+                tree.stats[SQUARES, nd] += r * r
         if proving and d != depth:
             proving = prove(tree, nd)
 

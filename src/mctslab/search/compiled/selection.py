@@ -2,11 +2,15 @@
 
 Each rule is a function ``(tree, node, choice)`` returning a child's id, inlined into the
 descent (:func:`~mctslab.search.compiled.phases.select` takes the rule as an argument):
-:func:`uct_child` (UCT: Kocsis and Szepesvári 2006), :func:`rave_child` (RAVE and
-progressive bias: Gelly and Silver 2011; Chaslot et al. 2008), :func:`puct_child`
-(AlphaGo's PUCT: Silver et al. 2016, 2017) and :func:`gumbel_child` (Gumbel MuZero:
-Danihelka et al. 2022). ``choice`` is a tuple of the rule's parameters. :func:`agree`
-is robust-max's test at the root.
+:func:`uct_child` (UCT: Kocsis and Szepesvári 2006), :func:`ucb1_tuned_child`
+(UCB1-Tuned: Auer et al. 2002), :func:`rave_child` (RAVE and progressive bias: Gelly and
+Silver 2011; Chaslot et al. 2008), :func:`puct_child` (AlphaGo's PUCT: Silver et al. 2016,
+2017) and :func:`gumbel_child` (Gumbel MuZero: Danihelka et al. 2022). ``choice`` is a
+tuple of the rule's parameters: for UCT's family ``(c, solver, rave_k)``, each rule
+reading what it needs. :data:`COMPILED_RULES` registers UCT's family by the names of
+:data:`mctslab.search.rules.RULES`; the UCT chunk dispatches on a rule's code, its index
+there (:data:`RULE_CODES`, ``Options.rule``). :func:`agree` is robust-max's test at the
+root.
 """
 
 from __future__ import annotations
@@ -25,9 +29,16 @@ from mctslab.search.compiled.tree import (
     PRIOR_ROW,
     RAW_ROW,
     ROOT,
+    SQUARES,
     UNPROVEN,
 )
-from mctslab.search.mcts import UCT_INV, UCT_INV_SQRT, UCT_SQRT_LOG, UCT_TABLE_SIZE
+from mctslab.search.rules import (
+    UCT_INV,
+    UCT_INV_SQRT,
+    UCT_SQRT_LOG,
+    UCT_TABLE_SIZE,
+    ucb1_tuned_score,
+)
 
 TINY = sys.float_info.min
 
@@ -45,8 +56,8 @@ def uct_child(tree, node, choice):  # type: ignore[no-untyped-def]
     the reciprocals of small counts from the same tables), unvisited children first,
     ties to the lowest action (children are sorted by action and only a strictly
     greater score replaces the best); MCTS-Solver skips proven children.
-    ``choice = (c, solver)``."""
-    c, solver = choice
+    ``choice = (c, solver, rave_k)``."""
+    c, solver = choice[0], choice[1]
     visits, value_sum, proven, next_sibling = (
         tree.visits,
         tree.value_sum,
@@ -77,6 +88,43 @@ def uct_child(tree, node, choice):  # type: ignore[no-untyped-def]
     return best
 
 
+# The score, compiled from the one Python function both engines call.
+tuned_score = njit(inline="always")(ucb1_tuned_score)
+
+
+@njit(inline="always")
+def ucb1_tuned_child(tree, node, choice):  # type: ignore[no-untyped-def]
+    """The child of ``node`` with the highest UCB1-Tuned score, as the reference's
+    ``ucb1_tuned_child``: :func:`~mctslab.search.rules.ucb1_tuned_score` (compiled from the
+    same function) with ``ln N_parent`` once per node, the squared rewards from
+    ``tree.stats[SQUARES]``; unvisited children first, ties to the lowest action,
+    MCTS-Solver skips proven children. ``choice = (c, solver, rave_k)``."""
+    c, solver = choice[0], choice[1]
+    visits, value_sum, proven, next_sibling = (
+        tree.visits,
+        tree.value_sum,
+        tree.proven,
+        tree.next_sibling,
+    )
+    squares = tree.stats[SQUARES]
+    parent_visits = visits[node]
+    log_parent = math.log(parent_visits) if parent_visits else 0.0
+    best = NONE
+    best_value = -math.inf
+    ch = tree.first_child[node]
+    while ch >= 0:
+        if not (solver and proven[ch] != UNPROVEN):
+            n = visits[ch]
+            if n == 0:
+                return ch
+            value = tuned_score(value_sum[ch], squares[ch], n, log_parent, c)
+            if value > best_value:
+                best = ch
+                best_value = value
+        ch = next_sibling[ch]
+    return best
+
+
 @njit(inline="always")
 def rave_child(tree, node, choice):  # type: ignore[no-untyped-def]
     """The child of ``node`` with the highest RAVE / progressive-bias score, as the
@@ -85,7 +133,7 @@ def rave_child(tree, node, choice):  # type: ignore[no-untyped-def]
     ``beta = sqrt(k / (3 N_parent + k))``; an unvisited child scores its AMAF mean plus
     ``c sqrt(ln N_parent) + w H``, or comes first while RAVE has not seen its move; ties
     to the lowest action; MCTS-Solver skips proven children. ``choice = (c, solver, k)``."""
-    c, solver, k = choice
+    c, solver, k = choice[0], choice[1], choice[2]
     visits, value_sum, proven, next_sibling = (
         tree.visits,
         tree.value_sum,
@@ -271,6 +319,18 @@ def gumbel_child(tree, node, choice):  # type: ignore[no-untyped-def]
                 best_value = value
         ch = next_sibling[ch]
     return best
+
+
+#: UCT's family of rules by their registry names (:data:`mctslab.search.rules.RULES`):
+#: the rules the UCT chunk can descend by. PUCT and Gumbel (:func:`puct_child`,
+#: :func:`gumbel_child`) take the PUCT chunk's arrays and run there.
+COMPILED_RULES = {
+    "uct": uct_child,
+    "rave": rave_child,
+    "ucb1-tuned": ucb1_tuned_child,
+}
+#: A rule's code (``Options.rule``): its index in :data:`COMPILED_RULES`.
+RULE_CODES = {name: code for code, name in enumerate(COMPILED_RULES)}
 
 
 @njit(cache=True)

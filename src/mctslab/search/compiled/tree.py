@@ -28,9 +28,21 @@ ROOT = 0  # the root's node id (mctx's ROOT_INDEX)
 NONE = -1  # no child / no sibling
 OPENED, TERMINAL_FLAG = 1, 2  # bits of flags[i]
 
-# Rows of Tree.stats under RAVE or progressive bias.
-AMAF_VISITS, AMAF_SUM, BIAS = 0, 1, 2
-STATS_ROWS = 3
+# Rows of Tree.stats: under RAVE or progressive bias the first three, under a rule that
+# declares the squared rewards (UCB1-Tuned) the fourth too.
+AMAF_VISITS, AMAF_SUM, BIAS, SQUARES = 0, 1, 2, 3
+STATS_ROWS = 4
+#: The rows a search keeps, by the statistics its rule declares
+#: (:attr:`mctslab.search.config.SearchConfig.statistics`): the rows up to the last one
+#: any of them needs.
+STATISTIC_ROWS = {"amaf": 2, "bias": 3, "squares": 4, "prior": 0}
+
+
+def stats_rows(statistics: tuple[str, ...]) -> int:
+    """How many rows of ``Tree.stats`` a search whose rule declares ``statistics`` needs."""
+    return max((STATISTIC_ROWS[s] for s in statistics), default=0)
+
+
 # Rows of PUCT's per-node extra array (the node's prior; its own value, which Gumbel's
 # completed Q-values read) and of the root's (noisy priors; Gumbel noise), by action.
 PRIOR_ROW, RAW_ROW = 0, 1
@@ -71,7 +83,9 @@ class Tree(NamedTuple):
         stats: float64 ``[rows, capacity]``: under RAVE or progressive bias (``rows =
             3``, 24 more bytes a node) a node's all-moves-as-first visits
             (:data:`AMAF_VISITS`) and reward sum (:data:`AMAF_SUM`) and progressive
-            bias's ``w * H`` (:data:`BIAS`); ``rows = 0`` otherwise.
+            bias's ``w * H`` (:data:`BIAS`); under UCB1-Tuned (``rows = 4``) the sum of
+            its squared rewards (:data:`SQUARES`) too; ``rows = 0`` otherwise
+            (:func:`stats_rows`).
     """
 
     first_child: Any

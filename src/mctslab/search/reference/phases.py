@@ -399,16 +399,21 @@ def backpropagate(
     rewards: list[float],
     solver: bool,
     moves: list[tuple[int, int]] | None = None,
+    squares: bool = False,
 ) -> None:
     """Phase 4: from the leaf up to the root, count the visit and add the reward of the
     player who moved into each node; under MCTS-Solver, back up proofs as far as they go.
     Under RAVE (``moves``: the playout's ``(player, action)``), also the all-moves-as-first
-    statistics (:func:`update_amaf`)."""
+    statistics (:func:`update_amaf`); with ``squares`` (a rule that declares them, as
+    UCB1-Tuned), the sum of the squared rewards."""
     proving = solver
     for node in reversed(path):
         node.visits += 1
         if node.player >= 0:
-            node.value_sum += rewards[node.player]
+            r = rewards[node.player]
+            node.value_sum += r
+            if squares:
+                node.squares += r * r
         if proving and node is not path[-1]:
             proving = prove(node)
     if moves is not None:
@@ -489,7 +494,7 @@ def iterate(tree: SearchTree, recorder: Recorder | None = None) -> None:
             rewards = playout(leaf, tree, moves, recorder)
     if recorder is not None:
         recorder.backing_up(path, rewards)
-    backpropagate(path, rewards, tree.config.solver, moves)
+    backpropagate(path, rewards, tree.config.solver, moves, tree.squares)
 
 
 def iterate_batch(tree: SearchTree, limit: int) -> int:

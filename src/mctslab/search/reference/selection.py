@@ -20,13 +20,20 @@ expanded decision node.
   by planning with Gumbel"): Sequential Halving at the root, the improved policy below
   (:mod:`mctslab.search.gumbel`).
 
+- UCB1-Tuned (:func:`ucb1_tuned_child`; Auer, Cesa-Bianchi and Fischer 2002), the score
+  :func:`mctslab.search.rules.ucb1_tuned_score`::
+
+      Q/N + c * sqrt(ln N_parent / N * min(1/4, S/N - (Q/N)^2 + sqrt(2 ln N_parent / N)))
+
 A rule is a pair of functions of ``(node, tree)`` (:class:`SelectionRule`): ``choose``
 returns the child the descent takes, ``scores`` every child's score as the rule sees it
 (what the step-by-step trace shows, :mod:`mctslab.search.trace`). :data:`SELECTION_RULES`
-maps a rule's name (``SearchConfig.selection_rule``) to its pair; selection looks the rule
-up once per descent (:func:`mctslab.search.reference.phases.select`). Adding a rule is
-writing its pair and registering it. The compiled twins of ``uct_child`` and
-``rave_child`` are :mod:`mctslab.search.compiled`'s functions of the same names.
+maps a rule's name (``SearchConfig.selection_rule``, a key of the rules' registry
+:data:`mctslab.search.rules.RULES`) to its pair; selection looks the rule up once per
+descent (:func:`mctslab.search.reference.phases.select`). Adding a rule is writing its
+pair and registering it here, beside its compiled twin (UCT's family:
+:data:`mctslab.search.compiled.selection.COMPILED_RULES`, the functions of the same
+names).
 """
 
 from __future__ import annotations
@@ -46,6 +53,17 @@ from mctslab.search.gumbel import (
 from mctslab.search.puct import puct_exploration, puct_score
 from mctslab.search.reference.tree import Node, SearchTree
 from mctslab.search.result import gumbel_stats
+from mctslab.search.rules import (
+    UCT_INV,
+    UCT_INV_SQRT,
+    UCT_SQRT_LOG,
+    UCT_TABLE_SIZE,
+    exploration,
+    rave_beta,
+    rave_score,
+    ucb1_tuned_score,
+    uct_score,
+)
 
 __all__ = [
     "SELECTION_RULES",
@@ -66,52 +84,13 @@ __all__ = [
     "root_noise",
     "rule_of",
     "selection_priors",
+    "ucb1_tuned_child",
+    "ucb1_tuned_scores",
     "uct_child",
     "uct_score",
     "uct_scores",
     "uct_value",
 ]
-
-
-#: Visit counts below this read the UCT score's reciprocals from tables (below).
-UCT_TABLE_SIZE = 4096
-#: ``1 / n``, ``1 / sqrt(n)`` and ``sqrt(ln n)`` for ``n < UCT_TABLE_SIZE`` (0 at 0): the
-#: same doubles that :func:`uct_score` and :func:`exploration` compute above the table
-#: (IEEE division and square root are correctly rounded, and ``ln`` is the C library's
-#: in both engines), so a table changes the speed, never a score. The compiled engine
-#: reads the same numbers as numpy arrays.
-UCT_INV: list[float] = [0.0] + [1.0 / n for n in range(1, UCT_TABLE_SIZE)]
-UCT_INV_SQRT: list[float] = [0.0] + [1.0 / math.sqrt(n) for n in range(1, UCT_TABLE_SIZE)]
-UCT_SQRT_LOG: list[float] = [0.0] + [math.sqrt(math.log(n)) for n in range(1, UCT_TABLE_SIZE)]
-
-
-def exploration(c: float, parent_visits: int) -> float:
-    """The parent's half of UCT's exploration term, ``c * sqrt(ln N_parent)`` (0 for an
-    unvisited parent), computed once per node and shared by its children."""
-    if parent_visits < UCT_TABLE_SIZE:
-        return c * UCT_SQRT_LOG[parent_visits]
-    return c * math.sqrt(math.log(parent_visits))
-
-
-def uct_score(value_sum: float, visits: int, explore: float) -> float:
-    """UCB1 applied to trees (Kocsis and Szepesvári 2006), the one formula of the Python
-    searches::
-
-        Q / N + c * sqrt(ln N_parent / N)
-
-    computed as ``Q * (1 / N) + explore * (1 / sqrt(N))`` with ``explore =``
-    :func:`exploration` ``(c, N_parent)`` (``N_parent``: the parent's visits in UCT, the
-    action's availability count in ISMCTS): per child two multiplications and table
-    loads instead of two divisions and a square root, the reciprocals of small counts
-    read from :data:`UCT_INV` and :data:`UCT_INV_SQRT`. ``+inf`` for an unvisited child
-    (``N = 0``), which therefore comes first. The compiled twin is
-    :func:`mctslab.search.compiled.uct_child`: the same expression, float for float.
-    """
-    if visits == 0:
-        return math.inf
-    if visits < UCT_TABLE_SIZE:
-        return value_sum * UCT_INV[visits] + explore * UCT_INV_SQRT[visits]
-    return value_sum * (1.0 / visits) + explore * (1.0 / math.sqrt(visits))
 
 
 def uct_value(parent: Node, child: Node, c: float) -> float:
@@ -153,50 +132,6 @@ def uct_scores(node: Node, tree: SearchTree) -> list[float]:
     return [uct_score(ch.value_sum, ch.visits, explore) for ch in node.children]
 
 
-def rave_beta(k: float, parent_visits: int) -> float:
-    """RAVE's weight on the all-moves-as-first mean, Gelly and Silver's hand-picked
-    schedule ("Combining online and offline knowledge in UCT", ICML 2007; "Monte-Carlo
-    tree search and rapid action value estimation in computer Go", AIJ 2011)::
-
-        beta = sqrt(k / (3 N_parent + k))
-
-    ``k``, the *equivalence parameter*, is the number of visits at which the two means
-    weigh the same (``beta = 1/2`` at ``N_parent = k``); 0 without RAVE."""
-    return math.sqrt(k / (3.0 * parent_visits + k)) if k > 0.0 else 0.0
-
-
-def rave_score(
-    value_sum: float,
-    visits: int,
-    amaf_sum: float,
-    amaf_visits: int,
-    explore: float,
-    beta: float,
-    bias: float,
-) -> float:
-    """UCT with RAVE and progressive bias, the score of a child under a parent::
-
-        (1 - beta) * Q / N + beta * Q~ / N~ + c * sqrt(ln N_parent / N) + w * H / (N + 1)
-
-    ``Q~ / N~`` is the child's all-moves-as-first mean (RAVE, :func:`rave_beta`; the
-    first term alone while it has no AMAF visit), ``bias = w * H`` progressive bias's
-    heuristic term (Chaslot, Winands, van den Herik, Uiterwijk and Bouzy 2008,
-    "Progressive strategies for Monte-Carlo tree search"), shrinking as the child is
-    visited; ``explore = c * sqrt(ln N_parent)`` (:func:`exploration`). An unvisited child
-    (``N = 0``) scores ``Q~ / N~ + c * sqrt(ln N_parent) + w * H`` (its terms at ``N = 1``
-    with the AMAF mean for its own) once RAVE has seen its move, else ``+inf`` (first, as
-    under UCT). The compiled twin is :func:`mctslab.search.compiled.rave_child`: the same
-    expression, float for float."""
-    if visits == 0:
-        if amaf_visits == 0:
-            return math.inf
-        return amaf_sum / amaf_visits + explore + bias
-    q = value_sum / visits
-    if amaf_visits > 0:
-        q = (1.0 - beta) * q + beta * (amaf_sum / amaf_visits)
-    return q + explore / math.sqrt(visits) + bias / (visits + 1.0)
-
-
 def rave_child(node: Node, tree: SearchTree) -> Node:
     """The child with the highest :func:`rave_score`: ties to the lowest action, under
     MCTS-Solver proven children skipped, as in :func:`uct_child`."""
@@ -227,6 +162,36 @@ def rave_scores(node: Node, tree: SearchTree) -> list[float]:
     return [
         rave_score(ch.value_sum, ch.visits, ch.amaf_sum, ch.amaf_visits, explore, beta, ch.bias)
         for ch in node.children
+    ]
+
+
+def ucb1_tuned_child(node: Node, tree: SearchTree) -> Node:
+    """The child with the highest :func:`~mctslab.search.rules.ucb1_tuned_score`
+    (UCB1-Tuned): ties to the lowest action, unvisited children first, under MCTS-Solver
+    proven children skipped, as in :func:`uct_child`."""
+    config = tree.config
+    c, solver = config.c, config.solver
+    log_parent = math.log(node.visits) if node.visits else 0.0
+    best: Node | None = None
+    best_value = -math.inf
+    for ch in node.children:
+        if solver and ch.proven is not None:
+            continue
+        value = ucb1_tuned_score(ch.value_sum, ch.squares, ch.visits, log_parent, c)
+        if value == math.inf:
+            return ch
+        if value > best_value:
+            best, best_value = ch, value
+    assert best is not None
+    return best
+
+
+def ucb1_tuned_scores(node: Node, tree: SearchTree) -> list[float]:
+    """Every child's :func:`~mctslab.search.rules.ucb1_tuned_score` under ``node``."""
+    c = tree.config.c
+    log_parent = math.log(node.visits) if node.visits else 0.0
+    return [
+        ucb1_tuned_score(ch.value_sum, ch.squares, ch.visits, log_parent, c) for ch in node.children
     ]
 
 
@@ -343,9 +308,11 @@ class SelectionRule:
     scores: ScoresFn
 
 
-#: The selection rules by name (``SearchConfig.selection_rule``).
+#: The selection rules by name (``SearchConfig.selection_rule``): one pair for each rule of
+#: :data:`mctslab.search.rules.RULES` (a test holds the two registries together).
 SELECTION_RULES: dict[str, SelectionRule] = {
     "uct": SelectionRule("uct", uct_child, uct_scores),
+    "ucb1-tuned": SelectionRule("ucb1-tuned", ucb1_tuned_child, ucb1_tuned_scores),
     "rave": SelectionRule("rave", rave_child, rave_scores),
     "puct": SelectionRule("puct", puct_child, puct_scores),
     "gumbel": SelectionRule("gumbel", gumbel_child, puct_scores),

@@ -59,6 +59,7 @@ class Node:
         "proven",
         "raw",
         "rewards",
+        "squares",
         "state",
         "terminal",
         "to_play",
@@ -91,6 +92,9 @@ class Node:
         self.amaf_visits = 0
         self.amaf_sum = 0.0
         self.bias = 0.0
+        # UCB1-Tuned: the sum of the squared rewards of the player who moved into it
+        # (kept only when the search's rule declares "squares").
+        self.squares = 0.0
 
     @property
     def mean(self) -> float:
@@ -130,6 +134,8 @@ class SearchTree:
         # Gumbel: the root actions' noise (by action) and Sequential Halving's schedule.
         self.gumbel: dict[int, float] = {}
         self.halving: list[int] = []
+        # The statistics beyond N and Q that backpropagation keeps for the rule.
+        self.squares = "squares" in config.statistics
 
 
 class NodeBudgetReached(Exception):

@@ -66,6 +66,7 @@ def search_config(
         time=secs,
         rave=config.rave,
         progressive_bias=config.progressive_bias,
+        selection="uct" if puct is not None else config.selection,
     )
 
 

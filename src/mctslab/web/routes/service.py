@@ -1,6 +1,7 @@
-"""The service endpoints that need no session: ``GET /api/health`` and ``GET /api/games``
+"""The service endpoints that need no session: ``GET /api/health``, ``GET /api/games``
 (the games the lab shows, with the trained networks it offers for each as PUCT's
-evaluator ``network:NAME``: :mod:`mctslab.web.networks`)."""
+evaluator ``network:NAME``: :mod:`mctslab.web.networks`) and ``GET /api/rules`` (the
+selection rules of :mod:`mctslab.search.rules`, from which the page builds its choices)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ from fastapi import APIRouter
 
 import mctslab
 from mctslab.core.registry import game_parameters, make
+from mctslab.search.rules import RULES
 from mctslab.web import networks
 from mctslab.web.render import render
 from mctslab.web.routes.lab import LabDep, in_thread
-from mctslab.web.schemas import GameOut, HealthOut, ModelOut
+from mctslab.web.schemas import LAB_SELECTIONS, GameOut, HealthOut, ModelOut, RuleOut
 
 __all__ = ["router"]
 
@@ -58,3 +60,23 @@ async def games(lab: LabDep) -> list[GameOut]:
     for model in await in_thread(lambda: networks.models_for(None)):
         models.setdefault(model.game, []).append(model)
     return [g.model_copy(update={"models": models.get(g.name, [])}) for g in lab.games_cache]
+
+
+@router.get("/api/rules", response_model=list[RuleOut], tags=["service"])
+async def rules() -> list[RuleOut]:
+    """The selection rules of the registry (:data:`mctslab.search.rules.RULES`), with their
+    formulas and papers, and the value of ``config.selection`` that picks each one the lab
+    offers."""
+    return [
+        RuleOut(
+            name=info.name,
+            title=info.title,
+            label=info.label,
+            formula=info.formula,
+            reference=info.reference,
+            how=info.how,
+            statistics=list(info.statistics),
+            choice=info.name if info.name in LAB_SELECTIONS else None,
+        )
+        for info in RULES.values()
+    ]

@@ -28,6 +28,7 @@ const enc = encodeURIComponent;
 export const api = {
   health: () => request("GET", "/api/health"),
   games: () => request("GET", "/api/games"),
+  rules: () => request("GET", "/api/rules"),
   create: (spec) => request("POST", "/api/sessions", spec),
   session: (id) => request("GET", `/api/sessions/${enc(id)}`),
   play: (id, action) => request("POST", `/api/sessions/${enc(id)}/play`, { action }),

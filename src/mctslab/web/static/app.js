@@ -57,6 +57,7 @@ async function main() {
   try {
     app.games = await api.games();
     app.caps = await api.health();
+    addRules(await api.rules());
   } catch (err) {
     showError(err);
     setStatus("The server did not answer: is `mctslab serve` running?");
@@ -73,6 +74,21 @@ async function main() {
   setBudgetLimit();
   loadModels();
   await newGame();
+}
+
+/**
+ * The selection rules the lab offers (GET /api/rules: those with a `choice`), each an
+ * option of the Selection menu with its formula as the tooltip; the page's own UCT and
+ * PUCT options stay first and last.
+ */
+function addRules(rules) {
+  const select = $("selection");
+  const puct = select.querySelector('option[value="puct"]');
+  for (const rule of rules) {
+    if (!rule.choice || select.querySelector(`option[value="${rule.choice}"]`)) continue;
+    const option = html("option", { value: rule.choice, title: `${rule.label}: ${rule.formula}` }, [rule.label]);
+    select.insertBefore(option, puct);
+  }
 }
 
 function prettyName(name) {
@@ -96,13 +112,15 @@ function wireControls() {
   });
   // PUCT's options show under PUCT; UCT's c, RAVE, progressive bias and expansion
   // apply to UCT only (RAVE adds a node's children at once, as expansion "all").
+  // RAVE and progressive bias extend UCT's own rule (not UCB1-Tuned's).
   const syncSelection = () => {
     const puct = $("selection").value === "puct";
+    const plain = $("selection").value === "uct";
     $("puct-options").hidden = !puct;
     $("uct-c").hidden = puct;
     $("uct-options").hidden = puct;
-    $("rave").disabled = puct;
-    $("progressive-bias").disabled = puct;
+    $("rave").disabled = !plain;
+    $("progressive-bias").disabled = !plain;
     $("expansion").disabled = puct || uctOption("rave", false) > 0;
   };
   $("rave").addEventListener("input", syncSelection);
@@ -274,12 +292,12 @@ function readBudget() {
 }
 
 /**
- * A UCT option's number field (RAVE k, progressive bias w): 0 under PUCT (they do not
- * apply there). `strict`: a value that is not a number >= 0 is an error (the server
+ * A UCT option's number field (RAVE k, progressive bias w): 0 under another rule than
+ * UCT's own (they do not apply there). `strict`: a value that is not a number >= 0 is an error (the server
  * would refuse it: 422), else it counts as 0.
  */
 function uctOption(id, strict = true) {
-  if ($("selection").value === "puct") return 0;
+  if ($("selection").value !== "uct") return 0;
   const input = $(id);
   const text = input.value.trim();
   const value = text === "" ? 0 : Number(text);

@@ -292,8 +292,10 @@ function chanceLevel(level, name) {
   ]);
 }
 
-/** The UCT score's name: "RAVE" with RAVE, "UCT+PB" with progressive bias alone, else "UCT". */
+/** The selection score's name: the trace's (the rule's label: "UCT", "UCB1-Tuned", "RAVE",
+ * "UCT+PB" for progressive bias alone, "PUCT"); from the options for an older trace. */
 function scoreRule(trace) {
+  if (trace.score_label) return trace.score_label;
   if (trace.selection_rule === "puct") return "PUCT";
   if (trace.rave > 0) return "RAVE";
   return trace.progressive_bias > 0 ? "UCT+PB" : "UCT";
