@@ -80,6 +80,7 @@ bench: $(STAMP_TEST)
 	$(BIN)/python benchmarks/kuhn_exploitability.py
 	$(BIN)/python benchmarks/cards_and_dice.py
 	$(BIN)/python benchmarks/gumbel_tic_tac_toe.py
+	$(BIN)/python benchmarks/selection_rules.py
 	$(BIN)/python benchmarks/tune_bohnenspiel.py
 
 clean:
