@@ -194,6 +194,12 @@ class RuleKernels:
     #: ``k``-th move, ``k = rng_randint(rng, n)``). Every random playout move of both
     #: engines is then this kernel's, and the game's ``playout`` makes its draws.
     light_action: Callable[[IntArray, IntArray, UIntArray, IntArray], int] | None = None
+    #: A single-player game's code of a move in its context, ``move_code(state, params,
+    #: action) -> code`` in ``[0, KernelGame.num_move_codes())``: what Nested Rollout
+    #: Policy Adaptation (Rosin 2011) learns a weight for (optional: the action itself).
+    #: The travelling salesman's is ``(current city, next city)``, so that the policy
+    #: learns edges, not "city k next" wherever it comes.
+    move_code: Callable[[IntArray, IntArray, int], int] | None = None
 
 
 class KernelGame:
@@ -245,6 +251,10 @@ class KernelGame:
         """The shape of :meth:`KernelState.observation_tensor` for this game's parameters
         (a game with an ``observation`` kernel overrides it)."""
         raise InvalidConfigError(f"{self._info.name}: the game has no observation tensor")
+
+    def num_move_codes(self) -> int:
+        """How many move codes the ``move_code`` kernel writes (default: the actions)."""
+        return self._info.num_actions
 
     # Presentation, overridden by each game.
     def action_name(self, state: KernelState, action: int) -> str:
