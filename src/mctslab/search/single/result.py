@@ -1,0 +1,169 @@
+"""What a single-player search returns, and how it keeps the best it has found.
+
+A single-player game (one player, ``returns()[0]`` a score to maximise: minus a tour's
+length, the moves of a Morpion game, SameGame's points) is searched for the best
+*sequence* of moves, not the best first move: every search here keeps the best complete
+sequence any of its playouts reached (:class:`BestTracker`), when it was found (seconds
+and playouts since the start) and each improvement on the way (the curve that
+``mctslab optimize --plot`` draws). Budgets stop a search between two playouts
+(:class:`Budget`): the best so far is the answer.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from time import perf_counter
+
+from mctslab.core.errors import InvalidConfigError
+from mctslab.core.game import State
+
+__all__ = [
+    "BestTracker",
+    "Budget",
+    "Improvement",
+    "OptimizeResult",
+    "OutOfBudget",
+    "check_single_player",
+]
+
+
+def check_single_player(state: State, num_players: int) -> None:
+    """Refuse a game that is not single-player, or a finished one."""
+    if num_players != 1:
+        raise InvalidConfigError(
+            f"single-player searches need a one-player game; this one has {num_players} players"
+        )
+    if state.is_terminal():
+        raise InvalidConfigError("the position is terminal: there is nothing to search")
+
+
+@dataclass(frozen=True)
+class Improvement:
+    """A new best score: when (seconds since the start, playouts done) and what."""
+
+    seconds: float
+    playouts: int
+    score: float
+
+
+@dataclass(frozen=True)
+class OptimizeResult:
+    """The best sequence a single-player search found.
+
+    Attributes:
+        score: its score (``returns()[0]`` at its end).
+        sequence: the moves from the searched position to the end.
+        seconds: the search's wall time; ``playouts`` its playouts (complete random or
+            policy games from some position of the tree to the end).
+        found_seconds, found_playouts: when the best was first reached.
+        improvements: every new best, in order (the first playout's included).
+        runs: how many times the top level ran (a time budget restarts a finished run,
+            the generator's stream going on).
+        search: the search's name and options, as a spec (``nrpa:level=3,...``).
+    """
+
+    score: float
+    sequence: tuple[int, ...]
+    seconds: float
+    playouts: int
+    found_seconds: float
+    found_playouts: int
+    improvements: tuple[Improvement, ...]
+    runs: int
+    search: str
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "score": self.score,
+            "sequence": list(self.sequence),
+            "seconds": self.seconds,
+            "playouts": self.playouts,
+            "found_seconds": self.found_seconds,
+            "found_playouts": self.found_playouts,
+            "runs": self.runs,
+            "search": self.search,
+            "improvements": [[i.seconds, i.playouts, i.score] for i in self.improvements],
+        }
+
+
+class OutOfBudget(Exception):
+    """Raised between two playouts when the budget is spent (caught by the search)."""
+
+
+@dataclass
+class Budget:
+    """A search's budget: wall seconds and/or playouts (``None``: no limit; at least one
+    of them, or a search that ends by itself, as NMCS and NRPA runs do)."""
+
+    time: float | None = None
+    playouts: int | None = None
+    start: float = field(default_factory=perf_counter)
+
+    def __post_init__(self) -> None:
+        if self.time is not None and not (isinstance(self.time, int | float) and self.time > 0):
+            raise InvalidConfigError(f"time must be a number > 0, got {self.time!r}")
+        if self.playouts is not None and (
+            not isinstance(self.playouts, int)
+            or isinstance(self.playouts, bool)
+            or self.playouts < 1
+        ):
+            raise InvalidConfigError(f"playouts must be an integer >= 1, got {self.playouts!r}")
+
+    def elapsed(self) -> float:
+        return perf_counter() - self.start
+
+    def spent(self, playouts: int) -> bool:
+        """Whether a search that has made ``playouts`` playouts must stop."""
+        if self.playouts is not None and playouts >= self.playouts:
+            return True
+        return self.time is not None and self.elapsed() >= self.time
+
+
+class BestTracker:
+    """The best complete sequence seen so far, with its improvements; ``on_improve`` is
+    told each new best (the CLI's live line)."""
+
+    def __init__(
+        self,
+        budget: Budget,
+        on_improve: Callable[[Improvement], None] | None = None,
+    ) -> None:
+        self.budget = budget
+        self.on_improve = on_improve
+        self.score = -math.inf
+        self.sequence: tuple[int, ...] = ()
+        self.playouts = 0
+        self.improvements: list[Improvement] = []
+
+    def check(self) -> None:
+        """Raise :class:`OutOfBudget` if the budget is spent (before a playout; the first
+        playout is always made, so that there is an answer)."""
+        if self.playouts and self.budget.spent(self.playouts):
+            raise OutOfBudget
+
+    def offer(self, score: float, sequence: Sequence[int]) -> None:
+        """A playout ended with ``score`` after ``sequence`` (from the searched position)."""
+        self.playouts += 1
+        if score > self.score:
+            self.score = score
+            self.sequence = tuple(sequence)
+            found = Improvement(self.budget.elapsed(), self.playouts, score)
+            self.improvements.append(found)
+            if self.on_improve is not None:
+                self.on_improve(found)
+
+    def result(self, runs: int, search: str) -> OptimizeResult:
+        last = self.improvements[-1] if self.improvements else Improvement(0.0, 0, self.score)
+        return OptimizeResult(
+            score=self.score,
+            sequence=self.sequence,
+            seconds=self.budget.elapsed(),
+            playouts=self.playouts,
+            found_seconds=last.seconds,
+            found_playouts=last.playouts,
+            improvements=tuple(self.improvements),
+            runs=runs,
+            search=search,
+        )
