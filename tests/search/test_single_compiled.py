@@ -1,0 +1,139 @@
+"""The compiled single-player searches against the reference ones: the same draws, the
+same policies, the same best sequence after the same playouts (NRPA, NMCS), on a small
+travelling salesman written as rule kernels here."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from numba import njit
+
+from mctslab.core.errors import InvalidConfigError
+from mctslab.core.game import TERMINAL, GameInfo
+from mctslab.games.kernels import KernelGame, RuleKernels
+from mctslab.search.single import NMCSConfig, NRPAConfig, nmcs, nrpa
+from mctslab.search.single.compiled import compiled_nmcs, compiled_nrpa
+
+# state: [player, visited mask, current city, cities visited, tour length so far]
+# params: [n, dist (n * n)]
+
+
+@njit
+def init(params):  # type: ignore[no-untyped-def]
+    s = np.zeros(5, dtype=np.int64)
+    s[1] = 1
+    return s
+
+
+@njit
+def legal_actions(s, params, out):  # type: ignore[no-untyped-def]
+    n = params[0]
+    k = 0
+    for c in range(1, n):
+        if not (s[1] >> c) & 1:
+            out[k] = c
+            k += 1
+    return k
+
+
+@njit
+def apply_action(s, params, a):  # type: ignore[no-untyped-def]
+    n = params[0]
+    s[4] += params[1 + s[2] * n + a]
+    s[1] |= 1 << a
+    s[2] = a
+    s[3] += 1
+    if s[3] == n - 1:
+        s[4] += params[1 + a * n]
+        s[0] = TERMINAL
+
+
+@njit
+def returns(s, params, out):  # type: ignore[no-untyped-def]
+    out[0] = -float(s[4])
+
+
+@njit
+def heuristic(s, params, out):  # type: ignore[no-untyped-def]
+    out[0] = 0.0
+
+
+@njit
+def move_code(s, params, a):  # type: ignore[no-untyped-def]
+    return s[2] * params[0] + a
+
+
+class KernelTour(KernelGame):
+    kernels = RuleKernels(
+        init, legal_actions, apply_action, returns, heuristic, move_code=move_code
+    )
+
+    def __init__(self, n: int, seed: int) -> None:
+        xy = np.random.default_rng(seed).integers(0, 100, size=(n, 2))
+        dist = [int(math.hypot(*(xy[i] - xy[j])) + 0.5) for i in range(n) for j in range(n)]
+        info = GameInfo("kernel_tour", 1, 1, n, n, False, -200.0 * n, 0.0)
+        super().__init__(info, np.array([n, *dist], dtype=np.int64))
+        self.n = n
+
+    def num_move_codes(self) -> int:
+        return self.n * self.n
+
+
+def same(a: object, b: object) -> None:
+    assert a.score == b.score  # type: ignore[attr-defined]
+    assert a.sequence == b.sequence  # type: ignore[attr-defined]
+    assert a.playouts == b.playouts and a.runs == b.runs  # type: ignore[attr-defined]
+    assert [(i.playouts, i.score) for i in a.improvements] == [  # type: ignore[attr-defined]
+        (i.playouts, i.score)
+        for i in b.improvements  # type: ignore[attr-defined]
+    ]
+
+
+@pytest.mark.parametrize(
+    "n,config",
+    [
+        (7, NRPAConfig(level=1, iterations=50, seed=3)),
+        (8, NRPAConfig(level=2, iterations=12, seed=4)),
+        (6, NRPAConfig(level=3, iterations=5, seed=5, alpha=0.5)),
+        (9, NRPAConfig(level=2, iterations=10, seed=6, playouts=137)),  # cut mid-run
+        (7, NRPAConfig(level=1, iterations=8, seed=7, runs=3)),
+        (6, NRPAConfig(level=0, seed=8, runs=4)),
+    ],
+)
+def test_compiled_nrpa_is_the_reference(n: int, config: NRPAConfig) -> None:
+    game = KernelTour(n, n + config.seed)
+    state = game.new_initial_state()
+    same(nrpa(state, config), compiled_nrpa(state, config))
+
+
+@pytest.mark.parametrize(
+    "n,config",
+    [
+        (7, NMCSConfig(level=1, seed=1)),
+        (7, NMCSConfig(level=2, seed=2)),
+        (6, NMCSConfig(level=3, seed=3)),
+        (8, NMCSConfig(level=2, seed=4, playouts=101)),  # cut mid-run
+        (6, NMCSConfig(level=1, seed=5, runs=3)),
+    ],
+)
+def test_compiled_nmcs_is_the_reference(n: int, config: NMCSConfig) -> None:
+    game = KernelTour(n, n + config.seed)
+    state = game.new_initial_state()
+    same(nmcs(state, config), compiled_nmcs(state, config))
+
+
+def test_the_best_sequence_replays_to_its_score() -> None:
+    game = KernelTour(12, 1)
+    result = compiled_nrpa(game.new_initial_state(), NRPAConfig(level=2, iterations=30))
+    state = game.new_initial_state()
+    for a in result.sequence:
+        state.apply_action(a)
+    assert state.is_terminal() and state.returns()[0] == result.score
+    assert result.playouts == 900
+
+
+def test_compiled_nmcs_refuses_level_0() -> None:
+    with pytest.raises(InvalidConfigError, match="level"):
+        compiled_nmcs(KernelTour(5, 0).new_initial_state(), NMCSConfig(level=0))
