@@ -1,0 +1,99 @@
+"""The travelling salesman problem: a single-player kernel game and its baselines.
+
+One module per concept, in the order a study runs through them:
+
+- :mod:`~mctslab.games.tsp.tsplib`: TSPLIB ``.tsp`` and ``.tour`` files, TSPLIB's
+  integer distances, random Euclidean instances, the shipped instances (``eil51``,
+  ``berlin52``, ``st70``, ``kroA100``) and their optima;
+- :mod:`~mctslab.games.tsp.game`: :class:`TSP`, the kernel game (the next city is the
+  move, the score minus the closed tour's length);
+- :mod:`~mctslab.games.tsp.exact`: Held-Karp dynamic programming, the exact optimum up
+  to 16 cities;
+- :mod:`~mctslab.games.tsp.heuristics`: nearest neighbour, 2-opt, simulated annealing,
+  a genetic algorithm and random restarts, with time-to-best traces.
+
+May import: :mod:`mctslab.core` and :mod:`mctslab.games.kernels`.
+
+An optimal tour, played as a game (its return is minus its length)::
+
+    from mctslab.games.tsp import TSP, held_karp
+
+    game = TSP(instance="random:8:1")
+    length, tour = held_karp(game.distances)
+    assert game.state_from_actions(tour[1:]).returns() == [-float(length)]
+"""
+
+from mctslab.games.tsp.exact import MAX_EXACT_CITIES, held_karp
+from mctslab.games.tsp.game import MAX_CITIES, TSP, utility_bounds
+from mctslab.games.tsp.heuristics import (
+    AnytimeResult,
+    Budget,
+    TourResult,
+    genetic_algorithm,
+    nearest_neighbour,
+    random_restarts,
+    simulated_annealing,
+    two_opt,
+)
+from mctslab.games.tsp.tsplib import (
+    EDGE_WEIGHT_TYPES,
+    InvalidTourError,
+    TsplibError,
+    TsplibInstance,
+    TsplibTour,
+    check_distances,
+    check_tour,
+    distance_matrix,
+    format_tour,
+    format_tsp,
+    instance_from_spec,
+    known_instances,
+    known_optimum,
+    load_known,
+    parse_tour,
+    parse_tsp,
+    random_instance,
+    read_tour,
+    read_tsp,
+    tour_length,
+    write_tour,
+    write_tsp,
+)
+
+__all__ = [
+    "EDGE_WEIGHT_TYPES",
+    "MAX_CITIES",
+    "MAX_EXACT_CITIES",
+    "TSP",
+    "AnytimeResult",
+    "Budget",
+    "InvalidTourError",
+    "TourResult",
+    "TsplibError",
+    "TsplibInstance",
+    "TsplibTour",
+    "check_distances",
+    "check_tour",
+    "distance_matrix",
+    "format_tour",
+    "format_tsp",
+    "genetic_algorithm",
+    "held_karp",
+    "instance_from_spec",
+    "known_instances",
+    "known_optimum",
+    "load_known",
+    "nearest_neighbour",
+    "parse_tour",
+    "parse_tsp",
+    "random_instance",
+    "random_restarts",
+    "read_tour",
+    "read_tsp",
+    "simulated_annealing",
+    "tour_length",
+    "two_opt",
+    "utility_bounds",
+    "write_tour",
+    "write_tsp",
+]

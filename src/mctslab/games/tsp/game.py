@@ -1,0 +1,318 @@
+"""The travelling salesman problem as a single-player kernel game.
+
+A salesman starts at city 0 (TSPLIB node 1), visits every other city exactly once and
+returns to city 0; the score to maximise is minus the closed tour's length,
+
+    score(t) = -( d(t[0], t[1]) + d(t[1], t[2]) + ... + d(t[n-1], t[0]) ),   t[0] = 0,
+
+with TSPLIB's integer distances (:mod:`mctslab.games.tsp.tsplib`). Rosin's Nested
+Rollout Policy Adaptation (IJCAI 2011) and Cazenave's Nested Monte-Carlo Search
+(IJCAI 2009) treat the TSP (with time windows) this way: a tour is a sequence of moves
+"next city", and a playout completes a partial tour at random.
+
+Single-player convention (the first game of mctslab to use it): ``num_players = 1``,
+``state[0]`` is 0 while cities remain and ``TERMINAL`` once the tour is closed;
+``returns`` writes the score (a float) to ``out[0]``; the game is not zero-sum.
+
+Actions: the next city, ``0 .. n-1``; legal are the unvisited cities, ascending (city 0,
+the start, never). The move that visits the last city also closes the tour back to
+city 0, so a game is exactly ``n - 1`` moves. An action's name is the city's 1-based
+TSPLIB node number. The ``move_code`` kernel is ``current_city * n + next_city``: an
+edge, what NRPA learns a weight for; ``num_move_codes() = n * n``.
+
+Utility bounds (``GameInfo``): every closed tour's length ``L`` satisfies
+
+    lower = ceil( sum_i (d1(i) + d2(i)) / 2 )  <=  L  <=  upper = sum_i max_j d(i, j),
+
+``d1(i) <= d2(i)`` the two shortest distances from city ``i`` (each city has two tour
+edges, each tour edge touches two cities; and each city leaves by one edge no longer
+than its longest). So ``min_utility = -upper``, ``max_utility = -lower``: tighter than
+``[-n max d, 0]``, which matters to a search that maps returns onto ``[0, 1]`` with
+them. (``upper = lower + 1`` where both are equal: the range must not be empty.)
+
+Heuristic: the nearest-neighbour completion. From the current city go to the nearest
+unvisited city (ties: the lowest), until none is left, then back to city 0; the length
+``L`` of that closed tour (a real tour, so within the bounds) is mapped as a terminal
+score is, ``2 (upper - L) / (upper - lower) - 1``, into ``[-1, 1]``. It costs
+``O(r^2)`` for ``r`` unvisited cities.
+
+State layout (``int64``), ``n`` cities:
+``[player, city, count, length, visited_0 .. visited_{n-1}, tour_0 .. tour_{n-1}]``:
+the current city, the number of cities in the tour so far (1 at the start), the length
+so far (the closing edge included once terminal), a flag per city, and the tour so far
+(``tour_0 = 0``; entries past ``count`` are 0).
+``params = [n, lower, upper, d(0, 0) .. d(n-1, n-1)]`` (the distance matrix, row-major).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from numba import njit
+
+from mctslab.core.errors import InvalidConfigError
+from mctslab.core.game import TERMINAL, GameInfo
+from mctslab.core.text import ascii_int
+from mctslab.games.kernels import KernelGame, KernelState, RuleKernels, rng_randint
+from mctslab.games.tsp.tsplib import (
+    TsplibInstance,
+    check_distances,
+    distance_matrix,
+    instance_from_spec,
+)
+
+__all__ = ["MAX_CITIES", "TSP", "utility_bounds"]
+
+IntArray = npt.NDArray[np.int64]
+
+#: The most cities a game may have (its distance matrix is ``n * n`` words of ``params``).
+MAX_CITIES = 2000
+
+# State words.
+S_PLAYER, S_CITY, S_COUNT, S_LENGTH, S_VISITED = 0, 1, 2, 3, 4
+# Parameter words.
+P_N, P_LOWER, P_UPPER, P_DIST = 0, 1, 2, 3
+
+
+@njit(cache=True)
+def init(params):  # type: ignore[no-untyped-def]
+    n = params[P_N]
+    s = np.zeros(S_VISITED + 2 * n, dtype=np.int64)
+    s[S_COUNT] = 1
+    s[S_VISITED] = 1  # city 0, where the tour starts (tour_0 = 0 already)
+    return s
+
+
+@njit(cache=True)
+def legal_actions(s, params, out):  # type: ignore[no-untyped-def]
+    if s[S_PLAYER] == TERMINAL:
+        return 0
+    k = 0
+    for c in range(params[P_N]):
+        if s[S_VISITED + c] == 0:
+            out[k] = c
+            k += 1
+    return k
+
+
+@njit(cache=True)
+def apply_action(s, params, a):  # type: ignore[no-untyped-def]
+    n = params[P_N]
+    here = s[S_CITY]
+    s[S_LENGTH] += params[P_DIST + here * n + a]
+    s[S_VISITED + a] = 1
+    s[S_VISITED + n + s[S_COUNT]] = a
+    s[S_COUNT] += 1
+    s[S_CITY] = a
+    if s[S_COUNT] == n:  # the last city: close the tour
+        s[S_LENGTH] += params[P_DIST + a * n]
+        s[S_PLAYER] = TERMINAL
+
+
+@njit(cache=True)
+def returns(s, params, out):  # type: ignore[no-untyped-def]
+    out[0] = -np.float64(s[S_LENGTH])
+
+
+@njit(cache=True)
+def heuristic(s, params, out):  # type: ignore[no-untyped-def]
+    """The nearest-neighbour completion's score, mapped onto ``[-1, 1]``."""
+    n = params[P_N]
+    length = s[S_LENGTH]
+    if s[S_PLAYER] != TERMINAL:
+        free = np.empty(n, dtype=np.bool_)
+        for c in range(n):
+            free[c] = s[S_VISITED + c] == 0
+        here = s[S_CITY]
+        for _ in range(n - s[S_COUNT]):
+            best = -1
+            best_d = np.int64(0)
+            for c in range(n):
+                if free[c]:
+                    d = params[P_DIST + here * n + c]
+                    if best < 0 or d < best_d:
+                        best, best_d = c, d
+            free[best] = False
+            length += best_d
+            here = best
+        length += params[P_DIST + here * n]
+    lower, upper = params[P_LOWER], params[P_UPPER]
+    v = 2.0 * (upper - length) / (upper - lower) - 1.0
+    out[0] = min(1.0, max(-1.0, v))
+
+
+@njit(cache=True)
+def playout(s, params, rng, out):  # type: ignore[no-untyped-def]
+    """Uniformly random cities to the end, in place, drawing as the generic loop: the
+    ``k``-th unvisited city in ascending order, ``k = rng_randint(rng, unvisited)``.
+    Returns the moves played; writes the score to ``out``."""
+    n = params[P_N]
+    plies = 0
+    while s[S_PLAYER] != TERMINAL:
+        k = rng_randint(rng, n - s[S_COUNT])
+        c = 0
+        while s[S_VISITED + c] != 0 or k > 0:  # the k-th zero flag, found in one pass
+            k -= s[S_VISITED + c] == 0
+            c += 1
+        apply_action(s, params, c)
+        plies += 1
+    out[0] = -np.float64(s[S_LENGTH])
+    return plies
+
+
+@njit(cache=True)
+def move_code(s, params, a):  # type: ignore[no-untyped-def]
+    """The edge ``(current city, next city)`` as ``current * n + next``."""
+    return s[S_CITY] * params[P_N] + a
+
+
+def utility_bounds(dist: IntArray) -> tuple[int, int]:
+    """``(lower, upper)``: bounds on every closed tour's length (module docstring)."""
+    n = dist.shape[0]
+    if n == 1:
+        return 0, 1
+    if n == 2:
+        lower = upper = int(dist[0, 1] + dist[1, 0])
+    else:
+        off = np.sort(dist + np.diag(np.full(n, np.iinfo(np.int64).max // 4)), axis=1)
+        lower = int((int(off[:, 0].sum()) + int(off[:, 1].sum()) + 1) // 2)
+        upper = int(dist.max(axis=1).sum())
+    return lower, max(upper, lower + 1)
+
+
+class TSP(KernelGame):
+    """The travelling salesman problem on one instance, as a single-player game.
+
+    Give exactly one of: ``instance``, a shipped TSPLIB name (``"eil51"``), a
+    ``random:N:SEED`` spec, a ``.tsp`` path or a :class:`TsplibInstance`;
+    ``coords``, an ``(n, 2)`` array (TSPLIB ``EUC_2D`` distances); ``distances``, a
+    symmetric ``(n, n)`` matrix of non-negative integers. ``2 <= n <=``
+    :data:`MAX_CITIES`. With none, ``eil51``.
+    """
+
+    kernels = RuleKernels(
+        init,
+        legal_actions,
+        apply_action,
+        returns,
+        heuristic,
+        playout=playout,
+        move_code=move_code,
+    )
+
+    def __init__(
+        self,
+        instance: str | TsplibInstance | None = None,
+        *,
+        coords: Any = None,
+        distances: Any = None,
+    ) -> None:
+        given = sum(x is not None for x in (instance, coords, distances))
+        if given > 1:
+            raise InvalidConfigError("tsp: give one of instance, coords and distances")
+        self.coordinates: npt.NDArray[np.float64] | None = None
+        if distances is not None:
+            dist = check_distances(distances, what="tsp: distances")
+            self.instance = "matrix"
+        elif coords is not None:
+            dist = distance_matrix(coords, "EUC_2D")
+            self.coordinates = np.asarray(coords, dtype=np.float64).copy()
+            self.instance = "coords"
+        else:
+            if isinstance(instance, TsplibInstance):
+                data = instance
+            else:
+                data = instance_from_spec("eil51" if instance is None else instance)
+            dist = data.distances()
+            self.coordinates = np.array(data.coords, dtype=np.float64)
+            self.instance = data.name
+        n = int(dist.shape[0])
+        if not 2 <= n <= MAX_CITIES:
+            raise InvalidConfigError(f"tsp: need 2 to {MAX_CITIES} cities, got {n}")
+        lower, upper = utility_bounds(dist)
+        if upper >= 2**52:  # lengths must stay exact as floats
+            raise InvalidConfigError("tsp: distances too large (a tour's length passes 2**52)")
+        self.n = n
+        self.distances = dist
+        self.distances.setflags(write=False)
+        self.lower_bound, self.upper_bound = lower, upper
+        info = GameInfo(
+            name="tsp",
+            version=1,
+            num_players=1,
+            num_actions=n,
+            max_game_length=n - 1,
+            zero_sum=False,
+            min_utility=-float(upper),
+            max_utility=-float(lower),
+        )
+        params = np.concatenate(
+            [np.array([n, lower, upper], dtype=np.int64), dist.reshape(-1)]
+        ).astype(np.int64)
+        super().__init__(info, params)
+
+    def __repr__(self) -> str:
+        return f"<game tsp {self.instance}, {self.n} cities>"
+
+    def num_move_codes(self) -> int:
+        """``n * n``: a move's code is the edge it adds (the ``move_code`` kernel)."""
+        return self.n * self.n
+
+    def tour(self, state: KernelState) -> list[int]:
+        """The cities visited so far (0-based), in order, from city 0; once terminal, the
+        whole tour (closed back to city 0, which is not repeated)."""
+        count = int(state.array[S_COUNT])
+        start = S_VISITED + self.n
+        return [int(c) for c in state.array[start : start + count]]
+
+    def length(self, state: KernelState) -> int:
+        """The length so far (the closed tour's once terminal)."""
+        return int(state.array[S_LENGTH])
+
+    def action_name(self, state: KernelState, action: int) -> str:
+        return str(action + 1)
+
+    def parse_action(self, state: KernelState, text: str) -> int | None:
+        node = ascii_int(text.strip())
+        return None if node is None or not 1 <= node <= self.n else node - 1
+
+    def render(self, state: KernelState) -> str:
+        """The tour so far as node numbers, the length, and (with coordinates) a map:
+        ``S`` the start, ``@`` the current city, ``o`` visited, ``.`` unvisited."""
+        tour = self.tour(state)
+        done = state.is_terminal()
+        what = "closed tour" if done else f"at city {tour[-1] + 1}, {len(tour)}/{self.n} visited"
+        lines = [f"tsp {self.instance}: {what}, length {self.length(state)}"]
+        shown = [str(c + 1) for c in tour] + (["1"] if done else [])
+        if len(shown) > 40:
+            shown = [*shown[:18], "...", *shown[-18:]]
+        lines.append("tour: " + " ".join(shown))
+        if self.coordinates is not None:
+            lines.extend(self._map(state, tour))
+        return "\n".join(lines)
+
+    def _map(
+        self, state: KernelState, tour: list[int], width: int = 60, height: int = 20
+    ) -> list[str]:
+        xy = self.coordinates
+        assert xy is not None
+        lo, hi = xy.min(axis=0), xy.max(axis=0)
+        span = np.where(hi > lo, hi - lo, 1.0)
+        cols = np.rint((xy[:, 0] - lo[0]) / span[0] * (width - 1)).astype(int)
+        rows = np.rint((xy[:, 1] - lo[1]) / span[1] * (height - 1)).astype(int)
+        grid = [[" "] * width for _ in range(height)]
+        rank = {" ": 0, ".": 1, "o": 2, "S": 3, "@": 4}  # what shows where cities share a cell
+        visited = state.array[S_VISITED : S_VISITED + self.n]
+        here = -1 if state.is_terminal() else tour[-1]
+        for c in range(self.n):
+            mark = "@" if c == here else "S" if c == 0 else "o" if visited[c] else "."
+            r, k = height - 1 - rows[c], cols[c]  # north up
+            if rank[mark] > rank[grid[r][k]]:
+                grid[r][k] = mark
+        return [
+            "+" + "-" * width + "+",
+            *("|" + "".join(g) + "|" for g in grid),
+            "+" + "-" * width + "+",
+        ]
