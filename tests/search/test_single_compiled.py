@@ -15,6 +15,8 @@ from mctslab.core.game import TERMINAL, GameInfo
 from mctslab.games.kernels import KernelGame, RuleKernels
 from mctslab.search.single import NMCSConfig, NRPAConfig, nmcs, nrpa
 from mctslab.search.single.compiled import compiled_nmcs, compiled_nrpa
+from mctslab.search.single.spmcts import SPMCTSConfig, spmcts
+from mctslab.search.single.spmcts_compiled import compiled_spmcts
 
 # state: [player, visited mask, current city, cities visited, tour length so far]
 # params: [n, dist (n * n)]
@@ -137,3 +139,18 @@ def test_the_best_sequence_replays_to_its_score() -> None:
 def test_compiled_nmcs_refuses_level_0() -> None:
     with pytest.raises(InvalidConfigError, match="level"):
         compiled_nmcs(KernelTour(5, 0).new_initial_state(), NMCSConfig(level=0))
+
+
+@pytest.mark.parametrize(
+    "n,config",
+    [
+        (7, SPMCTSConfig(iterations=40, seed=1)),
+        (8, SPMCTSConfig(iterations=25, seed=2, c=1.0, d=0.1, runs=2)),
+        (9, SPMCTSConfig(iterations=60, seed=3, playouts=333)),  # cut mid-run
+        (6, SPMCTSConfig(iterations=3, seed=4, runs=3)),  # moves leave the tree
+    ],
+)
+def test_compiled_sp_mcts_is_the_reference(n: int, config: SPMCTSConfig) -> None:
+    game = KernelTour(n, n + config.seed)
+    state = game.new_initial_state()
+    same(spmcts(state, config), compiled_spmcts(state, config))

@@ -151,3 +151,16 @@ def test_two_player_games_and_bad_options_are_refused() -> None:
         NRPAConfig(iterations=0)
     with pytest.raises(InvalidConfigError, match="time"):
         NMCSConfig(time=-1.0)
+
+
+def test_sp_mcts_finds_the_brute_force_optimum_with_restarts() -> None:
+    from mctslab.search.single.spmcts import SPMCTSConfig, spmcts
+
+    found = 0
+    for seed in range(20):
+        game = TinyTSP(7, seed)
+        config = SPMCTSConfig(iterations=100, seed=seed, runs=3)
+        result = spmcts(game.new_initial_state(), config, game.info)
+        assert replay(game, result.sequence) == result.score
+        found += -result.score == game.optimum()
+    assert found >= 19, found

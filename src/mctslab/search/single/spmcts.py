@@ -1,0 +1,221 @@
+"""Single-Player Monte-Carlo Tree Search (Schadd, Winands, van den Herik, Chaslot and
+Uiterwijk, "Single-Player Monte-Carlo Tree Search", Computers and Games 2008).
+
+UCT for a puzzle: a child's score adds to UCT's a third term, a bound on how much the
+child's results spread, so that a rarely tried child whose few results vary a lot is
+tried again (in a puzzle one great result is worth finding, not an average)::
+
+    v = x + c * sqrt(ln N_parent / N) + sqrt(S/N - x^2 + D / N)
+
+``x`` the child's mean result, ``S`` the sum of its squared results, ``D`` a constant that
+keeps the term large while ``N`` is small. Results are the games' scores, whatever their
+range: a node keeps the raw sums, and selection reads them on the scale of the scores
+this search has seen, ``(score - lo) / (hi - lo)`` (its mean shifted and divided by the
+width, its variance divided by the width squared), so that ``c`` and ``D`` mean the same
+on the travelling salesman's lengths and on SameGame's points. The paper's ``C = 0.5``,
+``D = 10,000`` were on SameGame's raw points (widths of some thousands): ``D`` here is
+in units of the width squared.
+
+A run plays the game to the end: from each position ``iterations`` iterations (select by
+``v``, expand one random untried child, play out uniformly at random, back up the score
+and its square), then the first move of the best sequence found so far is played and its
+subtree kept (the paper's "top score" rule). The best sequence any playout reached is
+the answer; a budget left after a finished run starts another (the paper's randomized
+restarts), from a fresh tree, the generator's stream going on. The reference version is
+here; the compiled one (:mod:`mctslab.search.single.compiled`) builds the same trees.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from mctslab.core.errors import InvalidConfigError
+from mctslab.core.game import GameInfo, State
+from mctslab.core.rng import Rng
+from mctslab.search.single.moves import random_playout
+from mctslab.search.single.result import (
+    BestTracker,
+    Budget,
+    Improvement,
+    OptimizeResult,
+    OutOfBudget,
+    check_single_player,
+)
+
+__all__ = ["SPMCTSConfig", "sp_score", "spmcts"]
+
+
+@dataclass(frozen=True)
+class SPMCTSConfig:
+    """SP-MCTS's options.
+
+    Attributes:
+        c: the exploration constant (the paper's ``C``: 0.5).
+        d: the variance term's ``D``, in units of the scores' width squared.
+        iterations: iterations from each position before a move is played.
+        seed: the generator's seed.
+        time, playouts: budgets (``None``: none); a finished run is followed by another
+            (a randomized restart) while budget is left.
+        runs: how many runs at most (``None``: as many as the budget allows; with no
+            budget at all, one).
+    """
+
+    c: float = 0.5
+    d: float = 0.01
+    iterations: int = 1000
+    seed: int = 0
+    time: float | None = None
+    playouts: int | None = None
+    runs: int | None = None
+
+    def __post_init__(self) -> None:
+        where = "sp-mcts"
+        for name in ("c", "d"):
+            v = getattr(self, name)
+            if not isinstance(v, int | float) or isinstance(v, bool) or not 0 <= v <= 1e6:
+                raise InvalidConfigError(f"{where}: {name} must be a number in [0, 1e6], got {v!r}")
+        if (
+            not isinstance(self.iterations, int)
+            or isinstance(self.iterations, bool)
+            or not 1 <= self.iterations <= 10**9
+        ):
+            raise InvalidConfigError(
+                f"{where}: iterations must be an integer in [1, 10**9], got {self.iterations!r}"
+            )
+        if self.runs is not None and (not isinstance(self.runs, int) or self.runs < 1):
+            raise InvalidConfigError(f"{where}: runs must be an integer >= 1, got {self.runs!r}")
+        Budget(self.time, self.playouts)
+
+    @property
+    def spec(self) -> str:
+        return f"sp-mcts:c={self.c:g},d={self.d:g},iterations={self.iterations},seed={self.seed}"
+
+
+def sp_score(
+    value_sum: float,
+    squares: float,
+    visits: int,
+    log_parent: float,
+    lo: float,
+    width: float,
+    c: float,
+    d: float,
+) -> float:
+    """SP-MCTS's score of a visited child on the scale of the scores seen (``lo``, the
+    lowest, and ``width = hi - lo``, 1 while all were equal)::
+
+        x + c * sqrt(ln N_parent / N) + sqrt(max(0, S/N - x^2) + D / N)
+
+    with ``x = (Q/N - lo) / width`` and ``S/N - x^2`` the raw variance divided by
+    ``width^2``. Both engines call this function (numba compiles it as it is)."""
+    mean = value_sum / visits
+    variance = (squares / visits - mean * mean) / (width * width)
+    x = (mean - lo) / width
+    return x + c * math.sqrt(log_parent / visits) + math.sqrt(max(0.0, variance) + d / visits)
+
+
+class _Node:
+    __slots__ = ("action", "children", "squares", "terminal", "untried", "value_sum", "visits")
+
+    def __init__(self, action: int, state: State) -> None:
+        self.action = action
+        self.children: list[_Node] = []
+        self.untried = state.legal_actions()  # ascending; the k-th drawn is removed
+        self.terminal = state.is_terminal()
+        self.visits = 0
+        self.value_sum = 0.0
+        self.squares = 0.0
+
+
+class _Run:
+    """One run's search state: the root, the position and moves played, the scores' range
+    and the run's best sequence."""
+
+    def __init__(self, state: State) -> None:
+        self.state = state.clone()
+        self.root = _Node(-1, self.state)
+        self.prefix: list[int] = []
+        self.lo = math.inf
+        self.hi = -math.inf
+        self.best = -math.inf
+        self.best_seq: list[int] = []
+
+
+def _iterate(run: _Run, config: SPMCTSConfig, rng: Rng, tracker: BestTracker) -> None:
+    """One iteration: select, expand one child, play out, back up."""
+    node, s = run.root, run.state.clone()
+    path = [node]
+    width = run.hi - run.lo if run.hi > run.lo else 1.0
+    lo = run.lo if run.hi > run.lo else 0.0
+    while not node.untried and node.children:
+        log_parent = math.log(node.visits)
+        best, best_v = node.children[0], -math.inf
+        for ch in node.children:
+            v = sp_score(
+                ch.value_sum, ch.squares, ch.visits, log_parent, lo, width, config.c, config.d
+            )
+            if v > best_v:
+                best, best_v = ch, v
+        node = best
+        s.apply_action(node.action)
+        path.append(node)
+    if node.untried:
+        a = node.untried.pop(rng.randint(len(node.untried)))
+        s.apply_action(a)
+        child = _Node(a, s)
+        node.children.append(child)
+        path.append(child)
+    tracker.check()
+    moves: list[int] = []
+    score = random_playout(s, rng, moves)
+    sequence = [*run.prefix, *(n.action for n in path[1:]), *moves]
+    tracker.offer(score, sequence)
+    if score > run.best:
+        run.best, run.best_seq = score, sequence
+    run.lo, run.hi = min(run.lo, score), max(run.hi, score)
+    for n in path:
+        n.visits += 1
+        n.value_sum += score
+        n.squares += score * score
+
+
+def _run(state: State, config: SPMCTSConfig, rng: Rng, tracker: BestTracker) -> None:
+    run = _Run(state)
+    while not run.state.is_terminal():
+        for _ in range(config.iterations):
+            _iterate(run, config, rng, tracker)
+        a = run.best_seq[len(run.prefix)]
+        child = next((ch for ch in run.root.children if ch.action == a), None)
+        run.state.apply_action(a)
+        if child is None:  # the best sequence left the tree here: its move becomes a node
+            run.root.untried.remove(a)
+            child = _Node(a, run.state)
+            run.root.children.append(child)
+        run.root = child
+        run.prefix.append(a)
+
+
+def spmcts(
+    state: State,
+    config: SPMCTSConfig | None = None,
+    info: GameInfo | None = None,
+    on_improve: Callable[[Improvement], None] | None = None,
+) -> OptimizeResult:
+    """Single-Player MCTS from ``state``: the best sequence found."""
+    config = config or SPMCTSConfig()
+    info = info or state.game.info  # type: ignore[attr-defined]
+    check_single_player(state, info.num_players)
+    budget = Budget(config.time, config.playouts)
+    tracker = BestTracker(budget, on_improve)
+    rng = Rng(config.seed)
+    runs = 0
+    most = config.runs or (1 if config.time is None and config.playouts is None else None)
+    try:
+        while most is None or runs < most:
+            _run(state, config, rng, tracker)
+            runs += 1
+    except OutOfBudget:
+        runs += 1
+    return tracker.result(runs, config.spec)
