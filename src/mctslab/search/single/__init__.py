@@ -3,6 +3,10 @@
 
 - :mod:`~mctslab.search.single.nmcs`: Nested Monte-Carlo Search (Cazenave 2009);
 - :mod:`~mctslab.search.single.nrpa`: Nested Rollout Policy Adaptation (Rosin 2011);
+- :mod:`~mctslab.search.single.spmcts`: Single-Player MCTS (Schadd et al. 2008);
+- :mod:`~mctslab.search.single.compiled` and
+  :mod:`~mctslab.search.single.spmcts_compiled`: the three compiled with numba over a
+  kernel game's rules, the same results as the reference versions;
 - :mod:`~mctslab.search.single.result`: what they return (:class:`OptimizeResult`: the
   best sequence, its score, when it was found, every improvement) and their budgets;
 - :mod:`~mctslab.search.single.moves`: move codes and playouts.
@@ -11,5 +15,15 @@
 from mctslab.search.single.nmcs import NMCSConfig, nmcs
 from mctslab.search.single.nrpa import NRPAConfig, nrpa
 from mctslab.search.single.result import Improvement, OptimizeResult
+from mctslab.search.single.spmcts import SPMCTSConfig, spmcts
 
-__all__ = ["Improvement", "NMCSConfig", "NRPAConfig", "OptimizeResult", "nmcs", "nrpa"]
+__all__ = [
+    "Improvement",
+    "NMCSConfig",
+    "NRPAConfig",
+    "OptimizeResult",
+    "SPMCTSConfig",
+    "nmcs",
+    "nrpa",
+    "spmcts",
+]

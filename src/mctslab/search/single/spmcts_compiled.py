@@ -36,7 +36,7 @@ score_of = njit(inline="always")(sp_score)
 
 @njit(inline="always")
 def _new_node(tree, ints, a, s, params, legal_fn, buf):  # type: ignore[no-untyped-def]
-    first, _last, sibling, action, visits, n_untried, _terminal, value_sum, squares = tree
+    first, last, sibling, action, visits, n_untried, terminal, value_sum, squares = tree
     i = ints[HIGH]
     ints[HIGH] = i + 1
     first[i] = NONE
