@@ -545,6 +545,7 @@ from mctslab.cli import (  # noqa: E402, F401
     bohnenspiel,
     exploitability,
     gtp,  # mctslab gtp: a Go engine speaking GTP
+    optimize,  # mctslab optimize: single-player search (NRPA, NMCS, SP-MCTS)
     selfplay,
     serve,  # mctslab serve: the web lab
     sgf,  # mctslab export-sgf: a store's Go games as SGF files

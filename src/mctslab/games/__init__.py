@@ -3,6 +3,9 @@
 - rule kernels (numba) and their typed wrapper: :mod:`~mctslab.games.kernels`,
   :mod:`~mctslab.games.tic_tac_toe`, :mod:`~mctslab.games.connect_four`,
   :mod:`~mctslab.games.nim` (and Bachet's game), :mod:`~mctslab.games.bohnenspiel`;
+- single-player games (a score to maximise, searched by :mod:`mctslab.search.single`):
+  :mod:`~mctslab.games.tsp` (the travelling salesman, TSPLIB), :mod:`~mctslab.games.samegame`,
+  :mod:`~mctslab.games.morpion` (Morpion Solitaire 5T, 5D and OpenSpiel's);
 - plain-Python games with chance or hidden information: :mod:`~mctslab.games.pig`,
   :mod:`~mctslab.games.kuhn_poker`, :mod:`~mctslab.games.knockout_whist`;
 - :mod:`~mctslab.games.openspiel`: any OpenSpiel game as ``openspiel:NAME``.
@@ -36,10 +39,18 @@ def _register_builtins() -> None:
     from mctslab.games.go import Go
     from mctslab.games.knockout_whist import KnockoutWhist
     from mctslab.games.kuhn_poker import KuhnPoker
+    from mctslab.games.morpion import Morpion
     from mctslab.games.pig import Pig
+    from mctslab.games.samegame import SameGame
+    from mctslab.games.tsp import TSP
 
     def nim(piles: Any = (1, 3, 5, 7), max_take: int | None = None, misere: bool = False) -> Game:
         return Nim(piles, max_take=max_take, misere=misere)
+
+    def tsp(instance: str = "eil51") -> Game:
+        """A TSPLIB instance shipped (eil51, berlin52, st70, kroA100), a ``.tsp`` file, or
+        ``random:N:SEED``."""
+        return TSP(instance)
 
     def load_openspiel(name: str, **params: Any) -> Game:
         from mctslab.games import openspiel  # imports pyspiel, only now
@@ -60,6 +71,9 @@ def _register_builtins() -> None:
     register("pig", Pig)
     register("kuhn_poker", KuhnPoker)
     register("knockout_whist", KnockoutWhist)
+    register("tsp", tsp)
+    register("samegame", SameGame)
+    register("morpion_solitaire", Morpion)
     register_prefix("openspiel:", load_openspiel, openspiel_parameters)
 
 

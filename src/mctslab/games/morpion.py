@@ -427,8 +427,8 @@ def greek_cross(length: int) -> list[tuple[int, int]]:
     ]
 
 
-_NAME = re.compile(r"\(\s*(\d+)\s*,\s*(\d+)\s*\)\s*(?:dir\s*)?([a-z]+)")
-_SPIEL_POINT = re.compile(r"\[\s*(\d+)\s*,\s*(\d+)\s*\]")
+_NAME = re.compile(r"\(\s*([0-9]+)\s*,\s*([0-9]+)\s*\)\s*(?:dir\s*)?([a-z]+)")
+_SPIEL_POINT = re.compile(r"\[\s*([0-9]+)\s*,\s*([0-9]+)\s*\]")
 
 
 class Morpion(KernelGame):

@@ -23,8 +23,14 @@ __all__ = ["build_position", "hides_information", "lab_game_names"]
 
 
 def lab_game_names() -> list[str]:
-    """The registered games the lab plays: those of perfect information."""
-    return [name for name in available_games() if is_perfect_information(make(name))]
+    """The registered games the lab plays: those of perfect information with two players
+    or more (single-player games are searched by ``mctslab optimize``)."""
+    out = []
+    for name in available_games():
+        game = make(name)
+        if is_perfect_information(game) and game.info.num_players >= 2:
+            out.append(name)
+    return out
 
 
 def hides_information(name: str) -> str:

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import replace
+from time import perf_counter
 from typing import Any
 
 import numpy as np
@@ -73,11 +75,12 @@ def _offer(score, seq, n, g_score, g_seq, g_len, found, n_found, played):  # typ
 
 @njit(inline="always")
 def _policy_playout(
-    legal_fn, apply_fn, returns_fn, code_fn, root, params, pol, rng, s, legal, w, seq, out
+    legal_fn, apply_fn, returns_fn, code_fn, root, params, pol, rng, work, seq, out
 ):  # type: ignore[no-untyped-def]
     """A playout from ``root`` drawing by ``softmax(pol)`` (as the reference's
     ``policy_playout``, float for float): the score; the moves in ``seq``, their number
-    in ``out[1]``."""
+    in ``out[1]``. ``work = (s, legal, w)``: a position, legal moves, weights."""
+    s, legal, w = work
     s[:] = root
     n = 0
     while s[0] != TERMINAL:
@@ -109,9 +112,10 @@ def _policy_playout(
 
 
 @njit(inline="always")
-def _adapt(legal_fn, apply_fn, code_fn, root, params, pol, old, seq, n, alpha, s, legal, w):  # type: ignore[no-untyped-def]
+def _adapt(legal_fn, apply_fn, code_fn, root, params, pol, old, seq, n, alpha, work):  # type: ignore[no-untyped-def]
     """Rosin's adaptation of ``pol`` towards ``seq[:n]`` in place (``old``: scratch for the
     policy before, whose probabilities the step uses), as the reference's ``adapt``."""
+    s, legal, w = work
     old[:] = pol
     s[:] = root
     for t in range(n):
@@ -141,13 +145,13 @@ def nrpa_advance(legal_fn, apply_fn, returns_fn, code_fn, root, params, m, rng, 
      g_score, g_seq, g_len, found, n_found) = m  # fmt: skip
     top_level, iterations = meta[0], meta[1]
     alpha = fmeta[0]
+    work = (s, legal, w)
     done = 0
     while done < max_playouts:
         # At level 1: one playout of pols[1] (level 0), its result an iteration of level 1.
         score = _policy_playout(
-            legal_fn, apply_fn, returns_fn, code_fn, root, params, pols[1], rng, s, legal, w,
-            seq, out,
-        )  # fmt: skip
+            legal_fn, apply_fn, returns_fn, code_fn, root, params, pols[1], rng, work, seq, out
+        )
         n = int(out[1])
         done += 1
         _offer(score, seq, n, g_score, g_seq, g_len, found, n_found, done)
@@ -157,7 +161,7 @@ def nrpa_advance(legal_fn, apply_fn, returns_fn, code_fn, root, params, m, rng, 
             best_seq[1, :n] = seq[:n]
         _adapt(
             legal_fn, apply_fn, code_fn, root, params, pols[1], old, best_seq[1], best_len[1],
-            alpha, s, legal, w,
+            alpha, work,
         )  # fmt: skip
         it[1] += 1
         lv = 1
@@ -173,7 +177,7 @@ def nrpa_advance(legal_fn, apply_fn, returns_fn, code_fn, root, params, m, rng, 
                 best_seq[up, : best_len[lv]] = best_seq[lv, : best_len[lv]]
             _adapt(
                 legal_fn, apply_fn, code_fn, root, params, pols[up], old, best_seq[up],
-                best_len[up], alpha, s, legal, w,
+                best_len[up], alpha, work,
             )  # fmt: skip
             it[up] += 1
             lv = up
@@ -368,16 +372,22 @@ def _drive(
     advance: Callable[[int], tuple[int, bool]],
     new_run: Callable[[], None],
     g: tuple[Any, ...],
-    budget: Budget,
-    most_runs: int | None,
+    config: Any,
     spec: str,
     on_improve: Callable[[Improvement], None] | None,
 ) -> OptimizeResult:
     """Call ``advance(playouts) -> (made, run ended)`` in chunks of about 20 ms until the
     budget is spent or the runs are done (a finished run is followed by a new one while
     budget is left, as in the reference versions); time each improvement by its place
-    in its chunk."""
+    in its chunk. The first call, with no playout to make, compiles the code (or loads
+    it from numba's cache) before the clock starts: ``compile_seconds``."""
     g_score, g_seq, g_len, found, n_found = g
+    warm = perf_counter()
+    new_run()
+    advance(0)
+    compile_seconds = perf_counter() - warm
+    budget = Budget(config.time, config.playouts)
+    most_runs = _most_runs(config.runs, config.time, config.playouts)
     tracker = BestTracker(budget, on_improve)
     runs, chunk, total = 0, 16, 0
     new_run()
@@ -410,7 +420,7 @@ def _drive(
         chunk = int(min(max(1, made / max(t1 - t0, 1e-6) * 0.02), 1 << 20))
     tracker.score = float(g_score[0])
     tracker.sequence = tuple(int(a) for a in g_seq[: int(g_len[0])])
-    return tracker.result(runs, spec)
+    return replace(tracker.result(runs, spec), compile_seconds=compile_seconds)
 
 
 def _most_runs(runs: int | None, time_: float | None, playouts: int | None) -> int | None:
@@ -428,7 +438,6 @@ def compiled_nrpa(
     info = state.game.info
     check_single_player(state, info.num_players)
     legal_fn, apply_fn, returns_fn, code_fn, params, codes = _kernels(state)
-    budget = Budget(config.time, config.playouts)
     rng = np.array([config.seed & ((1 << 64) - 1)], dtype=np.uint64)
     root = state.array.copy()
     g = _best(info.max_game_length)
@@ -446,8 +455,7 @@ def compiled_nrpa(
         made = nrpa_advance(legal_fn, apply_fn, returns_fn, code_fn, root, params, m, rng, playouts)
         return int(made), bool(m[5][1] == RUN_DONE)
 
-    most = _most_runs(config.runs, config.time, config.playouts)
-    return _drive(advance, new_run, g, budget, most, config.spec, on_improve)
+    return _drive(advance, new_run, g, config, config.spec, on_improve)
 
 
 def compiled_nmcs(
@@ -463,7 +471,6 @@ def compiled_nmcs(
     if config.level < 1:
         raise InvalidConfigError("compiled nmcs: level must be 1 to 4 (level 0 is one playout)")
     legal_fn, apply_fn, returns_fn, _, params, _ = _kernels(state)
-    budget = Budget(config.time, config.playouts)
     rng = np.array([config.seed & ((1 << 64) - 1)], dtype=np.uint64)
     root = state.array.copy()
     g = _best(info.max_game_length)
@@ -478,5 +485,4 @@ def compiled_nmcs(
         made = nmcs_advance(legal_fn, apply_fn, returns_fn, root, params, m, rng, playouts)
         return int(made), bool(m[8][1] == RUN_DONE)
 
-    most = _most_runs(config.runs, config.time, config.playouts)
-    return _drive(advance, new_run, g, budget, most, config.spec, on_improve)
+    return _drive(advance, new_run, g, config, config.spec, on_improve)

@@ -62,6 +62,9 @@ class OptimizeResult:
         runs: how many times the top level ran (a time budget restarts a finished run,
             the generator's stream going on).
         search: the search's name and options, as a spec (``nrpa:level=3,...``).
+        compile_seconds: the compiled versions' first call in this process, compiling (or
+            loading from numba's cache) their code: before the clock starts, not counted
+            in ``seconds`` (0 for the reference versions, or when already compiled).
     """
 
     score: float
@@ -73,6 +76,7 @@ class OptimizeResult:
     improvements: tuple[Improvement, ...]
     runs: int
     search: str
+    compile_seconds: float = 0.0
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -84,6 +88,7 @@ class OptimizeResult:
             "found_playouts": self.found_playouts,
             "runs": self.runs,
             "search": self.search,
+            "compile_seconds": self.compile_seconds,
             "improvements": [[i.seconds, i.playouts, i.score] for i in self.improvements],
         }
 

@@ -20,8 +20,8 @@ from numba import njit
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import TERMINAL
 from mctslab.games.kernels import KernelState, rng_randint
-from mctslab.search.single.compiled import RUN_DONE, _best, _drive, _kernels, _most_runs, _offer
-from mctslab.search.single.result import Budget, Improvement, OptimizeResult, check_single_player
+from mctslab.search.single.compiled import RUN_DONE, _best, _drive, _kernels, _offer
+from mctslab.search.single.result import Improvement, OptimizeResult, check_single_player
 from mctslab.search.single.spmcts import SPMCTSConfig, sp_score
 
 __all__ = ["compiled_spmcts"]
@@ -215,7 +215,6 @@ def compiled_spmcts(
     legal_fn, apply_fn, returns_fn, _, params, _ = _kernels(state)
     if info.num_actions < 1:
         raise InvalidConfigError("sp-mcts: the game has no actions")
-    budget = Budget(config.time, config.playouts)
     rng = np.array([config.seed & ((1 << 64) - 1)], dtype=np.uint64)
     length = info.max_game_length + 1
     g = _best(info.max_game_length)
@@ -253,8 +252,7 @@ def compiled_spmcts(
         made = spmcts_advance(legal_fn, apply_fn, returns_fn, params, m, rng, playouts)
         return int(made), bool(ints[DONE] == RUN_DONE)
 
-    most = _most_runs(config.runs, config.time, config.playouts)
-    return _drive(advance, new_run, g, budget, most, config.spec, on_improve)
+    return _drive(advance, new_run, g, config, config.spec, on_improve)
 
 
 def _new_node_py(tree: tuple[Any, ...], ints: Any, s: Any, state: KernelState) -> int:

@@ -1,0 +1,264 @@
+"""``mctslab optimize``: single-player search on a puzzle or optimisation problem.
+
+::
+
+    mctslab optimize tsp -p instance=eil51 --search nrpa:level=3 --time 60 --seeds 5 \\
+        --out best.json --tour best.tour --plot curve.png
+    mctslab optimize samegame -p seed=3 --search sp-mcts --search nmcs:level=2 --time 10
+    mctslab optimize tsp -p instance=random:12:1 --search exact --search nn --search sa --time 1
+
+Each ``--search`` runs once per seed (``--seed`` onwards, ``--seeds`` of them) with the
+budget (``--time`` seconds and/or ``--playouts``; 10 s when neither is given), a live
+line on stderr showing each search's best score and when it was found. The table gives,
+per search, the best and the mean over seeds with its 95% interval, the gap to a known
+optimum (the shipped TSPLIB instances' proven optima), the mean time to the best and the
+playouts a second. ``--out`` writes the best sequence found (JSON: game, parameters,
+search, seed, score, sequence, when it was found); ``--tour`` writes it as a TSPLIB
+``.tour`` (tsp), ``--svg`` as a drawing (games that draw one), ``--plot`` the best score
+against time for every search and seed. User errors print one ``error:`` line and exit 2.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from mctslab.cli.app import (
+    CliError,
+    GameArg,
+    JsonOpt,
+    MovesOpt,
+    ParamOpt,
+    app,
+    check_output_file,
+    load_position,
+    make_console,
+    parse_pairs,
+    parse_value,
+    user_errors,
+)
+from mctslab.core.game import State
+from mctslab.players.optimizers import Optimizer, parse_optimizer
+from mctslab.search.single.result import Improvement, OptimizeResult
+
+__all__ = ["optimize"]
+
+#: The budget when neither --time nor --playouts is given (seconds a run).
+DEFAULT_SECONDS = 10.0
+Z95 = 1.959963984540054
+
+
+def known_optimum(game: Any) -> float | None:
+    """A proven optimum's score for the game, where one is known (TSPLIB's instances)."""
+    instance = getattr(game, "instance", None)
+    if instance is None or game.info.name != "tsp":
+        return None
+    from mctslab.games.tsp import known_optimum as tsp_optimum
+
+    length = tsp_optimum(str(instance))
+    return None if length is None else -float(length)
+
+
+def _interval(scores: list[float]) -> tuple[float, float]:
+    if len(scores) < 2:
+        return (scores[0], scores[0])
+    half = Z95 * statistics.stdev(scores) / math.sqrt(len(scores))
+    mean = statistics.fmean(scores)
+    return (mean - half, mean + half)
+
+
+def _summary(
+    spec: str, results: list[tuple[int, OptimizeResult]], optimum: float | None
+) -> dict[str, Any]:
+    scores = [r.score for _, r in results]
+    best_seed, best = max(results, key=lambda sr: sr[1].score)
+    low, high = _interval(scores)
+    seconds = sum(r.seconds for _, r in results)
+    row: dict[str, Any] = {
+        "search": spec,
+        "seeds": len(results),
+        "best": best.score,
+        "best_seed": best_seed,
+        "mean": statistics.fmean(scores),
+        "low": low,
+        "high": high,
+        "mean_found_seconds": statistics.fmean(r.found_seconds for _, r in results),
+        "playouts_per_second": sum(r.playouts for _, r in results) / seconds if seconds else None,
+        "runs": [{"seed": s, **r.to_dict()} for s, r in results],
+    }
+    if optimum is not None and optimum != 0:
+        row["optimum"] = optimum
+        row["best_gap"] = (optimum - best.score) / abs(optimum)
+        row["mean_gap"] = (optimum - row["mean"]) / abs(optimum)
+    return row
+
+
+def _write_outputs(
+    game: Any, state: State, params: dict[str, Any], best: tuple[str, int, OptimizeResult],
+    out: Path | None, tour: Path | None, svg: Path | None,
+) -> None:  # fmt: skip
+    spec, seed, result = best
+    final = state.clone()
+    for a in result.sequence:
+        final.apply_action(a)
+    if out is not None:
+        data = {
+            "game": game.info.name,
+            "params": params,
+            "moves": state.history(),
+            "search": spec,
+            "seed": seed,
+            **result.to_dict(),
+        }
+        out.write_text(json.dumps(data, indent=1) + "\n")
+    if tour is not None:
+        from mctslab.games.tsp import TSP, write_tour
+
+        assert isinstance(game, TSP)
+        cities = game.tour(final)  # type: ignore[arg-type]
+        write_tour(tour, cities, f"{game.instance}.{spec}", f"length {-result.score:g}")
+    if svg is not None:
+        svg.write_text(game.to_svg(final))
+
+
+def _plot(rows: list[dict[str, Any]], path: Path, name: str, optimum: float | None) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for i, row in enumerate(rows):
+        color = f"C{i % 10}"
+        for k, run in enumerate(row["runs"]):
+            pts = run["improvements"]
+            if not pts:
+                continue
+            xs = [max(p[0], 1e-4) for p in pts] + [run["seconds"]]
+            ys = [p[2] for p in pts] + [pts[-1][2]]
+            ax.step(xs, ys, where="post", color=color, alpha=0.8, lw=1.2,
+                    label=row["search"] if k == 0 else None)  # fmt: skip
+    if optimum is not None:
+        ax.axhline(optimum, color="black", ls="--", lw=0.8, label="proven optimum")
+    ax.set_xscale("log")
+    ax.set_xlabel("seconds")
+    ax.set_ylabel("best score (higher is better)")
+    ax.set_title(f"{name}: best score found against time")
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+@app.command()
+def optimize(
+    game: GameArg,
+    param: ParamOpt = None,
+    moves: MovesOpt = "",
+    search: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--search",
+            help="A search spec (repeatable): nrpa:level=2, nmcs:level=2, "
+            "sp-mcts, random, greedy; tsp: nn, 2opt, sa, ga, exact.",
+        ),
+    ] = None,
+    time_: Annotated[
+        float | None, typer.Option("--time", help="Seconds a run (default 10 without --playouts).")
+    ] = None,
+    playouts: Annotated[int | None, typer.Option("--playouts", help="Playouts a run.")] = None,
+    seeds: Annotated[int, typer.Option("--seeds", help="Runs per search, seeds from --seed.")] = 1,
+    seed: Annotated[int, typer.Option("--seed", help="The first seed.")] = 0,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Write the best sequence (JSON).")
+    ] = None,
+    tour: Annotated[Path | None, typer.Option("--tour", help="tsp: write the best tour.")] = None,
+    svg: Annotated[Path | None, typer.Option("--svg", help="Draw the best solution.")] = None,
+    plot: Annotated[
+        Path | None, typer.Option("--plot", help="Best score against time (PNG).")
+    ] = None,
+    live: Annotated[bool, typer.Option("--live/--quiet", help="A live line on stderr.")] = True,
+    json_output: JsonOpt = False,
+) -> None:
+    """Search a single-player game for its best sequence of moves (a puzzle's best
+    solution, an optimisation problem's best answer): NRPA, NMCS, SP-MCTS and baselines."""
+    with user_errors():
+        g, state = load_position(game, param, moves)
+        params = {k: parse_value(v) for k, v in parse_pairs(param, "--param").items()}
+        if g.info.num_players != 1:
+            raise CliError(
+                f"{game} has {g.info.num_players} players: optimize searches single-player "
+                "games (mctslab games lists them); use mctslab search or play"
+            )
+        specs: list[Optimizer] = [parse_optimizer(s) for s in (search or ["nrpa:level=2"])]
+        if not 1 <= seeds <= 10_000:
+            raise CliError(f"--seeds must be in [1, 10000], got {seeds}")
+        if time_ is not None and not (0 < time_ < math.inf):
+            raise CliError(f"--time must be a positive number of seconds, got {time_}")
+        if playouts is not None and playouts < 1:
+            raise CliError(f"--playouts must be >= 1, got {playouts}")
+        if time_ is None and playouts is None:
+            time_ = DEFAULT_SECONDS
+        for path, what in ((out, "--out"), (tour, "--tour"), (svg, "--svg"), (plot, "--plot")):
+            if path is not None:
+                check_output_file(path, what)
+        if tour is not None and g.info.name != "tsp":
+            raise CliError("--tour writes a travelling-salesman tour: the game must be tsp")
+        if svg is not None and not hasattr(g, "to_svg"):
+            raise CliError(f"--svg: {game} has no drawing")
+        optimum = known_optimum(g)
+        rows: list[dict[str, Any]] = []
+        best: tuple[str, int, OptimizeResult] | None = None
+        console = make_console()
+        for opt in specs:
+            results: list[tuple[int, OptimizeResult]] = []
+            for s in range(seed, seed + seeds):
+
+                def shout(found: Improvement, spec: str = opt.spec, s: int = s) -> None:
+                    if live:
+                        print(
+                            f"\r{spec} seed {s}: best {found.score:g} at {found.seconds:.2f} s "
+                            f"({found.playouts:,} playouts)   ",
+                            end="", file=sys.stderr, flush=True,
+                        )  # fmt: skip
+
+                result = opt.run(state, seed=s, time=time_, playouts=playouts, on_improve=shout)
+                if live:
+                    print(file=sys.stderr)
+                results.append((s, result))
+                if best is None or result.score > best[2].score:
+                    best = (opt.spec, s, result)
+            rows.append(_summary(opt.spec, results, optimum))
+        assert best is not None
+        _write_outputs(g, state, params, best, out, tour, svg)
+        if plot is not None:
+            _plot(rows, plot, game, optimum)
+    if json_output:
+        print(json.dumps({"game": game, "params": params, "optimum": optimum, "rows": rows}))
+        return
+    table = Table(title=f"{escape(game)}: best of {seeds} seed(s), "
+                  + (f"{time_:g} s" if time_ is not None else "") + (f" {playouts:,} playouts" if playouts else ""))  # fmt: skip
+    for col in ("search", "best", "mean [95%]", "gap best/mean", "to best (s)", "playouts/s"):
+        table.add_column(col, justify="left" if col == "search" else "right")
+    for row in rows:
+        gap = f"{row['best_gap']:.2%} / {row['mean_gap']:.2%}" if "best_gap" in row else "-"
+        rate = row["playouts_per_second"]
+        table.add_row(
+            escape(row["search"]),
+            f"{row['best']:g}",
+            f"{row['mean']:g} [{row['low']:.4g}, {row['high']:.4g}]",
+            gap,
+            f"{row['mean_found_seconds']:.2f}",
+            "-" if not rate else f"{rate:,.0f}",
+        )
+    console.print(table)
+    if optimum is not None:
+        console.print(f"proven optimum: {optimum:g}")

@@ -1,0 +1,251 @@
+"""Single-player search specs: what ``mctslab optimize --search SPEC`` runs.
+
+A spec names a search and its options, as player specs do::
+
+    nrpa:level=3,iterations=100,alpha=1      Nested Rollout Policy Adaptation (Rosin 2011)
+    nmcs:level=2                             Nested Monte-Carlo Search (Cazenave 2009)
+    sp-mcts:c=0.5,d=0.01,iterations=1000     Single-Player MCTS (Schadd et al. 2008)
+    random                                   uniformly random playouts, the best kept
+    greedy                                   each move the best child by the game's heuristic
+    nn | 2opt | sa | ga | exact              the travelling salesman's own: nearest
+                                             neighbour, 2-opt from it, simulated annealing,
+                                             a genetic algorithm, Held-Karp (<= 16 cities)
+
+``engine=compiled|reference`` (default: compiled for a kernel game) picks the version of
+the searches that have two (the same results for the same seed and playout budget). A
+search runs from a position with a seed and a budget (seconds and/or playouts) and
+returns an :class:`~mctslab.search.single.result.OptimizeResult`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from mctslab.core.errors import InvalidSpecError
+from mctslab.core.game import State
+from mctslab.games.kernels import KernelGame
+from mctslab.search.single import NMCSConfig, NRPAConfig, SPMCTSConfig, nmcs, nrpa, spmcts
+from mctslab.search.single.result import (
+    BestTracker,
+    Budget,
+    Improvement,
+    OptimizeResult,
+    check_single_player,
+)
+
+__all__ = ["OPTIMIZERS", "Optimizer", "parse_optimizer"]
+
+#: Each kind's options and their types (``engine`` is every kind's).
+OPTIMIZERS: dict[str, dict[str, type]] = {
+    "nrpa": {"level": int, "iterations": int, "alpha": float},
+    "nmcs": {"level": int},
+    "sp-mcts": {"c": float, "d": float, "iterations": int},
+    "random": {},
+    "greedy": {},
+    "nn": {},
+    "2opt": {},
+    "sa": {},
+    "ga": {},
+    "exact": {},
+}
+_TSP_ONLY = ("nn", "2opt", "sa", "ga", "exact")
+_ENGINES = ("auto", "compiled", "reference")
+
+Listener = Callable[[Improvement], None]
+
+
+@dataclass(frozen=True)
+class Optimizer:
+    """A parsed spec: the search's kind, its options and the engine."""
+
+    kind: str
+    options: tuple[tuple[str, Any], ...]
+    engine: str = "auto"
+
+    @property
+    def spec(self) -> str:
+        opts = ",".join(f"{k}={v}" for k, v in self.options)
+        return self.kind + (":" + opts if opts else "")
+
+    def run(
+        self,
+        state: State,
+        *,
+        seed: int = 0,
+        time: float | None = None,
+        playouts: int | None = None,
+        on_improve: Listener | None = None,
+    ) -> OptimizeResult:
+        """Search from ``state`` (a single-player game's position) with this seed and budget."""
+        game = getattr(state, "game", None)
+        info = game.info if game is not None else None
+        if info is None:
+            raise InvalidSpecError("the position has no game to read the number of players from")
+        check_single_player(state, info.num_players)
+        compiled = self._compiled(game)
+        opts = dict(self.options)
+        if self.kind in _TSP_ONLY:
+            return _tsp_baseline(self.kind, state, seed, time, playouts, on_improve)
+        if self.kind == "greedy":
+            return _greedy(state, on_improve)
+        if self.kind in ("nrpa", "random"):
+            level = 0 if self.kind == "random" else opts.get("level", 2)
+            nrpa_config = NRPAConfig(
+                level=level, iterations=opts.get("iterations", 100), alpha=opts.get("alpha", 1.0),
+                seed=seed, time=time, playouts=playouts,
+            )  # fmt: skip
+            if compiled:
+                from mctslab.search.single.compiled import compiled_nrpa
+
+                result = compiled_nrpa(state, nrpa_config, on_improve)  # type: ignore[arg-type]
+            else:
+                result = nrpa(state, nrpa_config, info, on_improve)
+            return _renamed(result, self.spec) if self.kind == "random" else result
+        if self.kind == "nmcs":
+            nmcs_config = NMCSConfig(
+                level=opts.get("level", 2), seed=seed, time=time, playouts=playouts
+            )
+            if compiled and nmcs_config.level >= 1:
+                from mctslab.search.single.compiled import compiled_nmcs
+
+                return compiled_nmcs(state, nmcs_config, on_improve)  # type: ignore[arg-type]
+            return nmcs(state, nmcs_config, info, on_improve)
+        sp_config = SPMCTSConfig(
+            c=opts.get("c", 0.5), d=opts.get("d", 0.01), iterations=opts.get("iterations", 1000),
+            seed=seed, time=time, playouts=playouts,
+        )  # fmt: skip
+        if compiled:
+            from mctslab.search.single.spmcts_compiled import compiled_spmcts
+
+            return compiled_spmcts(state, sp_config, on_improve)  # type: ignore[arg-type]
+        return spmcts(state, sp_config, info, on_improve)
+
+    def check(self) -> None:
+        """Build the config once, so that a bad value is refused when the spec is read."""
+        opts = dict(self.options)
+        try:
+            if self.kind == "nrpa":
+                NRPAConfig(level=opts.get("level", 2), iterations=opts.get("iterations", 100),
+                           alpha=opts.get("alpha", 1.0))  # fmt: skip
+            elif self.kind == "nmcs":
+                NMCSConfig(level=opts.get("level", 2))
+            elif self.kind == "sp-mcts":
+                SPMCTSConfig(c=opts.get("c", 0.5), d=opts.get("d", 0.01),
+                             iterations=opts.get("iterations", 1000))  # fmt: skip
+        except ValueError as err:
+            raise InvalidSpecError(str(err)) from None
+
+    def _compiled(self, game: Any) -> bool:
+        kernel = isinstance(game, KernelGame)
+        if self.engine == "compiled" and not kernel:
+            raise InvalidSpecError(
+                f"{self.kind}: engine=compiled needs a game with rule kernels; "
+                f"{game.info.name} has none (use engine=reference)"
+            )
+        return kernel and self.engine != "reference"
+
+
+def parse_optimizer(spec: str) -> Optimizer:
+    """The :class:`Optimizer` of ``spec`` (``KIND[:key=value,...]``); an unknown kind, option
+    or bad value is an :class:`~mctslab.core.errors.InvalidSpecError` naming what is known."""
+    kind, _, rest = spec.strip().partition(":")
+    kind = kind.strip().lower()
+    if kind not in OPTIMIZERS:
+        raise InvalidSpecError(
+            f"unknown search {kind!r} in {spec!r}; known: {', '.join(OPTIMIZERS)}"
+        )
+    known = OPTIMIZERS[kind]
+    options: list[tuple[str, Any]] = []
+    engine = "auto"
+    for part in filter(None, (p.strip() for p in rest.split(","))):
+        key, eq, raw = part.partition("=")
+        key = key.strip()
+        if not eq:
+            raise InvalidSpecError(f"expected key=value, got {part!r} in {spec!r}")
+        if key == "engine":
+            if raw not in _ENGINES:
+                raise InvalidSpecError(f"engine must be one of {', '.join(_ENGINES)}, got {raw!r}")
+            engine = raw
+            continue
+        if key not in known:
+            valid = ", ".join([*known, "engine"])
+            raise InvalidSpecError(f"unknown {kind} option {key!r}; valid options: {valid}")
+        try:
+            value = known[key](raw)
+        except ValueError:
+            raise InvalidSpecError(f"bad value {raw!r} for {key!r} in {spec!r}") from None
+        options.append((key, value))
+    optimizer = Optimizer(kind, tuple(options), engine)
+    optimizer.check()
+    return optimizer
+
+
+def _renamed(result: OptimizeResult, spec: str) -> OptimizeResult:
+    from dataclasses import replace
+
+    return replace(result, search=spec)
+
+
+def _greedy(state: State, on_improve: Listener | None) -> OptimizeResult:
+    """Each move the child whose ``heuristic()[0]`` is highest (ties: the lowest action)."""
+    if not hasattr(state, "heuristic"):
+        raise InvalidSpecError("greedy needs the game's heuristic(); this game has none")
+    tracker = BestTracker(Budget(), on_improve)
+    s = state.clone()
+    moves: list[int] = []
+    while not s.is_terminal():
+        best_a, best_h = -1, -math.inf
+        for a in s.legal_actions():
+            h = float(s.child(a).heuristic()[0])  # type: ignore[attr-defined]
+            if h > best_h:
+                best_a, best_h = a, h
+        s.apply_action(best_a)
+        moves.append(best_a)
+    tracker.offer(float(s.returns()[0]), moves)
+    return tracker.result(1, "greedy")
+
+
+def _tsp_baseline(
+    kind: str,
+    state: State,
+    seed: int,
+    time: float | None,
+    playouts: int | None,
+    on_improve: Listener | None,
+) -> OptimizeResult:
+    """The travelling salesman's baselines (:mod:`mctslab.games.tsp.heuristics`), from the
+    start of the tour only; ``playouts`` is their iteration budget (SA's moves, the GA's
+    generations)."""
+    from mctslab.games import tsp as tsp_module
+
+    game = getattr(state, "game", None)
+    if not isinstance(game, tsp_module.TSP):
+        raise InvalidSpecError(f"{kind} is a travelling-salesman baseline; use it on tsp")
+    if state.history():
+        raise InvalidSpecError(f"{kind} searches whole tours: start from the first move")
+    dist = game.distances
+    tracker = BestTracker(Budget(time, playouts), on_improve)
+    if kind in ("nn", "2opt", "exact"):
+        if kind == "nn":
+            length, tour = tsp_module.nearest_neighbour(dist)
+        elif kind == "2opt":
+            length, tour = tsp_module.two_opt(dist, tsp_module.nearest_neighbour(dist).tour)
+        else:
+            length, tour = tsp_module.held_karp(dist)
+        tracker.offer(-float(length), tour[1:])
+        return tracker.result(1, kind)
+    if time is None and playouts is None:
+        raise InvalidSpecError(f"{kind} needs a budget: --time or --playouts")
+    budget = tsp_module.Budget(iterations=playouts, seconds=time)
+    run = tsp_module.simulated_annealing if kind == "sa" else tsp_module.genetic_algorithm
+    result = run(dist, budget, seed=seed)
+    for seconds, length in result.trace:
+        tracker.improvements.append(Improvement(seconds, 0, -float(length)))
+        if on_improve is not None:
+            on_improve(tracker.improvements[-1])
+    tracker.score = -float(result.length)
+    tracker.sequence = tuple(result.tour[1:])
+    return tracker.result(1, kind)
