@@ -36,7 +36,17 @@ from mctslab.search.single.result import (
     check_single_player,
 )
 
-__all__ = ["compiled_nmcs", "compiled_nrpa"]
+__all__ = [
+    "RUN_DONE",
+    "best_arrays",
+    "compiled_nmcs",
+    "compiled_nrpa",
+    "drive",
+    "kernels_of",
+    "nmcs_advance",
+    "nrpa_advance",
+    "offer",
+]
 
 INV_2_53 = 1.0 / 9007199254740992.0
 # The run's status after an advance.
@@ -57,7 +67,7 @@ def _uniform(rng):  # type: ignore[no-untyped-def]
 
 
 @njit(inline="always")
-def _offer(score, seq, n, g_score, g_seq, g_len, found, n_found, played):  # type: ignore[no-untyped-def]
+def offer(score, seq, n, g_score, g_seq, g_len, found, n_found, played):  # type: ignore[no-untyped-def]
     """A playout ended with ``score`` after ``seq[:n]``: keep it if it is the best so far,
     noting the playout's number (``played``, counted from the chunk's start)."""
     if score > g_score[0]:
@@ -154,7 +164,7 @@ def nrpa_advance(legal_fn, apply_fn, returns_fn, code_fn, root, params, m, rng, 
         )
         n = int(out[1])
         done += 1
-        _offer(score, seq, n, g_score, g_seq, g_len, found, n_found, done)
+        offer(score, seq, n, g_score, g_seq, g_len, found, n_found, done)
         if score >= best[1]:
             best[1] = score
             best_len[1] = n
@@ -258,7 +268,7 @@ def nmcs_advance(legal_fn, apply_fn, returns_fn, root, params, m, rng, max_playo
                     full[f] = legal[k, idx[k]]
                     f += 1
                 full[f : f + n] = seq[:n]
-                _offer(score, full, f + n, g_score, g_seq, g_len, found, n_found, done)
+                offer(score, full, f + n, g_score, g_seq, g_len, found, n_found, done)
             report_score = score
             report_n = n  # the reported sequence: a, then seq[:n]
             report_from_seq = True
@@ -335,7 +345,7 @@ def nmcs_machine(state: KernelState, level: int) -> tuple[Any, ...]:
     )
 
 
-def _kernels(state: KernelState) -> tuple[Any, Any, Any, Any, Any, int]:
+def kernels_of(state: KernelState) -> tuple[Any, Any, Any, Any, Any, int]:
     game = state.game
     if not isinstance(game, KernelGame):
         raise InvalidConfigError("the compiled searches need a kernel game")
@@ -357,7 +367,7 @@ def _scratch(state: KernelState) -> tuple[Any, ...]:
     )
 
 
-def _best(length: int) -> tuple[Any, ...]:
+def best_arrays(length: int) -> tuple[Any, ...]:
     """The best so far (score, sequence, length) and the chunk's improvements."""
     return (
         np.full(1, -np.inf),
@@ -368,7 +378,7 @@ def _best(length: int) -> tuple[Any, ...]:
     )
 
 
-def _drive(
+def drive(
     advance: Callable[[int], tuple[int, bool]],
     new_run: Callable[[], None],
     g: tuple[Any, ...],
@@ -437,10 +447,10 @@ def compiled_nrpa(
     config = config or NRPAConfig()
     info = state.game.info
     check_single_player(state, info.num_players)
-    legal_fn, apply_fn, returns_fn, code_fn, params, codes = _kernels(state)
+    legal_fn, apply_fn, returns_fn, code_fn, params, codes = kernels_of(state)
     rng = np.array([config.seed & ((1 << 64) - 1)], dtype=np.uint64)
     root = state.array.copy()
-    g = _best(info.max_game_length)
+    g = best_arrays(info.max_game_length)
     scratch = _scratch(state)
     machine: list[tuple[Any, ...]] = []
 
@@ -455,7 +465,7 @@ def compiled_nrpa(
         made = nrpa_advance(legal_fn, apply_fn, returns_fn, code_fn, root, params, m, rng, playouts)
         return int(made), bool(m[5][1] == RUN_DONE)
 
-    return _drive(advance, new_run, g, config, config.spec, on_improve)
+    return drive(advance, new_run, g, config, config.spec, on_improve)
 
 
 def compiled_nmcs(
@@ -470,10 +480,10 @@ def compiled_nmcs(
     check_single_player(state, info.num_players)
     if config.level < 1:
         raise InvalidConfigError("compiled nmcs: level must be 1 to 4 (level 0 is one playout)")
-    legal_fn, apply_fn, returns_fn, _, params, _ = _kernels(state)
+    legal_fn, apply_fn, returns_fn, _, params, _ = kernels_of(state)
     rng = np.array([config.seed & ((1 << 64) - 1)], dtype=np.uint64)
     root = state.array.copy()
-    g = _best(info.max_game_length)
+    g = best_arrays(info.max_game_length)
     scratch = _scratch(state)
     machine: list[tuple[Any, ...]] = []
 
@@ -485,4 +495,4 @@ def compiled_nmcs(
         made = nmcs_advance(legal_fn, apply_fn, returns_fn, root, params, m, rng, playouts)
         return int(made), bool(m[8][1] == RUN_DONE)
 
-    return _drive(advance, new_run, g, config, config.spec, on_improve)
+    return drive(advance, new_run, g, config, config.spec, on_improve)

@@ -20,7 +20,7 @@ from numba import njit
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import TERMINAL
 from mctslab.games.kernels import KernelState, rng_randint
-from mctslab.search.single.compiled import RUN_DONE, _best, _drive, _kernels, _offer
+from mctslab.search.single.compiled import RUN_DONE, best_arrays, drive, kernels_of, offer
 from mctslab.search.single.result import Improvement, OptimizeResult, check_single_player
 from mctslab.search.single.spmcts import SPMCTSConfig, sp_score
 
@@ -165,7 +165,7 @@ def spmcts_advance(legal_fn, apply_fn, returns_fn, params, m, rng, max_playouts)
             for j in range(1, depth + 1):
                 tmp[p + j - 1] = action[path[j]]
             tmp[p + depth :] = seq[:n]
-            _offer(score, tmp, total, g_score, g_seq, g_len, found, n_found, done)
+            offer(score, tmp, total, g_score, g_seq, g_len, found, n_found, done)
             if score > fl[BEST]:
                 fl[BEST] = score
                 best_seq[:total] = tmp
@@ -212,12 +212,12 @@ def compiled_spmcts(
     config = config or SPMCTSConfig()
     info = state.game.info
     check_single_player(state, info.num_players)
-    legal_fn, apply_fn, returns_fn, _, params, _ = _kernels(state)
+    legal_fn, apply_fn, returns_fn, _, params, _ = kernels_of(state)
     if info.num_actions < 1:
         raise InvalidConfigError("sp-mcts: the game has no actions")
     rng = np.array([config.seed & ((1 << 64) - 1)], dtype=np.uint64)
     length = info.max_game_length + 1
-    g = _best(info.max_game_length)
+    g = best_arrays(info.max_game_length)
     size = max(info.num_actions, 1)
     scratch = (
         np.empty_like(state.array),
@@ -252,7 +252,7 @@ def compiled_spmcts(
         made = spmcts_advance(legal_fn, apply_fn, returns_fn, params, m, rng, playouts)
         return int(made), bool(ints[DONE] == RUN_DONE)
 
-    return _drive(advance, new_run, g, config, config.spec, on_improve)
+    return drive(advance, new_run, g, config, config.spec, on_improve)
 
 
 def _new_node_py(tree: tuple[Any, ...], ints: Any, s: Any, state: KernelState) -> int:
