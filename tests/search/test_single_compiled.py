@@ -67,6 +67,11 @@ def move_code(s, params, a):  # type: ignore[no-untyped-def]
     return s[2] * params[0] + a
 
 
+@njit
+def move_bias(s, params, a):  # type: ignore[no-untyped-def]
+    return -float(params[1 + s[2] * params[0] + a]) / 30.0
+
+
 class KernelTour(KernelGame):
     kernels = RuleKernels(
         init, legal_actions, apply_action, returns, heuristic, move_code=move_code
@@ -102,6 +107,8 @@ def same(a: object, b: object) -> None:
         (9, NRPAConfig(level=2, iterations=10, seed=6, playouts=137)),  # cut mid-run
         (7, NRPAConfig(level=1, iterations=8, seed=7, runs=3)),
         (6, NRPAConfig(level=0, seed=8, runs=4)),
+        (8, NRPAConfig(level=2, iterations=10, seed=9, bias=1.0)),  # Generalized NRPA
+        (7, NRPAConfig(level=1, iterations=30, seed=10, bias=2.5, alpha=0.7)),
     ],
 )
 def test_compiled_nrpa_is_the_reference(n: int, config: NRPAConfig) -> None:

@@ -164,3 +164,21 @@ def test_sp_mcts_finds_the_brute_force_optimum_with_restarts() -> None:
         assert replay(game, result.sequence) == result.score
         found += -result.score == game.optimum()
     assert found >= 19, found
+
+
+def test_generalized_nrpa_uses_the_games_bias_and_finds_more_optima() -> None:
+    # The travelling salesman's bias prefers short edges (Cazenave 2020): on 40 random
+    # 12-city tours one level-2 run (N = 100) with it (beta = 4) finds Held-Karp's optimum more often
+    # than Rosin's NRPA without it.
+    from mctslab.games.tsp import TSP, held_karp
+    from mctslab.search.single.compiled import compiled_nrpa
+
+    hits = {0.0: 0, 4.0: 0}
+    for seed in range(40):
+        game = TSP(f"random:12:{seed}")
+        optimum, _ = held_karp(game.distances)
+        for beta in hits:
+            config = NRPAConfig(level=2, iterations=100, seed=seed, bias=beta)
+            hits[beta] += -compiled_nrpa(game.new_initial_state(), config).score == optimum
+    # Measured: 7 of 40 without the bias, 38 with beta = 4 (22 at 1, 37 at 2, 31 at 8).
+    assert hits[4.0] >= 36 and hits[4.0] > hits[0.0] + 20, hits

@@ -200,6 +200,11 @@ class RuleKernels:
     #: The travelling salesman's is ``(current city, next city)``, so that the policy
     #: learns edges, not "city k next" wherever it comes.
     move_code: Callable[[IntArray, IntArray, int], int] | None = None
+    #: A single-player game's prior knowledge of a move, ``move_bias(state, params, action)
+    #: -> float`` (optional): Generalized NRPA (Cazenave 2020) draws a move with
+    #: probability proportional to ``exp(w(code) + beta * bias)``. The travelling
+    #: salesman's is minus the edge's length in units of a good tour's mean edge.
+    move_bias: Callable[[IntArray, IntArray, int], float] | None = None
 
 
 class KernelGame:

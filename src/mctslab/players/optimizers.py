@@ -2,7 +2,8 @@
 
 A spec names a search and its options, as player specs do::
 
-    nrpa:level=3,iterations=100,alpha=1      Nested Rollout Policy Adaptation (Rosin 2011)
+    nrpa:level=3,iterations=100,alpha=1      Nested Rollout Policy Adaptation (Rosin 2011);
+                                             bias=B: Generalized NRPA (Cazenave 2020)
     nmcs:level=2                             Nested Monte-Carlo Search (Cazenave 2009)
     sp-mcts:c=0.5,d=0.01,iterations=1000     Single-Player MCTS (Schadd et al. 2008)
     random                                   uniformly random playouts, the best kept
@@ -40,7 +41,7 @@ __all__ = ["OPTIMIZERS", "Optimizer", "parse_optimizer"]
 
 #: Each kind's options and their types (``engine`` is every kind's).
 OPTIMIZERS: dict[str, dict[str, type]] = {
-    "nrpa": {"level": int, "iterations": int, "alpha": float},
+    "nrpa": {"level": int, "iterations": int, "alpha": float, "bias": float},
     "nmcs": {"level": int},
     "sp-mcts": {"c": float, "d": float, "iterations": int},
     "random": {},
@@ -95,7 +96,7 @@ class Optimizer:
             level = 0 if self.kind == "random" else opts.get("level", 2)
             nrpa_config = NRPAConfig(
                 level=level, iterations=opts.get("iterations", 100), alpha=opts.get("alpha", 1.0),
-                seed=seed, time=time, playouts=playouts,
+                bias=opts.get("bias", 0.0), seed=seed, time=time, playouts=playouts,
             )  # fmt: skip
             if compiled:
                 from mctslab.search.single.compiled import compiled_nrpa
@@ -129,7 +130,7 @@ class Optimizer:
         try:
             if self.kind == "nrpa":
                 NRPAConfig(level=opts.get("level", 2), iterations=opts.get("iterations", 100),
-                           alpha=opts.get("alpha", 1.0))  # fmt: skip
+                           alpha=opts.get("alpha", 1.0), bias=opts.get("bias", 0.0))  # fmt: skip
             elif self.kind == "nmcs":
                 NMCSConfig(level=opts.get("level", 2))
             elif self.kind == "sp-mcts":

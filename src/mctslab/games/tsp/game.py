@@ -168,6 +168,16 @@ def move_code(s, params, a):  # type: ignore[no-untyped-def]
     return s[S_CITY] * params[P_N] + a
 
 
+@njit(cache=True)
+def move_bias(s, params, a):  # type: ignore[no-untyped-def]
+    """Generalized NRPA's prior of the edge to ``a``: minus its length in units of a good
+    tour's mean edge (the lower bound on a tour's length over ``n``), so about -1 for a
+    short edge and -5 for one five times as long."""
+    n = params[P_N]
+    d = params[P_DIST + s[S_CITY] * n + a]
+    return -float(d) * n / max(params[P_LOWER], 1)
+
+
 def utility_bounds(dist: IntArray) -> tuple[int, int]:
     """``(lower, upper)``: bounds on every closed tour's length (module docstring)."""
     n = dist.shape[0]
@@ -200,6 +210,7 @@ class TSP(KernelGame):
         heuristic,
         playout=playout,
         move_code=move_code,
+        move_bias=move_bias,
     )
 
     def __init__(

@@ -60,6 +60,11 @@ def _identity_code(state, params, action):  # type: ignore[no-untyped-def]
     return action
 
 
+@njit(cache=True)
+def _no_bias(state, params, action):  # type: ignore[no-untyped-def]
+    return 0.0
+
+
 @njit(inline="always")
 def _uniform(rng):  # type: ignore[no-untyped-def]
     """As :meth:`mctslab.core.rng.Rng.random`."""
@@ -85,19 +90,20 @@ def offer(score, seq, n, g_score, g_seq, g_len, found, n_found, played):  # type
 
 @njit(inline="always")
 def _policy_playout(
-    legal_fn, apply_fn, returns_fn, code_fn, root, params, pol, rng, work, seq, out
+    legal_fn, apply_fn, returns_fn, code_fn, bias_fn, root, params, pol, rng, work, seq, out
 ):  # type: ignore[no-untyped-def]
     """A playout from ``root`` drawing by ``softmax(pol)`` (as the reference's
     ``policy_playout``, float for float): the score; the moves in ``seq``, their number
-    in ``out[1]``. ``work = (s, legal, w)``: a position, legal moves, weights."""
-    s, legal, w = work
+    in ``out[1]``. ``work = (s, legal, w, beta)``: a position, legal moves, weights, and
+    Generalized NRPA's weight of ``bias_fn``'s prior."""
+    s, legal, w, beta = work
     s[:] = root
     n = 0
     while s[0] != TERMINAL:
         k = legal_fn(s, params, legal)
         top = -math.inf
         for i in range(k):
-            w[i] = pol[code_fn(s, params, legal[i])]
+            w[i] = pol[code_fn(s, params, legal[i])] + beta * bias_fn(s, params, legal[i])
             if w[i] > top:
                 top = w[i]
         z = 0.0
@@ -122,17 +128,17 @@ def _policy_playout(
 
 
 @njit(inline="always")
-def _adapt(legal_fn, apply_fn, code_fn, root, params, pol, old, seq, n, alpha, work):  # type: ignore[no-untyped-def]
+def _adapt(legal_fn, apply_fn, code_fn, bias_fn, root, params, pol, old, seq, n, alpha, work):  # type: ignore[no-untyped-def]
     """Rosin's adaptation of ``pol`` towards ``seq[:n]`` in place (``old``: scratch for the
     policy before, whose probabilities the step uses), as the reference's ``adapt``."""
-    s, legal, w = work
+    s, legal, w, beta = work
     old[:] = pol
     s[:] = root
     for t in range(n):
         k = legal_fn(s, params, legal)
         top = -math.inf
         for i in range(k):
-            w[i] = old[code_fn(s, params, legal[i])]
+            w[i] = old[code_fn(s, params, legal[i])] + beta * bias_fn(s, params, legal[i])
             if w[i] > top:
                 top = w[i]
         z = 0.0
@@ -147,20 +153,33 @@ def _adapt(legal_fn, apply_fn, code_fn, root, params, pol, old, seq, n, alpha, w
 
 
 @njit
-def nrpa_advance(legal_fn, apply_fn, returns_fn, code_fn, root, params, m, rng, max_playouts):  # type: ignore[no-untyped-def]
+def nrpa_advance(
+    legal_fn, apply_fn, returns_fn, code_fn, bias_fn, root, params, m, rng, max_playouts
+):  # type: ignore[no-untyped-def]
     """Run the NRPA machine ``m`` (the arrays of :func:`nrpa_machine`, the scratch rows and
     the best so far) for up to ``max_playouts`` playouts: the playouts made. ``ctl[1]``
     is set to ``RUN_DONE`` when the top level's ``N`` iterations are done."""
     (pols, best, best_seq, best_len, it, ctl, meta, fmeta, old, s, legal, w, seq, out,
      g_score, g_seq, g_len, found, n_found) = m  # fmt: skip
     top_level, iterations = meta[0], meta[1]
-    alpha = fmeta[0]
-    work = (s, legal, w)
+    alpha, beta = fmeta[0], fmeta[1]
+    work = (s, legal, w, beta)
     done = 0
     while done < max_playouts:
         # At level 1: one playout of pols[1] (level 0), its result an iteration of level 1.
         score = _policy_playout(
-            legal_fn, apply_fn, returns_fn, code_fn, root, params, pols[1], rng, work, seq, out
+            legal_fn,
+            apply_fn,
+            returns_fn,
+            code_fn,
+            bias_fn,
+            root,
+            params,
+            pols[1],
+            rng,
+            work,
+            seq,
+            out,
         )
         n = int(out[1])
         done += 1
@@ -170,8 +189,8 @@ def nrpa_advance(legal_fn, apply_fn, returns_fn, code_fn, root, params, m, rng, 
             best_len[1] = n
             best_seq[1, :n] = seq[:n]
         _adapt(
-            legal_fn, apply_fn, code_fn, root, params, pols[1], old, best_seq[1], best_len[1],
-            alpha, work,
+            legal_fn, apply_fn, code_fn, bias_fn, root, params, pols[1], old, best_seq[1],
+            best_len[1], alpha, work,
         )  # fmt: skip
         it[1] += 1
         lv = 1
@@ -186,7 +205,7 @@ def nrpa_advance(legal_fn, apply_fn, returns_fn, code_fn, root, params, m, rng, 
                 best_len[up] = best_len[lv]
                 best_seq[up, : best_len[lv]] = best_seq[lv, : best_len[lv]]
             _adapt(
-                legal_fn, apply_fn, code_fn, root, params, pols[up], old, best_seq[up],
+                legal_fn, apply_fn, code_fn, bias_fn, root, params, pols[up], old, best_seq[up],
                 best_len[up], alpha, work,
             )  # fmt: skip
             it[up] += 1
@@ -201,7 +220,7 @@ def nrpa_advance(legal_fn, apply_fn, returns_fn, code_fn, root, params, m, rng, 
 
 
 def nrpa_machine(
-    level: int, iterations: int, alpha: float, codes: int, length: int
+    level: int, iterations: int, alpha: float, beta: float, codes: int, length: int
 ) -> tuple[Any, ...]:
     """A fresh NRPA machine (the first nine arrays of :func:`nrpa_advance`) for a run at
     ``level``: uniform policies (all weights 0), no best yet, every level's count at 0."""
@@ -214,7 +233,7 @@ def nrpa_machine(
         np.zeros(top + 1, dtype=np.int64),  # iterations done per level
         np.zeros(2, dtype=np.int64),  # ctl: [unused, RUN_DONE once the run ended]
         np.array([top, iterations if level > 0 else 1], dtype=np.int64),
-        np.array([alpha]),
+        np.array([alpha, beta]),
         np.zeros(codes),  # the policy before an adaptation
     )
 
@@ -448,6 +467,8 @@ def compiled_nrpa(
     info = state.game.info
     check_single_player(state, info.num_players)
     legal_fn, apply_fn, returns_fn, code_fn, params, codes = kernels_of(state)
+    bias_kernel = state.game.kernels.move_bias
+    bias_fn = bias_kernel if bias_kernel is not None and config.bias else _no_bias
     rng = np.array([config.seed & ((1 << 64) - 1)], dtype=np.uint64)
     root = state.array.copy()
     g = best_arrays(info.max_game_length)
@@ -456,13 +477,16 @@ def compiled_nrpa(
 
     def new_run() -> None:
         base = nrpa_machine(
-            config.level, config.iterations, config.alpha, codes, info.max_game_length
-        )
+            config.level, config.iterations, config.alpha, float(config.bias), codes,
+            info.max_game_length,
+        )  # fmt: skip
         machine[:] = [base + scratch + g]
 
     def advance(playouts: int) -> tuple[int, bool]:
         m = machine[0]
-        made = nrpa_advance(legal_fn, apply_fn, returns_fn, code_fn, root, params, m, rng, playouts)
+        made = nrpa_advance(
+            legal_fn, apply_fn, returns_fn, code_fn, bias_fn, root, params, m, rng, playouts
+        )
         return int(made), bool(m[5][1] == RUN_DONE)
 
     return drive(advance, new_run, g, config, config.spec, on_improve)

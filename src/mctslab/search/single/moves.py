@@ -9,7 +9,7 @@ from collections.abc import Callable
 from mctslab.core.game import State
 from mctslab.core.rng import Rng
 
-__all__ = ["MoveCoder", "move_coder", "random_playout", "softmax_choice"]
+__all__ = ["MoveBias", "MoveCoder", "move_biaser", "move_coder", "random_playout", "softmax_choice"]
 
 #: ``code(state, action)``: the code NRPA learns a weight for.
 MoveCoder = Callable[[State, int], int]
@@ -32,6 +32,28 @@ def move_coder(state: State) -> MoveCoder:
     if hasattr(state, "move_code"):
         return lambda s, a: int(s.move_code(a))  # type: ignore[attr-defined]
     return lambda s, a: a
+
+
+#: ``bias(state, action)``: a game's prior knowledge of a move (Generalized NRPA).
+MoveBias = Callable[[State, int], float]
+
+
+def move_biaser(state: State) -> MoveBias | None:
+    """A kernel game's ``move_bias`` kernel
+    (:attr:`mctslab.games.kernels.RuleKernels.move_bias`), a Python state's
+    ``move_bias(action)`` method, else ``None`` (no knowledge)."""
+    game = getattr(state, "game", None)
+    kernel = getattr(getattr(game, "kernels", None), "move_bias", None)
+    if kernel is not None:
+        params = game.params  # type: ignore[union-attr]
+
+        def kernel_bias(s: State, a: int) -> float:
+            return float(kernel(s.array, params, a))  # type: ignore[attr-defined]
+
+        return kernel_bias
+    if hasattr(state, "move_bias"):
+        return lambda s, a: float(s.move_bias(a))  # type: ignore[attr-defined]
+    return None
 
 
 def random_playout(state: State, rng: Rng, moves: list[int]) -> float:

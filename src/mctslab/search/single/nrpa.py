@@ -27,6 +27,12 @@ after each *adapts* its policy towards that sequence::
         return pol'
 
 Levels 1 to 4, ``N = 100`` and ``alpha = 1`` in the paper (``N^L`` playouts a run).
+
+With ``bias = beta > 0`` it is Generalized NRPA (Cazenave, "Generalized Nested Rollout
+Policy Adaptation", 2020): a move's probability is proportional to ``exp(w(code) + beta
+* b(move))``, ``b`` the game's prior knowledge of the move (its ``move_bias`` kernel: the
+travelling salesman's prefers short edges), in the playouts and in the adaptation's
+probabilities alike.
 Probabilities are computed as ``exp(w - max w)``, the same numbers without overflow.
 This is the reference engine's version; the compiled one
 (:mod:`mctslab.search.single.compiled`) makes the same draws and the same policies.
@@ -41,7 +47,7 @@ from dataclasses import dataclass
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import GameInfo, State
 from mctslab.core.rng import Rng
-from mctslab.search.single.moves import MoveCoder, move_coder, softmax_choice
+from mctslab.search.single.moves import MoveBias, MoveCoder, move_biaser, move_coder, softmax_choice
 from mctslab.search.single.result import (
     BestTracker,
     Budget,
@@ -54,6 +60,7 @@ from mctslab.search.single.result import (
 __all__ = ["NRPAConfig", "adapt", "nrpa", "policy_playout"]
 
 Policy = dict[int, float]
+Biases = tuple[float, MoveBias] | None
 
 
 @dataclass(frozen=True)
@@ -64,6 +71,8 @@ class NRPAConfig:
         level: the nesting level, 1 to 4 (0: one playout of the uniform policy).
         iterations: ``N``, the level-``(L - 1)`` searches of each level (Rosin: 100).
         alpha: the adaptation step (Rosin: 1.0).
+        bias: ``beta``, the weight of the game's move bias (Generalized NRPA); 0: Rosin's
+            NRPA (a game without a ``move_bias`` has none either way).
         seed: the generator's seed.
         time, playouts: budgets (``None``: none); a finished run is followed by another
             while budget is left (a restart from the uniform policy), the best of all
@@ -75,6 +84,7 @@ class NRPAConfig:
     level: int = 2
     iterations: int = 100
     alpha: float = 1.0
+    bias: float = 0.0
     seed: int = 0
     time: float | None = None
     playouts: int | None = None
@@ -100,6 +110,12 @@ class NRPAConfig:
             )
         if not isinstance(self.alpha, int | float) or not 0 < self.alpha <= 100:
             raise InvalidConfigError(f"{where}: alpha must be in (0, 100], got {self.alpha!r}")
+        if (
+            not isinstance(self.bias, int | float)
+            or isinstance(self.bias, bool)
+            or not 0 <= self.bias <= 1000
+        ):
+            raise InvalidConfigError(f"{where}: bias must be in [0, 1000], got {self.bias!r}")
         if self.runs is not None and (not isinstance(self.runs, int) or self.runs < 1):
             raise InvalidConfigError(f"{where}: runs must be an integer >= 1, got {self.runs!r}")
         Budget(self.time, self.playouts)
@@ -108,32 +124,45 @@ class NRPAConfig:
     def spec(self) -> str:
         return (
             f"nrpa:level={self.level},iterations={self.iterations},"
-            f"alpha={self.alpha:g},seed={self.seed}"
+            f"alpha={self.alpha:g},"
+            + (f"bias={self.bias:g}," if self.bias else "")
+            + f"seed={self.seed}"
         )
 
 
-def policy_playout(root: State, pol: Policy, code: MoveCoder, rng: Rng) -> tuple[float, list[int]]:
+def _weights(s: State, legal: list[int], pol: Policy, code: MoveCoder, bias: Biases) -> list[float]:
+    """Each legal move's ``w(code) + beta * b(move)`` (``bias``: ``(beta, b)`` or ``None``)."""
+    if bias is None:
+        return [pol.get(code(s, a), 0.0) for a in legal]
+    beta, b = bias
+    return [pol.get(code(s, a), 0.0) + beta * b(s, a) for a in legal]
+
+
+def policy_playout(
+    root: State, pol: Policy, code: MoveCoder, rng: Rng, bias: Biases = None
+) -> tuple[float, list[int]]:
     """A playout from ``root`` drawing each move by ``softmax(pol)`` over the legal moves'
     codes (:func:`~mctslab.search.single.moves.softmax_choice`): (score, moves)."""
     s = root.clone()
     moves: list[int] = []
     while not s.is_terminal():
         legal = s.legal_actions()
-        weights = [pol.get(code(s, a), 0.0) for a in legal]
-        a = legal[softmax_choice(weights, rng)]
+        a = legal[softmax_choice(_weights(s, legal, pol, code, bias), rng)]
         s.apply_action(a)
         moves.append(a)
     return float(s.returns()[0]), moves
 
 
-def adapt(root: State, pol: Policy, seq: list[int], code: MoveCoder, alpha: float) -> Policy:
+def adapt(
+    root: State, pol: Policy, seq: list[int], code: MoveCoder, alpha: float, bias: Biases = None
+) -> Policy:
     """Rosin's adaptation of ``pol`` towards ``seq`` (probabilities from the old policy)."""
     new = dict(pol)
     s = root.clone()
     for m in seq:
         legal = s.legal_actions()
         codes = [code(s, a) for a in legal]
-        weights = [pol.get(c, 0.0) for c in codes]
+        weights = _weights(s, legal, pol, code, bias)
         top = max(weights)
         exps = [math.exp(w - top) for w in weights]
         z = 0.0
@@ -154,18 +183,19 @@ def _level(
     code: MoveCoder,
     rng: Rng,
     tracker: BestTracker,
+    bias: Biases,
 ) -> tuple[float, list[int]]:
     if level == 0:
         tracker.check()
-        score, seq = policy_playout(root, pol, code, rng)
+        score, seq = policy_playout(root, pol, code, rng, bias)
         tracker.offer(score, seq)
         return score, seq
     best, best_seq = -math.inf, []
     for _ in range(config.iterations):
-        score, seq = _level(root, level - 1, dict(pol), config, code, rng, tracker)
+        score, seq = _level(root, level - 1, dict(pol), config, code, rng, tracker, bias)
         if score >= best:
             best, best_seq = score, seq
-        pol = adapt(root, pol, best_seq, code, config.alpha)
+        pol = adapt(root, pol, best_seq, code, config.alpha, bias)
     return best, best_seq
 
 
@@ -183,11 +213,13 @@ def nrpa(
     tracker = BestTracker(budget, on_improve)
     rng = Rng(config.seed)
     code = move_coder(state)
+    b = move_biaser(state) if config.bias else None
+    bias = None if b is None else (float(config.bias), b)
     runs = 0
     most = config.runs or (1 if config.time is None and config.playouts is None else None)
     try:
         while most is None or runs < most:
-            _level(state, config.level, {}, config, code, rng, tracker)
+            _level(state, config.level, {}, config, code, rng, tracker, bias)
             runs += 1
     except OutOfBudget:
         runs += 1
