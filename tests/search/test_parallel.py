@@ -83,8 +83,12 @@ def test_compiled_search_releases_the_gil() -> None:
     tree compaction are compiled with ``nogil``: threads of one process search in parallel."""
     from mctslab.search import compiled, kernel_chunks
 
+    from mctslab.core.registry import games_with
+
     chunks = [getattr(kernel_chunks, name) for name in kernel_chunks.__all__]
-    assert len(chunks) == 15  # five games: UCT's chunk, PUCT's chunk and round
+    # Every kernel game of the registry: UCT's chunk, PUCT's chunk and round (eight games:
+    # five of two players, three of one).
+    assert len(chunks) == 3 * len(games_with("kernels")) == 24
     for fn in (
         *chunks,
         compiled.run_chunk,
