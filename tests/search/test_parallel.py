@@ -83,12 +83,10 @@ def test_compiled_search_releases_the_gil() -> None:
     tree compaction are compiled with ``nogil``: threads of one process search in parallel."""
     from mctslab.search import compiled, kernel_chunks
 
-    from mctslab.core.registry import games_with
-
     chunks = [getattr(kernel_chunks, name) for name in kernel_chunks.__all__]
-    # Every kernel game of the registry: UCT's chunk, PUCT's chunk and round (eight games:
-    # five of two players, three of one).
-    assert len(chunks) == 3 * len(games_with("kernels")) == 24
+    # UCT's chunk, PUCT's chunk and round for each kernel game's module: eight (nim's
+    # serves bachet too), five of two players and three of one.
+    assert len(chunks) == 24
     for fn in (
         *chunks,
         compiled.run_chunk,
