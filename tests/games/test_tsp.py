@@ -504,3 +504,19 @@ def test_tiny_instances_and_bad_arguments() -> None:
         genetic_algorithm(d, budget, population=1)
     with pytest.raises(InvalidConfigError):
         two_opt([[0, 1], [2, 0]])  # 2-opt needs symmetric distances
+
+
+def test_a_fifo_or_a_huge_file_is_refused_before_reading(tmp_path: Path) -> None:
+    import os
+
+    from mctslab.games.tsp import TsplibError, read_tsp, tsplib
+
+    fifo = tmp_path / "pipe.tsp"
+    os.mkfifo(fifo)
+    with pytest.raises(TsplibError, match="not a regular file"):
+        read_tsp(fifo)  # would block forever if it were opened
+    huge = tmp_path / "huge.tsp"
+    with open(huge, "wb") as f:
+        f.truncate(tsplib.MAX_FILE_BYTES + 1)
+    with pytest.raises(TsplibError, match="more than"):
+        read_tsp(huge)

@@ -43,6 +43,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -347,10 +348,23 @@ def parse_tsp(text: str, source: str = "<string>") -> TsplibInstance:
     return TsplibInstance(name, header.get("COMMENT", ("", 0))[0], weight.upper(), array)
 
 
+#: The largest ``.tsp`` or ``.tour`` file read (bytes): 2,000 cities take a few tens of KB.
+MAX_FILE_BYTES = 16 << 20
+
+
 def _read_text(path: str | os.PathLike[str]) -> str:
+    """A file's text: a regular file of at most :data:`MAX_FILE_BYTES` (a FIFO, a device
+    or a huge file is refused before it is opened for reading)."""
     try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            raise TsplibError(f"{os.fspath(path)}: not a regular file")
+        if info.st_size > MAX_FILE_BYTES:
+            raise TsplibError(
+                f"{os.fspath(path)}: {info.st_size:,} bytes, more than the {MAX_FILE_BYTES:,} read"
+            )
         with open(path, encoding="ascii") as f:
-            return f.read()
+            return f.read(MAX_FILE_BYTES + 1)
     except UnicodeDecodeError as exc:
         raise TsplibError(f"{os.fspath(path)}: not an ASCII text file ({exc.reason})") from None
     except OSError as exc:
