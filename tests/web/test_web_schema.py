@@ -53,6 +53,12 @@ FUZZED = Settings(
     max_client_sessions=100_000,
     chunk_seconds=0.01,
     allowed_hosts=("testserver",),
+    # Single-player runs (mctslab.web.routes.optimize): short, as many at once as asked,
+    # and step trees of 300 nodes at most.
+    max_optimize_time=0.05,
+    max_optimize_runs=100_000,
+    optimize_slice=0.05,
+    max_step_nodes=300,
 )
 
 # The sessions the session routes are fuzzed on, in turn (a fresh one for every request,
@@ -142,10 +148,29 @@ def new_session(operation: str) -> str:
     return sid
 
 
+def new_run() -> str:
+    """A single-player run of the fuzzed app (POST /api/optimize/runs), for a request to
+    one of its routes."""
+    body = {"game": "tsp", "params": {"instance": "random:6:1"}, "search": "exact", "time": 0.05}
+    response = web_schema["/api/optimize/runs"]["POST"].Case(body=body).call()
+    assert response.status_code == 201, response.text
+    rid: str = response.json()["id"]
+    return rid
+
+
 @web_schema.parametrize()
 def test_the_server_does_what_its_schema_says(case: Any) -> None:
     if case.path_parameters and "sid" in case.path_parameters:
         case.path_parameters["sid"] = new_session(case.operation.label)
+    if case.path_parameters and "rid" in case.path_parameters:
+        case.path_parameters["rid"] = new_run()
+    body = case.body if case.operation.path == "/api/optimize/step" else None
+    if isinstance(body, dict) and isinstance(body.get("session"), str):
+        # A step session's id is one an earlier answer gave (a made-up one is a 404).
+        step = {"game": "tsp", "params": {"instance": "random:6:1"}}
+        answer = web_schema["/api/optimize/step"]["POST"].Case(body=step).call()
+        assert answer.status_code == 200, answer.text
+        body["session"] = answer.json()["session"]
     case.call_and_validate()
 
 
@@ -218,7 +243,15 @@ def test_405_allows_exactly_the_documented_methods(client: TestClient) -> None:
 # Every status a route can send, brought about once each; the set per route must be the set
 # its schema documents, and each response must pass schemathesis's checks.
 SMALL = Settings(
-    max_iterations=100, max_time=5, max_nodes=50, max_sessions=3, max_view_nodes=20, max_svg_nodes=5
+    max_iterations=100,
+    max_time=5,
+    max_nodes=50,
+    max_sessions=3,
+    max_view_nodes=20,
+    max_svg_nodes=5,
+    max_optimize_runs=1,
+    optimize_slice=0.05,
+    max_step_nodes=20,
 )
 
 
@@ -237,12 +270,14 @@ def test_every_status_a_route_sends_is_documented(monkeypatch: pytest.MonkeyPatc
         def send(
             method: str, path: str, sid: str = "", status: int = 200, on: Any = client, **kw: Any
         ) -> Any:
-            url = path.replace("{sid}", sid)
+            # A single-player run's routes take the id as rid (mctslab.web.routes.optimize).
+            name = "rid" if "{rid}" in path else "sid"
+            url = path.replace("{" + name + "}", sid)
             r = on.request(method, url, **kw)
             assert r.status_code == status, (method, path, r.text)
             parts: dict[str, Any] = {"query": kw.get("params")}
             if sid:
-                parts["path_parameters"] = {"sid": sid}
+                parts["path_parameters"] = {name: sid}
             if "json" in kw:
                 parts["body"] = kw["json"]
             schema[path][method].Case(**parts).validate_response(r)
@@ -331,6 +366,29 @@ def test_every_status_a_route_sends_is_documented(monkeypatch: pytest.MonkeyPatc
         send("POST", f"{s}/cancel", busy, on=roomy)
         thread.join(timeout=120)
         assert not thread.is_alive() and out["r"].status_code == 409
+
+        # The single-player view (mctslab.web.routes.optimize).
+        o = "/api/optimize"
+        send("GET", f"{o}/games")
+        tsp6 = {"game": "tsp", "params": {"instance": "random:6:1"}}
+        long = {**tsp6, "search": "random:engine=reference", "time": 30}
+        rid = send("POST", f"{o}/runs", status=201, json=long).json()["id"]
+        send("POST", f"{o}/runs", status=429, json=long)
+        send("POST", f"{o}/runs", status=400, json={**tsp6, "search": "nope"})
+        send("POST", f"{o}/runs", status=422, json={**tsp6, "time": 61})
+        for method, path in (("GET", f"{o}/runs/{{rid}}"), ("POST", f"{o}/runs/{{rid}}/stop")):
+            send(method, path, "nope", 404)
+            send(method, path, rid)
+        step = send("POST", f"{o}/step", json={**tsp6, "skip": 3}).json()["session"]
+        send("POST", f"{o}/step", status=400, json={"session": step, "seed": 1})
+        send("POST", f"{o}/step", status=404, json={"session": "nope"})
+        send("POST", f"{o}/step", status=413, json={"session": step, "skip": 30})
+        send("POST", f"{o}/step", status=422, json={"c": -1})
+        client.app.state.optimize.steps[step].busy = True  # type: ignore[attr-defined]
+        send("POST", f"{o}/step", status=409, json={"session": step})
+        client.app.state.optimize.steps[step].busy = False  # type: ignore[attr-defined]
+        with TestClient(create_app(Settings(max_build_time=1e-9)), base_url=LOCAL) as hasty:
+            send("POST", f"{o}/runs", status=413, on=hasty, json=tsp6)
 
         # 503: SVG on a machine without Graphviz's `dot`.
         def no_dot(*args: Any) -> str:

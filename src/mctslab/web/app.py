@@ -50,6 +50,7 @@ import mctslab
 from mctslab.web import networks
 from mctslab.web.errors import add_error_handlers
 from mctslab.web.hosts import HostCheck
+from mctslab.web.optimize import DEFAULT_RUN_SECONDS
 from mctslab.web.positions import lab_game_names
 from mctslab.web.routes import add_routes
 from mctslab.web.schemas import DEFAULT_ITERATIONS, HOST_ERROR, OPENSPIEL_GAME, ErrorOut
@@ -78,6 +79,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             task.cancel()
             sessions.cancel_all()
+            app.state.optimize.runs.stop_all()  # single-player runs end within a slice
 
     app = FastAPI(
         title="mctslab web lab",
@@ -117,6 +119,7 @@ _CAPPED_FIELDS = {
     ("BudgetIn", "iterations"): "max_iterations",
     ("BudgetIn", "time"): "max_time",
     ("IterationsIn", "k"): "max_iterations",
+    ("OptimizeRunIn", "time"): "max_optimize_time",
 }
 
 
@@ -157,6 +160,8 @@ def _make_exact(schema: dict[str, Any], settings: Settings, games: list[str]) ->
     components.pop("ValidationError", None)
     iterations = components["EngineConfig"]["properties"]["iterations"]
     iterations["default"] = min(DEFAULT_ITERATIONS, settings.max_iterations)
+    run_time = components["OptimizeRunIn"]["properties"]["time"]
+    run_time["default"] = min(DEFAULT_RUN_SECONDS, settings.max_optimize_time)
     for (model, field), cap in _CAPPED_FIELDS.items():
         prop = components[model]["properties"][field]
         for branch in prop.get("anyOf", [prop]):

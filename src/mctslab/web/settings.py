@@ -74,6 +74,14 @@ class Settings:
             against DNS rebinding): names (any port), ``name:port``, or ``*`` for any
             (:mod:`mctslab.web.hosts`). ``mctslab serve --allowed-host`` adds names.
         clock: the clock that times idleness (a test can pass a fake one).
+        max_optimize_time: seconds one single-player run (``POST /api/optimize/runs``)
+            may ask for (422 beyond).
+        max_optimize_runs: single-player runs at once, the whole server (429 beyond).
+        optimize_slice: seconds of a run's slices (:mod:`mctslab.web.optimize`): a
+            stopped run ends within one, and its best solution is known at each end.
+        max_step_trees: SP-MCTS step sessions held (``POST /api/optimize/step``); the
+            least recently stepped is dropped beyond.
+        max_step_nodes: nodes one step session's tree may make (413 beyond).
     """
 
     session_ttl: float = 1800.0
@@ -95,3 +103,8 @@ class Settings:
     sweep_seconds: float = 30.0
     allowed_hosts: tuple[str, ...] = LOOPBACK_HOSTS
     clock: Callable[[], float] = time.monotonic
+    max_optimize_time: float = 60.0
+    max_optimize_runs: int = 2
+    optimize_slice: float = 1.0
+    max_step_trees: int = 16
+    max_step_nodes: int = 20_000

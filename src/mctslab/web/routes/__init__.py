@@ -17,7 +17,12 @@ the documented errors (:func:`mctslab.web.schemas.error_responses`):
 - :mod:`~mctslab.web.routes.search`: ``POST /api/sessions/{id}/iterations|step|reset|cancel``
   (the tree grown, started over, stopped);
 - :mod:`~mctslab.web.routes.tree`: ``GET /api/sessions/{id}/tree|node|export``;
-- :mod:`~mctslab.web.routes.sgf`: ``GET /api/sessions/{id}/sgf`` (Go sessions).
+- :mod:`~mctslab.web.routes.sgf`: ``GET /api/sessions/{id}/sgf`` (Go sessions);
+- :mod:`~mctslab.web.routes.optimize`: ``GET /api/optimize/games``, ``POST
+  /api/optimize/runs``, ``GET /api/optimize/runs/{rid}``, ``POST
+  /api/optimize/runs/{rid}/stop``, ``POST /api/optimize/step`` (single-player search:
+  the page's Optimize tab; its state, :class:`~mctslab.web.routes.optimize.OptimizeLab`,
+  in ``app.state.optimize``).
 
 What they share travels as one :class:`~mctslab.web.routes.lab.Lab` per application (the
 caps, the session store, the counters and limiters of running work), kept in
@@ -36,6 +41,8 @@ from fastapi import FastAPI
 from mctslab.web.positions import build_position, lab_game_names
 from mctslab.web.routes.bot import router as bot_router
 from mctslab.web.routes.lab import Lab
+from mctslab.web.routes.optimize import OptimizeLab
+from mctslab.web.routes.optimize import router as optimize_router
 from mctslab.web.routes.page import add_page
 from mctslab.web.routes.play import router as play_router
 from mctslab.web.routes.search import router as search_router
@@ -58,6 +65,7 @@ ROUTERS = (
     search_router,
     tree_router,
     sgf_router,
+    optimize_router,
 )
 
 
@@ -72,6 +80,7 @@ def add_routes(
     is made: a test puts a slow one in its place (``tests/web/test_web_limits.py``).
     """
     app.state.lab = Lab.of(settings, sessions, lab_games, build_position)
+    app.state.optimize = OptimizeLab.of(settings)
     add_page(app)
     for router in ROUTERS:
         app.include_router(router)

@@ -1,0 +1,557 @@
+"""The web lab's single-player view: the games and searches it offers, and the runs it holds.
+
+``mctslab optimize`` (:mod:`mctslab.cli.optimize`) searches a single-player game for its
+best sequence of moves; this module does the same for the lab's page, in background
+threads, and keeps what the page polls:
+
+- :func:`catalog`: the single-player games the lab offers (the travelling salesman on
+  the shipped TSPLIB instances or ``random:N:SEED``, SameGame by seed and size, Morpion
+  Solitaire by variant) and the search specs of
+  :data:`mctslab.players.optimizers.OPTIMIZERS` with their options and defaults;
+- :func:`build_game`: a request's game, its parameters checked against the catalog (no
+  file path is ever read: a TSP instance is a shipped name or ``random:N:SEED``);
+- :class:`OptimizeRun` and :class:`RunStore`: a search running in a thread of its own.
+
+A run is a series of *slices*: searches of at most ``Settings.optimize_slice`` seconds,
+each :meth:`mctslab.players.optimizers.Optimizer.run` with its own time budget (the
+first with the request's seed, slice ``k`` with seed ``seed + k * 1_000_003``). The best
+of all the slices is the run's best; the improvements of a slice that beat it are the
+run's curve, timed in wall seconds since the run started (a compiled search's first
+compilation included). Between two slices the run checks its stop flag, so a stop (or
+the server's shutdown) ends it within one slice, and the best sequence is known at each
+slice's end (a search tells its improving *scores* as they come, but its sequence only
+when it returns): the page's tour or board is the best of the slices finished so far.
+A slice after the first is a randomized restart, as a search's own restarts are (NRPA
+from the uniform policy, SP-MCTS from a fresh tree); a run no longer than one slice is
+exactly ``mctslab optimize`` with that seed and time. The searches that end by
+themselves (``nn``, ``2opt``, ``exact``, ``greedy``) run once.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+import uuid
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from time import perf_counter
+from typing import Any
+
+from mctslab.core.errors import InvalidConfigError, InvalidSpecError
+from mctslab.core.game import Game, State
+from mctslab.core.registry import make
+from mctslab.players.optimizers import OPTIMIZERS, Optimizer, parse_optimizer
+from mctslab.search.single.result import Improvement
+
+__all__ = [
+    "DEFAULT_RUN_SECONDS",
+    "DETERMINISTIC",
+    "MAX_WEB_CITIES",
+    "OPTIMIZE_GAMES",
+    "SEARCH_DEFAULTS",
+    "TSP_ONLY",
+    "OptimizeRun",
+    "RunStore",
+    "build_game",
+    "catalog",
+    "check_search",
+    "known_optimum",
+    "solution_view",
+]
+
+#: A run's seconds unless the request says (or ``max_optimize_time`` is less).
+DEFAULT_RUN_SECONDS = 5.0
+#: The single-player games the lab offers, in the order the page lists them.
+OPTIMIZE_GAMES = ("tsp", "samegame", "morpion_solitaire")
+#: The most cities of a ``random:N:SEED`` instance the lab builds.
+MAX_WEB_CITIES = 300
+#: The travelling salesman's own searches.
+TSP_ONLY = ("nn", "2opt", "sa", "ga", "exact")
+#: Searches that end by themselves: a run makes one slice of them.
+DETERMINISTIC = ("nn", "2opt", "exact", "greedy")
+#: The seed of slice ``k`` is ``seed + k * SLICE_SEED_STEP``.
+SLICE_SEED_STEP = 1_000_003
+
+#: Each search's options with their defaults (what :class:`Optimizer` uses when an
+#: option is left out), and a line about it.
+SEARCH_DEFAULTS: dict[str, tuple[str, dict[str, float | int]]] = {
+    "nrpa": (
+        "Nested Rollout Policy Adaptation (Rosin 2011); bias > 0: Generalized NRPA",
+        {"level": 2, "iterations": 100, "alpha": 1.0, "bias": 0.0},
+    ),
+    "nmcs": ("Nested Monte-Carlo Search (Cazenave 2009)", {"level": 2}),
+    "sp-mcts": (
+        "Single-Player MCTS (Schadd et al. 2008)",
+        {"c": 0.5, "d": 0.01, "iterations": 1000},
+    ),
+    "random": ("uniformly random playouts, the best kept", {}),
+    "greedy": ("each move the child the game's heuristic likes best", {}),
+    "nn": ("nearest neighbour (tsp)", {}),
+    "2opt": ("2-opt from the nearest neighbour's tour (tsp)", {}),
+    "sa": ("simulated annealing over 2-opt moves (tsp)", {}),
+    "ga": ("a genetic algorithm, order crossover (tsp)", {}),
+    "exact": ("Held-Karp, the exact optimum (tsp, up to 16 cities)", {}),
+}
+
+_RANDOM = re.compile(r"random:([0-9]{1,6}):([0-9]{1,10})")
+
+
+# The catalog. ---------------------------------------------------------------------------
+
+
+def _tsp_instances() -> list[dict[str, Any]]:
+    from mctslab.games.tsp import known_instances, known_optimum, load_known
+
+    out = []
+    for name in known_instances():
+        optimum = known_optimum(name)
+        cities = len(load_known(name).coords)
+        out.append({"name": name, "cities": cities, "optimum": optimum})
+    return out
+
+
+def _option_type(parse: Any) -> str:
+    """How an option's value is read: an integer, a number, or a flag (1 or 0)."""
+    return "integer" if parse is int else "number" if parse is float else "flag"
+
+
+def catalog() -> dict[str, Any]:
+    """What ``GET /api/optimize/games`` lists: the games with their parameters (each a
+    ``choice`` of values, or an ``integer`` with bounds) and the searches with their
+    options (a default of ``None``: the search's own, not listed here)."""
+    from mctslab.games.morpion import VARIANTS
+    from mctslab.games.samegame import MAX_COLORS, MAX_SIZE
+
+    instances = _tsp_instances()
+    games = [
+        {
+            "name": "tsp",
+            "title": "Travelling salesman",
+            "score": "minus the closed tour's length",
+            "parameters": [
+                {
+                    "name": "instance",
+                    "kind": "choice",
+                    "choices": [i["name"] for i in instances],
+                    "default": "eil51",
+                    "pattern": f"random:N:SEED (2 <= N <= {MAX_WEB_CITIES})",
+                    "note": "a shipped TSPLIB instance (its proven optimum known), or "
+                    "random:N:SEED: N random cities",
+                }
+            ],
+            "instances": instances,
+        },
+        {
+            "name": "samegame",
+            "title": "SameGame",
+            "score": "(n - 2)^2 for a group of n, 1,000 for a cleared board",
+            "parameters": [
+                {
+                    "name": "seed",
+                    "kind": "integer",
+                    "default": 0,
+                    "minimum": 0,
+                    "maximum": 2**31 - 1,
+                    "note": "the board's random colours",
+                },
+                {
+                    "name": "rows",
+                    "kind": "integer",
+                    "default": 15,
+                    "minimum": 1,
+                    "maximum": MAX_SIZE,
+                    "note": "rows",
+                },
+                {
+                    "name": "columns",
+                    "kind": "integer",
+                    "default": 15,
+                    "minimum": 1,
+                    "maximum": MAX_SIZE,
+                    "note": "columns",
+                },
+                {
+                    "name": "colors",
+                    "kind": "integer",
+                    "default": 5,
+                    "minimum": 1,
+                    "maximum": MAX_COLORS,
+                    "note": "colours",
+                },
+            ],
+            "instances": [],
+        },
+        {
+            "name": "morpion_solitaire",
+            "title": "Morpion Solitaire",
+            "score": "the lines drawn",
+            "parameters": [
+                {
+                    "name": "variant",
+                    "kind": "choice",
+                    "choices": list(VARIANTS),
+                    "default": "5T",
+                    "note": "5 (or 4) in a line, touching (T) or disjoint (D); openspiel: "
+                    "OpenSpiel's morpion_solitaire",
+                }
+            ],
+            "instances": [],
+        },
+    ]
+    searches = []
+    for kind, options in OPTIMIZERS.items():
+        title, defaults = SEARCH_DEFAULTS.get(kind, (kind, {}))
+        searches.append(
+            {
+                "kind": kind,
+                "title": title,
+                "games": ["tsp"] if kind in TSP_ONLY else list(OPTIMIZE_GAMES),
+                "options": [
+                    {
+                        "name": name,
+                        "type": _option_type(kind_type),
+                        "default": defaults.get(name),
+                    }
+                    for name, kind_type in options.items()
+                ],
+            }
+        )
+    return {"games": games, "searches": searches}
+
+
+# Games from a request. ------------------------------------------------------------------
+
+
+def _integer(game: str, name: str, value: Any, low: int, high: int) -> int:
+    if isinstance(value, str) and re.fullmatch(r"[0-9]{1,12}", value.strip()):
+        value = int(value.strip())
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InvalidConfigError(
+            f"params.{name}: {game}'s {name} is an integer in [{low}, {high}], got {value!r}"
+        )
+    return value
+
+
+def _tsp_instance(value: Any) -> str:
+    from mctslab.games.tsp import known_instances
+
+    known = known_instances()
+    if isinstance(value, str):
+        lowered = {k.lower(): k for k in known}
+        if value.strip().lower() in lowered:
+            return lowered[value.strip().lower()]
+        match = _RANDOM.fullmatch(value.strip())
+        if match is not None:
+            n, seed = int(match.group(1)), int(match.group(2))
+            if 2 <= n <= MAX_WEB_CITIES and seed < 2**31:
+                return f"random:{n}:{seed}"
+    raise InvalidConfigError(
+        f"params.instance: one of {', '.join(known)} or random:N:SEED with 2 <= N <= "
+        f"{MAX_WEB_CITIES} and 0 <= SEED < 2**31 (no file is read), got {value!r}"
+    )
+
+
+def checked_params(name: str, params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` for game ``name`` checked against the catalog (a ``ValueError``, 400,
+    names the parameter and what it may be), defaults filled in."""
+    spec = next((g for g in catalog()["games"] if g["name"] == name), None)
+    if spec is None:
+        raise InvalidConfigError(
+            f"game: {name!r} is not a single-player game of the lab; the lab's: "
+            f"{', '.join(OPTIMIZE_GAMES)}"
+        )
+    known = {p["name"]: p for p in spec["parameters"]}
+    for key in params:
+        if key not in known:
+            raise InvalidConfigError(
+                f"params.{key}: {name} has no parameter {key!r}; its parameters: {', '.join(known)}"
+            )
+    out: dict[str, Any] = {}
+    for key, p in known.items():
+        value = params.get(key, p["default"])
+        if name == "tsp" and key == "instance":
+            out[key] = _tsp_instance(value)
+        elif p["kind"] == "integer":
+            out[key] = _integer(name, key, value, p["minimum"], p["maximum"])
+        elif value not in p["choices"]:
+            raise InvalidConfigError(
+                f"params.{key}: one of {', '.join(p['choices'])}, got {value!r}"
+            )
+        else:
+            out[key] = value
+    return out
+
+
+def build_game(name: str, params: dict[str, Any]) -> tuple[Game, State, dict[str, Any]]:
+    """``(game, first position, the parameters used)`` for a request (slow for large
+    instances: call it in a worker thread)."""
+    used = checked_params(name, params)
+    game = make(name, **used)
+    if game.info.num_players != 1:  # pragma: no cover - the catalog's games are
+        raise InvalidConfigError(f"{name} is not a single-player game")
+    return game, game.new_initial_state(), used
+
+
+def check_search(spec: str, game: Game) -> Optimizer:
+    """The parsed ``spec`` for ``game`` (a ``ValueError``, 400, for an unknown search or
+    option, a travelling-salesman search on another game, Held-Karp over its cities)."""
+    try:
+        optimizer = parse_optimizer(spec)
+    except InvalidSpecError as err:
+        raise InvalidSpecError(f"search: {err}") from None
+    name = game.info.name
+    if optimizer.kind in TSP_ONLY and name != "tsp":
+        raise InvalidSpecError(
+            f"search: {optimizer.kind} is a travelling-salesman search; on {name} use "
+            "nrpa, nmcs, sp-mcts, random or greedy"
+        )
+    if optimizer.kind == "exact":
+        from mctslab.games.tsp import MAX_EXACT_CITIES
+
+        n = game.info.num_actions
+        if n > MAX_EXACT_CITIES:
+            raise InvalidSpecError(
+                f"search: exact (Held-Karp) solves up to {MAX_EXACT_CITIES} cities; this "
+                f"instance has {n}"
+            )
+    return optimizer
+
+
+def known_optimum(game: Game) -> float | None:
+    """A proven optimum's score, where one is known (the shipped TSPLIB instances)."""
+    if game.info.name != "tsp":
+        return None
+    from mctslab.games.tsp import known_optimum as tsp_optimum
+
+    length = tsp_optimum(str(getattr(game, "instance", "")))
+    return None if length is None else -float(length)
+
+
+def solution_view(game: Game, state: State, sequence: tuple[int, ...]) -> dict[str, Any]:
+    """The best solution drawn as data: a tour's cities in order (closed: ``n + 1``
+    points) with every city's coordinates, or a board's text and SVG."""
+    final = state.clone()
+    for a in sequence:
+        final.apply_action(a)
+    if game.info.name == "tsp":
+        coords = getattr(game, "coordinates", None)
+        order = game.tour(final)  # type: ignore[attr-defined]
+        closed = [*order, order[0]] if final.is_terminal() and order else order
+        cities = [] if coords is None else [[float(x), float(y)] for x, y in coords]
+        return {
+            "kind": "tour",
+            "order": closed,
+            "cities": cities,
+            "tour": [cities[c] for c in closed] if cities else [],
+            "length": int(game.length(final)),  # type: ignore[attr-defined]
+            "text": None,
+            "svg": None,
+        }
+    to_svg = getattr(game, "to_svg", None)
+    return {
+        "kind": "board",
+        "order": [],
+        "cities": [],
+        "tour": [],
+        "length": None,
+        "text": str(game.render(final)) if hasattr(game, "render") else str(final),  # type: ignore[attr-defined]
+        "svg": to_svg(final) if to_svg is not None else None,
+    }
+
+
+# Runs. ----------------------------------------------------------------------------------
+
+
+@dataclass
+class OptimizeRun:
+    """A search of a single-player game in a thread of its own, in slices (module
+    docstring). The thread writes, the server reads: under :attr:`lock`."""
+
+    id: str
+    game_name: str
+    params: dict[str, Any]
+    optimizer: Optimizer
+    seed: int
+    time: float
+    game: Game
+    state: State
+    slice_seconds: float
+    status: str = "running"
+    error: str | None = None
+    started: float = field(default_factory=perf_counter)
+    ended: float | None = None
+    score: float = -math.inf
+    sequence: tuple[int, ...] = ()
+    sequence_score: float = -math.inf
+    improvements: list[tuple[float, int, float]] = field(default_factory=list)
+    playouts: int = 0
+    slices: int = 0
+    stop: threading.Event = field(default_factory=threading.Event)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    _view: tuple[tuple[int, ...], dict[str, Any]] | None = None
+
+    @property
+    def running(self) -> bool:
+        return self.status == "running"
+
+    def elapsed(self) -> float:
+        return (self.ended if self.ended is not None else perf_counter()) - self.started
+
+    def work(self) -> None:
+        """The thread's body: slices until the time is spent, the stop flag is set or a
+        search that ends by itself has run."""
+        try:
+            while not self.stop.is_set():
+                left = self.time - self.elapsed()
+                if left <= 0:
+                    break
+                k = self.slices
+                seed = self.seed + k * SLICE_SEED_STEP
+                done = self.playouts
+                begun = self.elapsed()
+                first = len(self.improvements)
+
+                def listen(found: Improvement, done: int = done, begun: float = begun) -> None:
+                    with self.lock:
+                        if found.score > self.score:
+                            self.score = found.score
+                            self.improvements.append(
+                                (begun + found.seconds, done + found.playouts, found.score)
+                            )
+
+                result = self.optimizer.run(
+                    self.state,
+                    seed=seed,
+                    time=min(left, self.slice_seconds),
+                    on_improve=listen,
+                )
+                with self.lock:
+                    # A compiled search's clock starts after its compilation.
+                    shift = result.compile_seconds
+                    for i in range(first, len(self.improvements)):
+                        t, p, v = self.improvements[i]
+                        self.improvements[i] = (t + shift, p, v)
+                    self.slices += 1
+                    self.playouts += result.playouts
+                    if result.score > self.score:
+                        self.improvements.append((self.elapsed(), self.playouts, result.score))
+                        self.score = result.score
+                    if result.score > self.sequence_score:
+                        self.sequence_score = result.score
+                        self.sequence = tuple(result.sequence)
+                if self.optimizer.kind in DETERMINISTIC:
+                    break
+        except Exception as err:  # a search's refusal (or failure) ends the run, told
+            with self.lock:
+                self.error = " ".join(str(err).split()) or type(err).__name__
+                self.status = "error"
+        finally:
+            with self.lock:
+                self.ended = perf_counter()
+                if self.status == "running":
+                    self.status = "stopped" if self.stop.is_set() else "done"
+
+    def view(self) -> dict[str, Any]:
+        """What ``GET /api/optimize/runs/{id}`` answers."""
+        with self.lock:
+            score = self.score if math.isfinite(self.score) else None
+            sequence = self.sequence
+            data: dict[str, Any] = {
+                "id": self.id,
+                "game": self.game_name,
+                "params": self.params,
+                "search": self.optimizer.spec,
+                "seed": self.seed,
+                "time": self.time,
+                "status": self.status,
+                "error": self.error,
+                "elapsed": self.elapsed(),
+                "slices": self.slices,
+                "playouts": self.playouts,
+                "score": score,
+                "improvements": [list(i) for i in self.improvements],
+                "sequence": list(sequence),
+                "sequence_score": self.sequence_score if sequence else None,
+            }
+        optimum = known_optimum(self.game)
+        data["optimum"] = optimum
+        data["gap"] = (
+            (optimum - score) / abs(optimum)
+            if optimum is not None and score is not None and optimum != 0
+            else None
+        )
+        data["found_seconds"] = data["improvements"][-1][0] if data["improvements"] else None
+        data["solution"] = self._solution(sequence)
+        return data
+
+    def _solution(self, sequence: tuple[int, ...]) -> dict[str, Any] | None:
+        if not sequence:
+            return None
+        if self._view is not None and self._view[0] == sequence:
+            return self._view[1]
+        drawn = solution_view(self.game, self.state, sequence)
+        self._view = (sequence, drawn)
+        return drawn
+
+
+class RunStore:
+    """The runs the server holds: at most ``running`` at once (a start beyond is
+    refused), and the ``kept`` latest finished ones (older finished runs are dropped)."""
+
+    def __init__(self, running: int, kept: int = 32) -> None:
+        self.max_running = running
+        self.kept = kept
+        self._runs: OrderedDict[str, OptimizeRun] = OrderedDict()
+        self._threads: dict[str, threading.Thread] = {}
+
+    def running(self) -> int:
+        return sum(1 for r in self._runs.values() if r.running)
+
+    def get(self, rid: str) -> OptimizeRun | None:
+        return self._runs.get(rid)
+
+    def start(
+        self,
+        game_name: str,
+        params: dict[str, Any],
+        optimizer: Optimizer,
+        seed: int,
+        seconds: float,
+        game: Game,
+        state: State,
+        slice_seconds: float,
+    ) -> OptimizeRun:
+        """A new run, its thread started (the caller checked :meth:`running`)."""
+        run = OptimizeRun(
+            id=uuid.uuid4().hex[:12],
+            game_name=game_name,
+            params=params,
+            optimizer=optimizer,
+            seed=seed,
+            time=seconds,
+            game=game,
+            state=state,
+            slice_seconds=slice_seconds,
+        )
+        self._runs[run.id] = run
+        thread = threading.Thread(target=run.work, name=f"optimize-{run.id}", daemon=True)
+        self._threads[run.id] = thread
+        thread.start()
+        self._drop_old()
+        return run
+
+    def _drop_old(self) -> None:
+        finished = [rid for rid, r in self._runs.items() if not r.running]
+        for rid in finished[: max(0, len(finished) - self.kept)]:
+            del self._runs[rid]
+            self._threads.pop(rid, None)
+
+    def stop_all(self, wait: float = 0.0) -> None:
+        """Set every run's stop flag (the server's shutdown); wait up to ``wait``
+        seconds for each thread."""
+        for run in self._runs.values():
+            run.stop.set()
+        if wait > 0:
+            for thread in list(self._threads.values()):
+                thread.join(timeout=wait)

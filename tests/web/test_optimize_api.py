@@ -1,0 +1,324 @@
+"""The web lab's single-player view through its API (mctslab.web.routes.optimize): the
+catalog, runs in background threads (polled, stopped, capped), the best solution drawn as
+data, the one-line 4xx errors, and SP-MCTS's traced step mode (mctslab.web.spmcts_step),
+checked against the numbers it returns and against mctslab.search.single.spmcts itself.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import itertools
+import math
+import time
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+pytest.importorskip("fastapi")
+
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", message=".*httpx2", category=Warning)
+    from fastapi.testclient import TestClient
+
+from mctslab.core.registry import make
+from mctslab.core.rng import Rng
+from mctslab.games.tsp import held_karp
+from mctslab.search.single.result import BestTracker, Budget
+from mctslab.search.single.spmcts import SPMCTSConfig, sp_score, spmcts
+from mctslab.web.app import create_app
+from mctslab.web.settings import Settings
+from mctslab.web.spmcts_step import StepTree
+
+LOCAL = "http://localhost"
+# The module (the package re-exports its function under the same name).
+spmcts_module = importlib.import_module("mctslab.search.single.spmcts")
+# Short slices: a stop takes effect within 0.1 s, and a 0.3 s run makes several.
+SETTINGS = Settings(optimize_slice=0.1, max_optimize_time=30.0)
+
+
+@pytest.fixture
+def client() -> Iterator[TestClient]:
+    with TestClient(create_app(SETTINGS), base_url=LOCAL) as c:
+        yield c
+
+
+def wait_done(client: TestClient, rid: str, limit: float = 60.0) -> dict[str, Any]:
+    deadline = time.monotonic() + limit
+    while True:
+        view: dict[str, Any] = client.get(f"/api/optimize/runs/{rid}").json()
+        if view["status"] != "running":
+            return view
+        assert time.monotonic() < deadline, view
+        time.sleep(0.05)
+
+
+def start(client: TestClient, **body: Any) -> dict[str, Any]:
+    r = client.post("/api/optimize/runs", json=body)
+    assert r.status_code == 201, r.text
+    out: dict[str, Any] = r.json()
+    return out
+
+
+def check_tour(view: dict[str, Any], n: int) -> list[int]:
+    solution = view["solution"]
+    order = solution["order"]
+    assert solution["kind"] == "tour" and len(order) == n + 1 and order[0] == order[-1] == 0
+    assert sorted(order[:-1]) == list(range(n))  # a permutation of the cities
+    assert solution["tour"] == [solution["cities"][c] for c in order]
+    assert solution["length"] == -view["score"] == -view["sequence_score"]
+    return list(order)
+
+
+def test_the_catalog_lists_the_single_player_games_and_the_searches(client: TestClient) -> None:
+    data = client.get("/api/optimize/games").json()
+    games = {g["name"]: g for g in data["games"]}
+    assert list(games) == ["tsp", "samegame", "morpion_solitaire"]
+    optima = {i["name"]: i["optimum"] for i in games["tsp"]["instances"]}
+    assert optima == {"berlin52": 7542, "eil51": 426, "kroA100": 21282, "st70": 675}
+    assert "random:N:SEED" in games["tsp"]["parameters"][0]["pattern"]
+    assert games["samegame"]["parameters"][0]["name"] == "seed"
+    assert "5D" in games["morpion_solitaire"]["parameters"][0]["choices"]
+    searches = {s["kind"]: s for s in data["searches"]}
+    assert {"nrpa", "nmcs", "sp-mcts", "random", "greedy", "sa", "exact"} <= set(searches)
+    assert searches["exact"]["games"] == ["tsp"]
+    sp = {o["name"]: o["default"] for o in searches["sp-mcts"]["options"]}
+    assert {k: sp[k] for k in ("c", "d", "iterations")} == {"c": 0.5, "d": 0.01, "iterations": 1000}
+    assert all(
+        o["type"] in ("integer", "number", "flag") for s in searches.values() for o in s["options"]
+    )
+    assert data["max_time"] == SETTINGS.max_optimize_time
+    assert data["slice_seconds"] == SETTINGS.optimize_slice
+
+
+def test_exact_finds_held_karps_tour(client: TestClient) -> None:
+    run = start(client, game="tsp", params={"instance": "random:10:1"}, search="exact", time=0.3)
+    view = wait_done(client, run["id"])
+    assert view["status"] == "done" and view["slices"] == 1
+    order = check_tour(view, 10)
+    optimum, _ = held_karp(make("tsp", instance="random:10:1").distances)  # type: ignore[attr-defined]
+    assert view["score"] == -optimum
+    assert view["improvements"][-1][2] == -optimum and view["found_seconds"] is not None
+    game = make("tsp", instance="random:10:1")
+    assert game.tour(game.state_from_actions(order[1:-1])) == order[:-1]  # type: ignore[attr-defined]
+
+
+def test_a_sliced_run_keeps_its_best_and_its_curve(client: TestClient) -> None:
+    run = start(
+        client,
+        game="tsp",
+        params={"instance": "random:12:3"},
+        search="random:engine=reference",
+        seed=4,
+        time=0.3,
+    )
+    view = wait_done(client, run["id"])
+    assert view["status"] == "done" and view["slices"] >= 2
+    assert view["elapsed"] < 5
+    check_tour(view, 12)
+    curve = view["improvements"]
+    assert [p[2] for p in curve] == sorted(p[2] for p in curve)  # each a new best
+    assert all(a[0] <= b[0] + 1e-9 for a, b in itertools.pairwise(curve))
+    assert curve[-1][2] == view["score"] and view["playouts"] >= curve[-1][1]
+    optimum, _ = held_karp(make("tsp", instance="random:12:3").distances)  # type: ignore[attr-defined]
+    assert view["score"] <= -optimum
+
+
+def test_a_stopped_run_ends_within_a_slice(client: TestClient) -> None:
+    run = start(client, game="tsp", params={"instance": "eil51"}, search="random:engine=reference",
+                time=30)  # fmt: skip
+    time.sleep(0.3)
+    r = client.post(f"/api/optimize/runs/{run['id']}/stop")
+    assert r.status_code == 200
+    view = wait_done(client, run["id"], limit=10)
+    assert view["status"] == "stopped" and view["elapsed"] < 10
+    check_tour(view, 51)
+    assert view["optimum"] == -426 and view["gap"] == pytest.approx((view["score"] + 426) / -426)
+    # A finished run stays as it is.
+    again = client.post(f"/api/optimize/runs/{run['id']}/stop").json()
+    assert again["status"] == "stopped" and again["score"] == view["score"]
+
+
+def test_boards_are_drawn_as_text_and_svg(client: TestClient) -> None:
+    for game, params in (("samegame", {"seed": 3, "rows": 6, "columns": 6}),
+                         ("morpion_solitaire", {"variant": "5D"})):  # fmt: skip
+        run = start(client, game=game, params=params, search="greedy", time=1)
+        view = wait_done(client, run["id"])
+        assert view["status"] == "done", view
+        solution = view["solution"]
+        assert solution["kind"] == "board" and solution["svg"].lstrip().startswith("<")
+        assert "<svg" in solution["svg"] and solution["text"]
+        assert view["params"] == {**params, **view["params"]}
+
+
+def test_bad_requests_are_4xx_with_one_line(client: TestClient) -> None:
+    cases: list[tuple[dict[str, Any], int, str]] = [
+        ({"game": "chess"}, 422, "game:"),
+        ({"game": "tic_tac_toe"}, 422, "game:"),
+        ({"game": "tsp", "search": "nope"}, 400, "unknown search 'nope'"),
+        ({"game": "tsp", "search": "nrpa:level=x"}, 400, "bad value"),
+        ({"game": "tsp", "search": "nrpa:depth=2"}, 400, "unknown nrpa option"),
+        ({"game": "tsp", "time": 31}, 422, "max_optimize_time"),
+        ({"game": "tsp", "time": 0}, 422, "time:"),
+        ({"game": "tsp", "params": {"instance": "/etc/passwd"}}, 400, "no file is read"),
+        ({"game": "tsp", "params": {"instance": "random:5000:1"}}, 400, "random:N:SEED"),
+        ({"game": "tsp", "params": {"cities": 5}}, 400, "no parameter 'cities'"),
+        ({"game": "tsp", "search": "exact"}, 400, "up to 16 cities"),
+        ({"game": "samegame", "search": "2opt"}, 400, "travelling-salesman"),
+        ({"game": "samegame", "params": {"rows": 0}}, 400, "params.rows"),
+        ({"game": "morpion_solitaire", "params": {"variant": "6X"}}, 400, "params.variant"),
+        ({"game": "tsp", "seed": -1}, 422, "seed:"),
+        ({"game": "tsp", "extra": 1}, 422, "unknown field"),
+    ]
+    for body, status, words in cases:
+        r = client.post("/api/optimize/runs", json=body)
+        assert r.status_code == status, (body, r.text)
+        detail = r.json()["detail"]
+        assert words in detail and "\n" not in detail, (body, detail)
+    for method, path in (("GET", "/api/optimize/runs/nope"),
+                         ("POST", "/api/optimize/runs/nope/stop")):  # fmt: skip
+        r = client.request(method, path)
+        assert r.status_code == 404 and "no run 'nope'" in r.json()["detail"]
+
+
+def test_runs_at_once_are_capped() -> None:
+    with TestClient(create_app(Settings(max_optimize_runs=1)), base_url=LOCAL) as client:
+        body = {"game": "tsp", "params": {"instance": "random:30:1"},
+                "search": "random:engine=reference", "time": 20}  # fmt: skip
+        first = start(client, **body)
+        r = client.post("/api/optimize/runs", json=body)
+        assert r.status_code == 429 and "max_optimize_runs" in r.json()["detail"]
+        client.post(f"/api/optimize/runs/{first['id']}/stop")
+        assert wait_done(client, first["id"], limit=10)["status"] == "stopped"
+        start(client, **{**body, "time": 0.1})  # room again
+
+
+# SP-MCTS's step mode. -------------------------------------------------------------------
+
+
+def check_trace(trace: dict[str, Any]) -> None:
+    """Every number of a trace recomputed from the statistics it returns."""
+    c, d, lo, width = trace["c"], trace["d"], trace["lo"], trace["width"]
+    for level in trace["selection"]:
+        log_parent = math.log(level["visits"])
+        assert level["log_parent"] == pytest.approx(log_parent)
+        assert sum(ch["visits"] for ch in level["children"]) <= level["visits"]
+        scores = []
+        for ch in level["children"]:
+            v = sp_score(ch["value_sum"], ch["squares"], ch["visits"], log_parent, lo, width, c, d)
+            assert ch["score"] == pytest.approx(v)
+            assert ch["exploitation"] + ch["exploration"] + ch["deviation"] == pytest.approx(v)
+            assert ch["mean"] == pytest.approx(ch["value_sum"] / ch["visits"])
+            scores.append(v)
+        first_best = level["children"][scores.index(max(scores))]["action"]
+        assert level["chosen"] == first_best
+    path = [""] + [lvl["node"] for lvl in trace["selection"][1:]]
+    backed = [b["node"] for b in trace["backup"]]
+    assert backed[: len(path)] == path
+    score = trace["playout"]["score"]
+    if trace["expansion"] is not None:
+        assert backed[-1].split(".")[-1] == str(trace["expansion"]["action"])
+        leaf = trace["backup"][-1]
+        assert leaf["visits"] == 1 and leaf["value_sum"] == score
+        assert leaf["squares"] == score * score
+
+
+def test_the_step_trace_numbers_are_sp_scores_of_its_statistics(client: TestClient) -> None:
+    body = {"game": "tsp", "params": {"instance": "random:7:2"}, "seed": 5, "c": 0.7,
+            "d": 0.02, "iterations": 30}  # fmt: skip
+    r = client.post("/api/optimize/step", json=body)
+    assert r.status_code == 200, r.text
+    first = r.json()
+    sid = first["session"]
+    assert first["iteration"] == 1 and first["selection"] == [] and first["expansion"]
+    assert first["width"] == 1 and first["lo"] == 0  # one score seen: the raw scale
+    check_trace(first)
+    traces = [first]
+    for _ in range(40):
+        r = client.post("/api/optimize/step", json={"session": sid})
+        assert r.status_code == 200, r.text
+        traces.append(r.json())
+        check_trace(traces[-1])
+    assert [t["iteration"] for t in traces] == list(range(1, 42))
+    deep = [t for t in traces if len(t["selection"]) >= 2]
+    assert deep, "some iterations select below the root"
+    # After 30 iterations at the root the top-score rule plays the best sequence's move.
+    played = traces[30]["played"]
+    assert played is not None and traces[30]["prefix"] == [played["action"]]
+    # skip: iterations run before the traced one.
+    r = client.post("/api/optimize/step", json={"session": sid, "skip": 9})
+    assert r.json()["iteration"] == 51
+    # The same configuration, a new session: the same first trace.
+    again = client.post("/api/optimize/step", json=body).json()
+    assert again["session"] != sid
+    assert {k: v for k, v in again.items() if k != "session"} == {
+        k: v for k, v in first.items() if k != "session"
+    }
+
+
+def test_step_errors() -> None:
+    with TestClient(create_app(Settings(max_step_nodes=30)), base_url=LOCAL) as client:
+        r = client.post("/api/optimize/step", json={"session": "nope"})
+        assert r.status_code == 404 and "no step session" in r.json()["detail"]
+        sid = client.post("/api/optimize/step", json={"game": "tsp", "params": {
+            "instance": "random:6:1"}}).json()["session"]  # fmt: skip
+        r = client.post("/api/optimize/step", json={"session": sid, "c": 1})
+        assert r.status_code == 400 and r.json()["detail"].startswith("c: a step session")
+        r = client.post("/api/optimize/step", json={"session": sid, "skip": 40})
+        assert r.status_code == 413 and "max_step_nodes" in r.json()["detail"]
+        r = client.post("/api/optimize/step", json={"game": "tsp", "c": -1})
+        assert r.status_code == 422
+        r = client.post("/api/optimize/step", json={"game": "tsp", "params": {"instance": "x"}})
+        assert r.status_code == 400
+
+
+@pytest.mark.parametrize("n", [1, 10, 60])
+def test_stepping_grows_the_tree_spmcts_grows(n: int) -> None:
+    """N steps and N of spmcts's own iterations (its private ``_Run`` and ``_iterate``: the
+    search returns no tree) from the same seed: the same root children's visit counts and
+    sums, the same best sequence, the same move played."""
+    game = make("tsp", instance="random:9:4")
+    state = game.new_initial_state()
+    config = SPMCTSConfig(c=0.5, d=0.01, iterations=n, seed=11)
+    stepper = StepTree(state, config)
+    for _ in range(n):
+        stepper.step()
+    # Any arguments after the position are the playouts' knowledge: none (uniform).
+    knowledge = len(inspect.signature(spmcts_module._Run).parameters) - 1
+    run = spmcts_module._Run(state, *[None] * knowledge)
+    tracker = BestTracker(Budget())
+    rng = Rng(config.seed)
+    for _ in range(n):
+        spmcts_module._iterate(run, config, rng, tracker)
+    ours = {
+        c["action"]: (c["visits"], c["value_sum"], c["squares"]) for c in stepper.root_children()
+    }
+    theirs = {ch.action: (ch.visits, ch.value_sum, ch.squares) for ch in run.root.children}
+    assert ours == theirs
+    assert stepper.best == tracker.score and tuple(stepper.best_seq) == tracker.sequence
+    # spmcts itself with iterations=N for one move: N playouts, then the best's first move.
+    result = spmcts(state, SPMCTSConfig(c=0.5, d=0.01, iterations=n, seed=11, playouts=n))
+    assert result.playouts == n and result.score == stepper.best
+    assert result.sequence == tuple(stepper.best_seq)
+
+
+def test_stepping_follows_spmcts_through_moves_and_restarts() -> None:
+    """A 5-city tour has 4 moves: with 3 iterations a position a run ends after 12
+    iterations and a new one starts. 40 steps make the improvements spmcts makes in 40
+    playouts, at the same playouts."""
+    game = make("tsp", instance="random:5:1")
+    state = game.new_initial_state()
+    stepper = StepTree(state, SPMCTSConfig(iterations=3, seed=2))
+    found = []
+    restarts = 0
+    for _ in range(40):
+        trace = stepper.step()
+        if trace["new_best"]:
+            found.append((trace["iteration"], trace["playout"]["score"]))
+        restarts += bool(trace["played"] and trace["played"]["restart"])
+    assert restarts >= 2
+    result = spmcts(state, SPMCTSConfig(iterations=3, seed=2, playouts=40))
+    assert [(i.playouts, i.score) for i in result.improvements] == found
+    assert result.sequence == tuple(stepper.best_seq)
