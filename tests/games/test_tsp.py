@@ -520,3 +520,30 @@ def test_a_fifo_or_a_huge_file_is_refused_before_reading(tmp_path: Path) -> None
         f.truncate(tsplib.MAX_FILE_BYTES + 1)
     with pytest.raises(TsplibError, match="more than"):
         read_tsp(huge)
+
+
+def test_polish_keeps_the_start_and_never_lengthens_the_rest() -> None:
+    """The ``polish`` kernel (2-opt and Or-opt over the rest of the tour): from a position
+    part-way through a tour, a random rest is reordered into another legal rest, no
+    longer, whose replayed score is the one it returns; it draws nothing."""
+    from mctslab.games.tsp.game import polish
+
+    for seed in range(30):
+        game = TSP(f"random:9:{seed}")
+        state = game.new_initial_state()
+        for _ in range(seed % 4):
+            state.apply_action(state.legal_actions()[0])
+        rest = [int(a) for a in np.random.default_rng(seed).permutation(state.legal_actions())]
+        before = state.clone()
+        for a in rest:
+            before.apply_action(a)
+        seq = np.array(rest, dtype=np.int64)
+        score = polish(state.array, game.params, seq, len(rest))
+        after = state.clone()
+        for a in seq:
+            after.apply_action(int(a))
+        assert sorted(seq.tolist()) == sorted(rest)
+        assert after.returns()[0] == score >= before.returns()[0]
+        again = np.array(rest, dtype=np.int64)
+        assert polish(state.array, game.params, again, len(rest)) == score
+        assert again.tolist() == seq.tolist()

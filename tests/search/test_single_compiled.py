@@ -13,6 +13,7 @@ from numba import njit
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import TERMINAL, GameInfo
 from mctslab.games.kernels import KernelGame, RuleKernels
+from mctslab.games.tsp import TSP
 from mctslab.search.single import NMCSConfig, NRPAConfig, nmcs, nrpa
 from mctslab.search.single.compiled import compiled_nmcs, compiled_nrpa
 from mctslab.search.single.spmcts import SPMCTSConfig, spmcts
@@ -161,3 +162,68 @@ def test_compiled_sp_mcts_is_the_reference(n: int, config: SPMCTSConfig) -> None
     game = KernelTour(n, n + config.seed)
     state = game.new_initial_state()
     same(spmcts(state, config), compiled_spmcts(state, config))
+
+
+# The playouts' knowledge: the travelling salesman's move prior and its 2-opt/Or-opt polish.
+
+
+@pytest.mark.parametrize(
+    "n,config",
+    [
+        (9, NRPAConfig(level=2, iterations=8, seed=11, polish=True)),
+        (8, NRPAConfig(level=1, iterations=20, seed=12, bias=3.0, polish=True)),
+        (9, NMCSConfig(level=2, seed=13, bias=2.0)),
+        (8, NMCSConfig(level=1, seed=14, polish=True, runs=2)),
+        (9, NMCSConfig(level=2, seed=15, bias=4.0, polish=True, playouts=150)),
+        (9, SPMCTSConfig(iterations=30, seed=16, bias=2.0)),
+        (8, SPMCTSConfig(iterations=20, seed=17, polish=True, bias=1.0, playouts=200)),
+    ],
+)
+def test_the_playouts_knowledge_is_the_same_in_both_engines(
+    n: int, config: NRPAConfig | NMCSConfig | SPMCTSConfig
+) -> None:
+    """Biased draws (softmax over beta * prior) and polished sequences: the compiled
+    versions make the same draws and keep the same sequences as the reference ones."""
+    state = TSP(f"random:{n}:{config.seed}").new_initial_state()
+    if isinstance(config, NRPAConfig):
+        a, b = nrpa(state, config), compiled_nrpa(state, config)
+    elif isinstance(config, NMCSConfig):
+        a, b = nmcs(state, config), compiled_nmcs(state, config)
+    else:
+        a, b = spmcts(state, config), compiled_spmcts(state, config)
+    same(a, b)
+    replay = state.clone()
+    for move in b.sequence:
+        replay.apply_action(move)
+    assert replay.is_terminal() and replay.returns()[0] == b.score
+
+
+def test_polished_playouts_end_in_a_two_opt_local_optimum() -> None:
+    """With polish, the best tour has no improving 2-opt move left (checked here by brute
+    force) and is no longer than the best of the same playouts unpolished."""
+    game = TSP("random:11:5")
+    state = game.new_initial_state()
+    plain = compiled_nmcs(state, NMCSConfig(level=1, seed=2))
+    polished = compiled_nmcs(state, NMCSConfig(level=1, seed=2, polish=True))
+    assert polished.score >= plain.score
+    tour = [0, *polished.sequence]
+    d = game.distances
+    n = len(tour)
+    for i in range(1, n - 1):
+        for j in range(i + 1, n):
+            a, b, c, e = tour[i - 1], tour[i], tour[j], tour[(j + 1) % n]
+            assert d[a, c] + d[b, e] >= d[a, b] + d[c, e]
+
+
+def test_polish_on_a_game_without_local_search_is_refused() -> None:
+    state = KernelTour(5, 0).new_initial_state()
+    for run in (
+        lambda: nmcs(state, NMCSConfig(level=1, polish=True)),
+        lambda: compiled_nmcs(state, NMCSConfig(level=1, polish=True)),
+        lambda: compiled_nrpa(state, NRPAConfig(level=1, polish=True)),
+        lambda: spmcts(state, SPMCTSConfig(polish=True)),
+    ):
+        with pytest.raises(InvalidConfigError, match="no local search"):
+            run()
+    with pytest.raises(InvalidConfigError, match="polish must be"):
+        NMCSConfig(polish=1)  # type: ignore[arg-type]

@@ -205,6 +205,13 @@ class RuleKernels:
     #: probability proportional to ``exp(w(code) + beta * bias)``. The travelling
     #: salesman's is minus the edge's length in units of a good tour's mean edge.
     move_bias: Callable[[IntArray, IntArray, int], float] | None = None
+    #: A single-player game's local search over a finished sequence, ``polish(start,
+    #: params, seq, n) -> score`` (optional): ``seq[:n]``, moves legal from position
+    #: ``start`` that end the game, is reordered in place into another such sequence at
+    #: least as good, and its score (what ``returns`` would write) is returned. It draws
+    #: nothing. The single-player searches' ``polish`` option calls it on every playout;
+    #: the travelling salesman's is 2-opt and Or-opt over the rest of the tour.
+    polish: Callable[[IntArray, IntArray, IntArray, int], float] | None = None
 
 
 class KernelGame:

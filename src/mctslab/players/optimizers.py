@@ -6,6 +6,11 @@ A spec names a search and its options, as player specs do::
                                              bias=B: Generalized NRPA (Cazenave 2020)
     nmcs:level=2                             Nested Monte-Carlo Search (Cazenave 2009)
     sp-mcts:c=0.5,d=0.01,iterations=1000     Single-Player MCTS (Schadd et al. 2008)
+
+The three take the playouts' knowledge: ``bias=B`` (NMCS and SP-MCTS draw playout moves
+by ``softmax(B * prior)``; NRPA adds ``B * prior`` to its policy's weights) and
+``polish=1`` (every playout's sequence improved by the game's local search, the
+travelling salesman's 2-opt and Or-opt, before it is scored).
     random                                   uniformly random playouts, the best kept
     greedy                                   each move the best child by the game's heuristic
     nn | 2opt | sa | ga | exact              the travelling salesman's own: nearest
@@ -39,11 +44,22 @@ from mctslab.search.single.result import (
 
 __all__ = ["OPTIMIZERS", "Optimizer", "parse_optimizer"]
 
+
 #: Each kind's options and their types (``engine`` is every kind's).
-OPTIMIZERS: dict[str, dict[str, type]] = {
-    "nrpa": {"level": int, "iterations": int, "alpha": float, "bias": float},
-    "nmcs": {"level": int},
-    "sp-mcts": {"c": float, "d": float, "iterations": int},
+def _flag(text: str) -> bool:
+    """``1/true/yes/on`` or ``0/false/no/off``."""
+    word = text.strip().lower()
+    if word in ("1", "true", "yes", "on"):
+        return True
+    if word in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(text)
+
+
+OPTIMIZERS: dict[str, dict[str, Callable[[str], Any]]] = {
+    "nrpa": {"level": int, "iterations": int, "alpha": float, "bias": float, "polish": _flag},
+    "nmcs": {"level": int, "bias": float, "polish": _flag},
+    "sp-mcts": {"c": float, "d": float, "iterations": int, "bias": float, "polish": _flag},
     "random": {},
     "greedy": {},
     "nn": {},
@@ -87,57 +103,56 @@ class Optimizer:
             raise InvalidSpecError("the position has no game to read the number of players from")
         check_single_player(state, info.num_players)
         compiled = self._compiled(game)
-        opts = dict(self.options)
         if self.kind in _TSP_ONLY:
             return _tsp_baseline(self.kind, state, seed, time, playouts, on_improve)
         if self.kind == "greedy":
             return _greedy(state, on_improve)
-        if self.kind in ("nrpa", "random"):
-            level = 0 if self.kind == "random" else opts.get("level", 2)
-            nrpa_config = NRPAConfig(
-                level=level, iterations=opts.get("iterations", 100), alpha=opts.get("alpha", 1.0),
-                bias=opts.get("bias", 0.0), seed=seed, time=time, playouts=playouts,
-            )  # fmt: skip
+        config = self.config(seed=seed, time=time, playouts=playouts)
+        if isinstance(config, NRPAConfig):
             if compiled:
                 from mctslab.search.single.compiled import compiled_nrpa
 
-                result = compiled_nrpa(state, nrpa_config, on_improve)  # type: ignore[arg-type]
+                result = compiled_nrpa(state, config, on_improve)  # type: ignore[arg-type]
             else:
-                result = nrpa(state, nrpa_config, info, on_improve)
+                result = nrpa(state, config, info, on_improve)
             return _renamed(result, self.spec) if self.kind == "random" else result
-        if self.kind == "nmcs":
-            nmcs_config = NMCSConfig(
-                level=opts.get("level", 2), seed=seed, time=time, playouts=playouts
-            )
-            if compiled and nmcs_config.level >= 1:
+        if isinstance(config, NMCSConfig):
+            if compiled and config.level >= 1:
                 from mctslab.search.single.compiled import compiled_nmcs
 
-                return compiled_nmcs(state, nmcs_config, on_improve)  # type: ignore[arg-type]
-            return nmcs(state, nmcs_config, info, on_improve)
-        sp_config = SPMCTSConfig(
-            c=opts.get("c", 0.5), d=opts.get("d", 0.01), iterations=opts.get("iterations", 1000),
-            seed=seed, time=time, playouts=playouts,
-        )  # fmt: skip
+                return compiled_nmcs(state, config, on_improve)  # type: ignore[arg-type]
+            return nmcs(state, config, info, on_improve)
         if compiled:
             from mctslab.search.single.spmcts_compiled import compiled_spmcts
 
-            return compiled_spmcts(state, sp_config, on_improve)  # type: ignore[arg-type]
-        return spmcts(state, sp_config, info, on_improve)
+            return compiled_spmcts(state, config, on_improve)  # type: ignore[arg-type]
+        return spmcts(state, config, info, on_improve)
+
+    def config(
+        self, *, seed: int = 0, time: float | None = None, playouts: int | None = None
+    ) -> NRPAConfig | NMCSConfig | SPMCTSConfig:
+        """The search's config with this seed and budget (``random`` is NRPA at level 0);
+        a bad value is an :class:`~mctslab.core.errors.InvalidSpecError`. Only for the
+        tree and nested searches."""
+        opts: dict[str, Any] = dict(self.options)
+        budget: dict[str, Any] = {"seed": seed, "time": time, "playouts": playouts}
+        try:
+            if self.kind in ("nrpa", "random"):
+                if self.kind == "random":
+                    opts["level"] = 0
+                return NRPAConfig(**opts, **budget)
+            if self.kind == "nmcs":
+                return NMCSConfig(**opts, **budget)
+            if self.kind == "sp-mcts":
+                return SPMCTSConfig(**opts, **budget)
+        except ValueError as err:
+            raise InvalidSpecError(str(err)) from None
+        raise InvalidSpecError(f"{self.kind} has no search config")
 
     def check(self) -> None:
         """Build the config once, so that a bad value is refused when the spec is read."""
-        opts = dict(self.options)
-        try:
-            if self.kind == "nrpa":
-                NRPAConfig(level=opts.get("level", 2), iterations=opts.get("iterations", 100),
-                           alpha=opts.get("alpha", 1.0), bias=opts.get("bias", 0.0))  # fmt: skip
-            elif self.kind == "nmcs":
-                NMCSConfig(level=opts.get("level", 2))
-            elif self.kind == "sp-mcts":
-                SPMCTSConfig(c=opts.get("c", 0.5), d=opts.get("d", 0.01),
-                             iterations=opts.get("iterations", 1000))  # fmt: skip
-        except ValueError as err:
-            raise InvalidSpecError(str(err)) from None
+        if self.kind in ("nrpa", "random", "nmcs", "sp-mcts"):
+            self.config()
 
     def _compiled(self, game: Any) -> bool:
         kernel = isinstance(game, KernelGame)

@@ -56,6 +56,7 @@ from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import TERMINAL, GameInfo
 from mctslab.core.text import ascii_int
 from mctslab.games.kernels import KernelGame, KernelState, RuleKernels, rng_randint
+from mctslab.games.tsp.heuristics import _reverse
 from mctslab.games.tsp.tsplib import (
     TsplibInstance,
     check_distances,
@@ -178,6 +179,103 @@ def move_bias(s, params, a):  # type: ignore[no-untyped-def]
     return -float(d) * n / max(params[P_LOWER], 1)
 
 
+@njit(cache=True)
+def _two_opt_path(path, params):  # type: ignore[no-untyped-def]
+    """First-improvement 2-opt on a path whose two ends stay fixed: for edges ``(a, b)``
+    before edge ``(c, d)``, reverse ``b .. c`` when ``d(a, c) + d(b, d) < d(a, b) + d(c, d)``;
+    repeated until no pair improves. True if the path changed."""
+    n, m = params[P_N], path.shape[0]
+    changed = False
+    improved = True
+    while improved:
+        improved = False
+        for i in range(1, m - 2):
+            a, b = path[i - 1], path[i]
+            dab = params[P_DIST + a * n + b]
+            for j in range(i + 1, m - 1):
+                c, d = path[j], path[j + 1]
+                delta = (
+                    params[P_DIST + a * n + c]
+                    + params[P_DIST + b * n + d]
+                    - dab
+                    - params[P_DIST + c * n + d]
+                )
+                if delta < 0:
+                    _reverse(path, i, j)
+                    improved = changed = True
+                    b = path[i]
+                    dab = params[P_DIST + a * n + b]
+    return changed
+
+
+@njit(cache=True)
+def _or_opt_path(path, params, tmp):  # type: ignore[no-untyped-def]
+    """One Or-opt move on a path whose ends stay fixed, the first that shortens it: a
+    segment of 1 to 3 inner cities moved between two other neighbours, kept or reversed.
+    True if one was made."""
+    n, m = params[P_N], path.shape[0]
+    for seg in range(1, 4):
+        for i in range(1, m - seg):
+            j = i + seg - 1  # the segment is path[i..j]; path[j + 1] exists (j <= m - 2)
+            p, q, s1, s2 = path[i - 1], path[j + 1], path[i], path[j]
+            gain = (
+                params[P_DIST + p * n + s1]
+                + params[P_DIST + s2 * n + q]
+                - params[P_DIST + p * n + q]
+            )
+            if gain <= 0:
+                continue
+            for k in range(m - 1):
+                if i - 1 <= k <= j:
+                    continue  # an edge that touches the segment
+                x, y = path[k], path[k + 1]
+                dxy = params[P_DIST + x * n + y]
+                fwd = params[P_DIST + x * n + s1] + params[P_DIST + s2 * n + y] - dxy
+                rev = params[P_DIST + x * n + s2] + params[P_DIST + s1 * n + y] - dxy
+                if fwd < gain or rev < gain:
+                    # Rebuild: the segment goes between x and y, reversed if that is shorter.
+                    w = 0
+                    for t in range(m):
+                        if i <= t <= j:
+                            continue
+                        tmp[w] = path[t]
+                        w += 1
+                        if t == k:
+                            for u in range(seg):
+                                tmp[w] = path[j - u] if rev < fwd else path[i + u]
+                                w += 1
+                    path[:m] = tmp[:m]
+                    return True
+    return False
+
+
+@njit(cache=True)
+def polish(start, params, seq, n_moves):  # type: ignore[no-untyped-def]
+    """The local search of the single-player searches' ``polish`` option: the rest of the
+    tour, ``seq[:n_moves]`` from ``start``'s current city and back to city 0, improved by
+    2-opt and Or-opt (segments of 1 to 3 cities) with both ends fixed, to a local optimum
+    of both; ``seq`` rewritten in place. Returns the closed tour's score, minus
+    ``start``'s length so far plus the polished rest's. No draws: the same sequence in,
+    the same out."""
+    if n_moves == 0:
+        return -np.float64(start[S_LENGTH])
+    n = params[P_N]
+    m = n_moves + 2
+    path = np.empty(m, dtype=np.int64)
+    tmp = np.empty(m, dtype=np.int64)
+    path[0] = start[S_CITY]
+    path[1 : n_moves + 1] = seq[:n_moves]
+    path[m - 1] = 0
+    _two_opt_path(path, params)
+    while _or_opt_path(path, params, tmp):
+        _two_opt_path(path, params)
+    seq[:n_moves] = path[1 : n_moves + 1]
+    length = start[S_LENGTH]
+    for t in range(m - 1):
+        length += params[P_DIST + path[t] * n + path[t + 1]]
+    return -np.float64(length)
+
+
 def utility_bounds(dist: IntArray) -> tuple[int, int]:
     """``(lower, upper)``: bounds on every closed tour's length (module docstring)."""
     n = dist.shape[0]
@@ -211,6 +309,7 @@ class TSP(KernelGame):
         playout=playout,
         move_code=move_code,
         move_bias=move_bias,
+        polish=polish,
     )
 
     def __init__(

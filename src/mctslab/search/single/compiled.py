@@ -43,9 +43,12 @@ __all__ = [
     "compiled_nrpa",
     "drive",
     "kernels_of",
+    "knowledge_of",
     "nmcs_advance",
     "nrpa_advance",
     "offer",
+    "playout",
+    "scratch_rows",
 ]
 
 INV_2_53 = 1.0 / 9007199254740992.0
@@ -63,6 +66,11 @@ def _identity_code(state, params, action):  # type: ignore[no-untyped-def]
 @njit(cache=True)
 def _no_bias(state, params, action):  # type: ignore[no-untyped-def]
     return 0.0
+
+
+@njit(cache=True)
+def _no_polish(start, params, seq, n):  # type: ignore[no-untyped-def]
+    return 0.0  # never called: the polish flag is off whenever this is passed
 
 
 @njit(inline="always")
@@ -85,44 +93,93 @@ def offer(score, seq, n, g_score, g_seq, g_len, found, n_found, played):  # type
         n_found[0] += 1
 
 
+@njit(inline="always")
+def _softmax(w, k):  # type: ignore[no-untyped-def]
+    """``w[:k]`` (log-weights) turned into ``exp(w_i - max w)`` in place: their sum."""
+    top = -math.inf
+    for i in range(k):
+        if w[i] > top:
+            top = w[i]
+    z = 0.0
+    for i in range(k):
+        w[i] = math.exp(w[i] - top)
+        z += w[i]
+    return z
+
+
+@njit(inline="always")
+def _softmax_pick(w, k, rng):  # type: ignore[no-untyped-def]
+    """An index drawn with probability ``exp(w_i) / sum exp(w_j)`` over ``w[:k]`` (which
+    it overwrites), as :func:`~mctslab.search.single.moves.softmax_choice`."""
+    z = _softmax(w, k)
+    u = _uniform(rng) * z
+    acc = 0.0
+    for i in range(k):
+        acc += w[i]
+        if u < acc:
+            return i
+    return k - 1
+
+
+@njit(inline="always")
+def playout(legal_fn, apply_fn, returns_fn, bias_fn, polish_fn, params, rng, knowledge, rows):  # type: ignore[no-untyped-def]
+    """The playout of NMCS and SP-MCTS from ``s`` (played in place), as the reference's
+    :func:`~mctslab.search.single.moves.playout`: uniformly random (the ``k``-th legal
+    move, ``k = rng_randint(rng, n)``) while ``knowledge[0]``, the bias weight ``beta``,
+    is 0, else drawn by ``softmax(beta * bias)``; then, if ``knowledge[1]``, the moves
+    polished by ``polish_fn`` from the start (copied to ``s0``). ``rows = (s, s0, buf,
+    w, seq, out)``: the position, its copy, legal moves, weights, the moves played and
+    the returns. The score; the moves in ``seq``, their number in ``out[1]``."""
+    s, s0, buf, w, seq, out = rows
+    beta = knowledge[0]
+    polishing = knowledge[1] != 0.0
+    if polishing:
+        s0[:] = s
+    n = 0
+    while s[0] != TERMINAL:
+        k = legal_fn(s, params, buf)
+        if beta == 0.0:
+            b = buf[rng_randint(rng, k)]
+        else:
+            for i in range(k):
+                w[i] = beta * bias_fn(s, params, buf[i])
+            b = buf[_softmax_pick(w, k, rng)]
+        apply_fn(s, params, b)
+        seq[n] = b
+        n += 1
+    returns_fn(s, params, out)
+    if polishing and n > 0:
+        out[0] = polish_fn(s0, params, seq, n)
+    out[1] = n
+    return out[0]
+
+
 # NRPA ------------------------------------------------------------------------------------
 
 
 @njit(inline="always")
 def _policy_playout(
-    legal_fn, apply_fn, returns_fn, code_fn, bias_fn, root, params, pol, rng, work, seq, out
+    legal_fn, apply_fn, returns_fn, code_fn, bias_fn, polish_fn, root, params, pol, rng, work
 ):  # type: ignore[no-untyped-def]
     """A playout from ``root`` drawing by ``softmax(pol)`` (as the reference's
-    ``policy_playout``, float for float): the score; the moves in ``seq``, their number
-    in ``out[1]``. ``work = (s, legal, w, beta)``: a position, legal moves, weights, and
-    Generalized NRPA's weight of ``bias_fn``'s prior."""
-    s, legal, w, beta = work
+    ``policy_playout``, float for float), polished by ``polish_fn`` if asked: the score;
+    the moves in ``seq``, their number in ``out[1]``. ``work = (s, legal, w, beta,
+    polishing, seq, out)``: a position, legal moves, weights, Generalized NRPA's weight
+    of ``bias_fn``'s prior, whether to polish, the moves played and the returns."""
+    s, legal, w, beta, polishing, seq, out = work
     s[:] = root
     n = 0
     while s[0] != TERMINAL:
         k = legal_fn(s, params, legal)
-        top = -math.inf
         for i in range(k):
             w[i] = pol[code_fn(s, params, legal[i])] + beta * bias_fn(s, params, legal[i])
-            if w[i] > top:
-                top = w[i]
-        z = 0.0
-        for i in range(k):
-            w[i] = math.exp(w[i] - top)
-            z += w[i]
-        u = _uniform(rng) * z
-        acc = 0.0
-        pick = k - 1
-        for i in range(k):
-            acc += w[i]
-            if u < acc:
-                pick = i
-                break
-        a = legal[pick]
+        a = legal[_softmax_pick(w, k, rng)]
         apply_fn(s, params, a)
         seq[n] = a
         n += 1
     returns_fn(s, params, out)
+    if polishing and n > 0:
+        out[0] = polish_fn(root, params, seq, n)
     out[1] = n
     return out[0]
 
@@ -131,20 +188,14 @@ def _policy_playout(
 def _adapt(legal_fn, apply_fn, code_fn, bias_fn, root, params, pol, old, seq, n, alpha, work):  # type: ignore[no-untyped-def]
     """Rosin's adaptation of ``pol`` towards ``seq[:n]`` in place (``old``: scratch for the
     policy before, whose probabilities the step uses), as the reference's ``adapt``."""
-    s, legal, w, beta = work
+    s, legal, w, beta = work[0], work[1], work[2], work[3]
     old[:] = pol
     s[:] = root
     for t in range(n):
         k = legal_fn(s, params, legal)
-        top = -math.inf
         for i in range(k):
             w[i] = old[code_fn(s, params, legal[i])] + beta * bias_fn(s, params, legal[i])
-            if w[i] > top:
-                top = w[i]
-        z = 0.0
-        for i in range(k):
-            w[i] = math.exp(w[i] - top)
-            z += w[i]
+        z = _softmax(w, k)
         m = seq[t]
         pol[code_fn(s, params, m)] += alpha
         for i in range(k):
@@ -154,33 +205,33 @@ def _adapt(legal_fn, apply_fn, code_fn, bias_fn, root, params, pol, old, seq, n,
 
 @njit
 def nrpa_advance(
-    legal_fn, apply_fn, returns_fn, code_fn, bias_fn, root, params, m, rng, max_playouts
+    legal_fn,
+    apply_fn,
+    returns_fn,
+    code_fn,
+    bias_fn,
+    polish_fn,
+    root,
+    params,
+    m,
+    rng,
+    max_playouts,
 ):  # type: ignore[no-untyped-def]
     """Run the NRPA machine ``m`` (the arrays of :func:`nrpa_machine`, the scratch rows and
     the best so far) for up to ``max_playouts`` playouts: the playouts made. ``ctl[1]``
     is set to ``RUN_DONE`` when the top level's ``N`` iterations are done."""
-    (pols, best, best_seq, best_len, it, ctl, meta, fmeta, old, s, legal, w, seq, out,
+    (pols, best, best_seq, best_len, it, ctl, meta, fmeta, old, s, _s0, legal, w, seq, out,
      g_score, g_seq, g_len, found, n_found) = m  # fmt: skip
     top_level, iterations = meta[0], meta[1]
     alpha, beta = fmeta[0], fmeta[1]
-    work = (s, legal, w, beta)
+    work = (s, legal, w, beta, meta[2] != 0, seq, out)
     done = 0
     while done < max_playouts:
         # At level 1: one playout of pols[1] (level 0), its result an iteration of level 1.
         score = _policy_playout(
-            legal_fn,
-            apply_fn,
-            returns_fn,
-            code_fn,
-            bias_fn,
-            root,
-            params,
-            pols[1],
-            rng,
-            work,
-            seq,
-            out,
-        )
+            legal_fn, apply_fn, returns_fn, code_fn, bias_fn, polish_fn, root, params, pols[1],
+            rng, work,
+        )  # fmt: skip
         n = int(out[1])
         done += 1
         offer(score, seq, n, g_score, g_seq, g_len, found, n_found, done)
@@ -189,9 +240,9 @@ def nrpa_advance(
             best_len[1] = n
             best_seq[1, :n] = seq[:n]
         _adapt(
-            legal_fn, apply_fn, code_fn, bias_fn, root, params, pols[1], old, best_seq[1],
-            best_len[1], alpha, work,
-        )  # fmt: skip
+                legal_fn, apply_fn, code_fn, bias_fn, root, params, pols[1], old, best_seq[1],
+                best_len[1], alpha, work,
+            )  # fmt: skip  # fmt: skip
         it[1] += 1
         lv = 1
         # Levels whose N iterations are done report to the level above.
@@ -207,7 +258,7 @@ def nrpa_advance(
             _adapt(
                 legal_fn, apply_fn, code_fn, bias_fn, root, params, pols[up], old, best_seq[up],
                 best_len[up], alpha, work,
-            )  # fmt: skip
+            )  # fmt: skip  # fmt: skip
             it[up] += 1
             lv = up
         # Start the levels below afresh, each from a copy of its parent's policy.
@@ -220,7 +271,13 @@ def nrpa_advance(
 
 
 def nrpa_machine(
-    level: int, iterations: int, alpha: float, beta: float, codes: int, length: int
+    level: int,
+    iterations: int,
+    alpha: float,
+    beta: float,
+    codes: int,
+    length: int,
+    polish: bool = False,
 ) -> tuple[Any, ...]:
     """A fresh NRPA machine (the first nine arrays of :func:`nrpa_advance`) for a run at
     ``level``: uniform policies (all weights 0), no best yet, every level's count at 0."""
@@ -232,7 +289,7 @@ def nrpa_machine(
         np.zeros(top + 1, dtype=np.int64),  # its length
         np.zeros(top + 1, dtype=np.int64),  # iterations done per level
         np.zeros(2, dtype=np.int64),  # ctl: [unused, RUN_DONE once the run ended]
-        np.array([top, iterations if level > 0 else 1], dtype=np.int64),
+        np.array([top, iterations if level > 0 else 1, int(polish)], dtype=np.int64),
         np.array([alpha, beta]),
         np.zeros(codes),  # the policy before an adaptation
     )
@@ -242,7 +299,9 @@ def nrpa_machine(
 
 
 @njit
-def nmcs_advance(legal_fn, apply_fn, returns_fn, root, params, m, rng, max_playouts):  # type: ignore[no-untyped-def]
+def nmcs_advance(
+    legal_fn, apply_fn, returns_fn, bias_fn, polish_fn, root, params, m, rng, max_playouts
+):  # type: ignore[no-untyped-def]
     """Run the NMCS machine ``m`` (:func:`nmcs_machine`'s arrays, the scratch rows and the
     best so far) for up to
     ``max_playouts`` playouts; ``RUN_DONE`` when the top level's walk reached the end.
@@ -253,8 +312,9 @@ def nmcs_advance(legal_fn, apply_fn, returns_fn, root, params, m, rng, max_playo
     its best score and sequence. Trying a move at level 1, or a move that ends the game,
     is a playout; at a higher level it opens the frame below. Returns the playouts made;
     ``ctl[1]`` is set to ``RUN_DONE`` when the run ended."""
-    (S, played, legal, n_legal, idx, best, best_seq, best_len, ctl, meta, full, s, buf, _w,
-     seq, out, g_score, g_seq, g_len, found, n_found) = m  # fmt: skip
+    (S, played, legal, n_legal, idx, best, best_seq, best_len, ctl, meta, full, knowledge, s,
+     s0, buf, w, seq, out, g_score, g_seq, g_len, found, n_found) = m  # fmt: skip
+    rows = (s, s0, buf, w, seq, out)
     top_level = meta[0]
     done = 0
     lv = ctl[0]
@@ -266,16 +326,11 @@ def nmcs_advance(legal_fn, apply_fn, returns_fn, root, params, m, rng, max_playo
             if done >= max_playouts:
                 ctl[0] = lv
                 return done
-            # A playout from the child: the k-th legal move, k = rng_randint(rng, n).
-            n = 0
-            while s[0] != TERMINAL:
-                k = legal_fn(s, params, buf)
-                b = buf[rng_randint(rng, k)]
-                apply_fn(s, params, b)
-                seq[n] = b
-                n += 1
-            returns_fn(s, params, out)
-            score = out[0]
+            # A playout from the child.
+            score = playout(
+                legal_fn, apply_fn, returns_fn, bias_fn, polish_fn, params, rng, knowledge, rows
+            )
+            n = int(out[1])
             done += 1
             if score > g_score[0]:
                 # The whole sequence from the search's root: each frame's moves played and
@@ -337,9 +392,12 @@ def nmcs_advance(legal_fn, apply_fn, returns_fn, root, params, m, rng, max_playo
 # Drivers ---------------------------------------------------------------------------------
 
 
-def nmcs_machine(state: KernelState, level: int) -> tuple[Any, ...]:
-    """A fresh NMCS machine (the first eleven arrays of :func:`nmcs_advance`) for a run at
-    ``level`` from ``state``: the top frame at the root, its legal moves listed."""
+def nmcs_machine(
+    state: KernelState, level: int, beta: float = 0.0, polish: bool = False
+) -> tuple[Any, ...]:
+    """A fresh NMCS machine (the first twelve arrays of :func:`nmcs_advance`) for a run at
+    ``level`` from ``state``: the top frame at the root, its legal moves listed; the
+    playouts' knowledge (:func:`playout`)."""
     info = state.game.info
     size = max(info.num_actions, 1)
     length = info.max_game_length + 1
@@ -361,10 +419,13 @@ def nmcs_machine(state: KernelState, level: int) -> tuple[Any, ...]:
         np.array([level, 0], dtype=np.int64),  # ctl: [level being worked on, RUN_DONE]
         np.array([level], dtype=np.int64),  # meta
         np.zeros(length, dtype=np.int64),  # full: a sequence from the root
+        np.array([beta, 1.0 if polish else 0.0]),  # knowledge: the playouts' bias, polish
     )
 
 
 def kernels_of(state: KernelState) -> tuple[Any, Any, Any, Any, Any, int]:
+    """The kernels the searches call: legal moves, apply, returns, the move code (the
+    action itself if the game has none); the game's parameters and its number of codes."""
     game = state.game
     if not isinstance(game, KernelGame):
         raise InvalidConfigError("the compiled searches need a kernel game")
@@ -373,11 +434,28 @@ def kernels_of(state: KernelState) -> tuple[Any, Any, Any, Any, Any, int]:
     return k.legal_actions, k.apply_action, k.returns, code, game.params, game.num_move_codes()
 
 
-def _scratch(state: KernelState) -> tuple[Any, ...]:
-    """The working rows: a position, legal moves, weights, a playout's moves, returns."""
+def knowledge_of(state: KernelState, beta: float, polish: bool) -> tuple[Any, Any, float]:
+    """``(bias_fn, polish_fn, beta)``: the game's ``move_bias`` kernel and ``beta`` if
+    ``beta > 0`` and the game has one (else no bias and ``beta = 0``, as the reference
+    versions), its ``polish`` kernel if ``polish`` (a game without one is refused)."""
+    k = state.game.kernels
+    if polish and k.polish is None:
+        raise InvalidConfigError(
+            f"polish: {state.game.info.name} has no local search (no polish kernel)"
+        )
+    polish_fn = k.polish if polish else _no_polish
+    if k.move_bias is None or not beta:
+        return _no_bias, polish_fn, 0.0
+    return k.move_bias, polish_fn, float(beta)
+
+
+def scratch_rows(state: KernelState) -> tuple[Any, ...]:
+    """The working rows: a position, a playout's start, legal moves, weights, a playout's
+    moves, returns."""
     info = state.game.info
     size = max(info.num_actions, 1)
     return (
+        np.empty_like(state.array),
         np.empty_like(state.array),
         np.empty(size, dtype=np.int64),
         np.empty(size),
@@ -467,26 +545,26 @@ def compiled_nrpa(
     info = state.game.info
     check_single_player(state, info.num_players)
     legal_fn, apply_fn, returns_fn, code_fn, params, codes = kernels_of(state)
-    bias_kernel = state.game.kernels.move_bias
-    bias_fn = bias_kernel if bias_kernel is not None and config.bias else _no_bias
+    bias_fn, polish_fn, beta = knowledge_of(state, config.bias, config.polish)
     rng = np.array([config.seed & ((1 << 64) - 1)], dtype=np.uint64)
     root = state.array.copy()
     g = best_arrays(info.max_game_length)
-    scratch = _scratch(state)
+    scratch = scratch_rows(state)
     machine: list[tuple[Any, ...]] = []
 
     def new_run() -> None:
         base = nrpa_machine(
-            config.level, config.iterations, config.alpha, float(config.bias), codes,
-            info.max_game_length,
+            config.level, config.iterations, config.alpha, beta, codes,
+            info.max_game_length, config.polish,
         )  # fmt: skip
         machine[:] = [base + scratch + g]
 
     def advance(playouts: int) -> tuple[int, bool]:
         m = machine[0]
         made = nrpa_advance(
-            legal_fn, apply_fn, returns_fn, code_fn, bias_fn, root, params, m, rng, playouts
-        )
+            legal_fn, apply_fn, returns_fn, code_fn, bias_fn, polish_fn, root, params, m, rng,
+            playouts,
+        )  # fmt: skip
         return int(made), bool(m[5][1] == RUN_DONE)
 
     return drive(advance, new_run, g, config, config.spec, on_improve)
@@ -505,18 +583,22 @@ def compiled_nmcs(
     if config.level < 1:
         raise InvalidConfigError("compiled nmcs: level must be 1 to 4 (level 0 is one playout)")
     legal_fn, apply_fn, returns_fn, _, params, _ = kernels_of(state)
+    bias_fn, polish_fn, beta = knowledge_of(state, config.bias, config.polish)
     rng = np.array([config.seed & ((1 << 64) - 1)], dtype=np.uint64)
     root = state.array.copy()
     g = best_arrays(info.max_game_length)
-    scratch = _scratch(state)
+    scratch = scratch_rows(state)
     machine: list[tuple[Any, ...]] = []
 
     def new_run() -> None:
-        machine[:] = [nmcs_machine(state, config.level) + scratch + g]
+        base = nmcs_machine(state, config.level, beta, config.polish)
+        machine[:] = [base + scratch + g]
 
     def advance(playouts: int) -> tuple[int, bool]:
         m = machine[0]
-        made = nmcs_advance(legal_fn, apply_fn, returns_fn, root, params, m, rng, playouts)
+        made = nmcs_advance(
+            legal_fn, apply_fn, returns_fn, bias_fn, polish_fn, root, params, m, rng, playouts
+        )
         return int(made), bool(m[8][1] == RUN_DONE)
 
     return drive(advance, new_run, g, config, config.spec, on_improve)

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import GameInfo, State
 from mctslab.core.rng import Rng
-from mctslab.search.single.moves import random_playout
+from mctslab.search.single.moves import Biases, Polisher, check_knowledge, knowledge, playout
 from mctslab.search.single.result import (
     BestTracker,
     Budget,
@@ -55,6 +55,11 @@ class NMCSConfig:
             generator's stream going on) and keeps the best of all runs.
         runs: how many runs at most (``None``: as many as the budget allows; with no
             budget at all, one).
+        bias: ``beta``: the playouts draw each move with probability proportional to
+            ``exp(beta * b(move))``, ``b`` the game's ``move_bias`` (0: uniformly; a game
+            without a prior plays uniformly either way).
+        polish: each playout's sequence is improved by the game's local search before it
+            is scored (:func:`~mctslab.search.single.moves.playout`).
     """
 
     level: int = 2
@@ -62,8 +67,11 @@ class NMCSConfig:
     time: float | None = None
     playouts: int | None = None
     runs: int | None = None
+    bias: float = 0.0
+    polish: bool = False
 
     def __post_init__(self) -> None:
+        check_knowledge("nmcs", self.bias, self.polish)
         if (
             not isinstance(self.level, int)
             or isinstance(self.level, bool)
@@ -78,18 +86,29 @@ class NMCSConfig:
 
     @property
     def spec(self) -> str:
-        return f"nmcs:level={self.level},seed={self.seed}"
+        return (
+            f"nmcs:level={self.level},"
+            + (f"bias={self.bias:g}," if self.bias else "")
+            + ("polish=1," if self.polish else "")
+            + f"seed={self.seed}"
+        )
 
 
 def _nested(
-    state: State, level: int, prefix: list[int], rng: Rng, tracker: BestTracker
+    state: State,
+    level: int,
+    prefix: list[int],
+    rng: Rng,
+    tracker: BestTracker,
+    bias: Biases = None,
+    polish: Polisher | None = None,
 ) -> tuple[float, list[int]]:
     """A level-``level`` search from ``state`` (left unchanged), reached by ``prefix`` from
     the searched position: (its best score, its best sequence from ``state``)."""
     if level == 0 or state.is_terminal():
         tracker.check()
         moves: list[int] = []
-        score = random_playout(state.clone(), rng, moves)
+        score = playout(state.clone(), rng, moves, bias, polish)
         tracker.offer(score, prefix + moves)
         return score, moves
     s = state.clone()
@@ -97,7 +116,9 @@ def _nested(
     played: list[int] = []
     while not s.is_terminal():
         for a in s.legal_actions():
-            score, seq = _nested(s.child(a), level - 1, [*prefix, *played, a], rng, tracker)
+            score, seq = _nested(
+                s.child(a), level - 1, [*prefix, *played, a], rng, tracker, bias, polish
+            )
             if score > best:
                 best, best_seq = score, [*played, a, *seq]
         a = best_seq[len(played)]
@@ -120,11 +141,12 @@ def nmcs(
     budget = Budget(config.time, config.playouts)
     tracker = BestTracker(budget, on_improve)
     rng = Rng(config.seed)
+    bias, polish = knowledge(state, "nmcs", config.bias, config.polish)
     runs = 0
     most = config.runs or (1 if config.time is None and config.playouts is None else None)
     try:
         while most is None or runs < most:
-            _nested(state, config.level, [], rng, tracker)
+            _nested(state, config.level, [], rng, tracker, bias, polish)
             runs += 1
     except OutOfBudget:
         runs += 1  # the run the budget stopped

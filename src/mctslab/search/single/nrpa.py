@@ -47,7 +47,15 @@ from dataclasses import dataclass
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import GameInfo, State
 from mctslab.core.rng import Rng
-from mctslab.search.single.moves import MoveBias, MoveCoder, move_biaser, move_coder, softmax_choice
+from mctslab.search.single.moves import (
+    Biases,
+    MoveCoder,
+    Polisher,
+    check_knowledge,
+    knowledge,
+    move_coder,
+    softmax_choice,
+)
 from mctslab.search.single.result import (
     BestTracker,
     Budget,
@@ -60,7 +68,6 @@ from mctslab.search.single.result import (
 __all__ = ["NRPAConfig", "adapt", "nrpa", "policy_playout"]
 
 Policy = dict[int, float]
-Biases = tuple[float, MoveBias] | None
 
 
 @dataclass(frozen=True)
@@ -73,6 +80,10 @@ class NRPAConfig:
         alpha: the adaptation step (Rosin: 1.0).
         bias: ``beta``, the weight of the game's move bias (Generalized NRPA); 0: Rosin's
             NRPA (a game without a ``move_bias`` has none either way).
+        polish: every playout's sequence is improved by the game's local search (its
+            ``polish``: the travelling salesman's 2-opt and Or-opt) before it is scored
+            and kept, so that the policy adapts towards local optima (NRPA with local
+            search); a game without one is refused.
         seed: the generator's seed.
         time, playouts: budgets (``None``: none); a finished run is followed by another
             while budget is left (a restart from the uniform policy), the best of all
@@ -85,6 +96,7 @@ class NRPAConfig:
     iterations: int = 100
     alpha: float = 1.0
     bias: float = 0.0
+    polish: bool = False
     seed: int = 0
     time: float | None = None
     playouts: int | None = None
@@ -110,12 +122,7 @@ class NRPAConfig:
             )
         if not isinstance(self.alpha, int | float) or not 0 < self.alpha <= 100:
             raise InvalidConfigError(f"{where}: alpha must be in (0, 100], got {self.alpha!r}")
-        if (
-            not isinstance(self.bias, int | float)
-            or isinstance(self.bias, bool)
-            or not 0 <= self.bias <= 1000
-        ):
-            raise InvalidConfigError(f"{where}: bias must be in [0, 1000], got {self.bias!r}")
+        check_knowledge(where, self.bias, self.polish)
         if self.runs is not None and (not isinstance(self.runs, int) or self.runs < 1):
             raise InvalidConfigError(f"{where}: runs must be an integer >= 1, got {self.runs!r}")
         Budget(self.time, self.playouts)
@@ -126,6 +133,7 @@ class NRPAConfig:
             f"nrpa:level={self.level},iterations={self.iterations},"
             f"alpha={self.alpha:g},"
             + (f"bias={self.bias:g}," if self.bias else "")
+            + ("polish=1," if self.polish else "")
             + f"seed={self.seed}"
         )
 
@@ -139,10 +147,16 @@ def _weights(s: State, legal: list[int], pol: Policy, code: MoveCoder, bias: Bia
 
 
 def policy_playout(
-    root: State, pol: Policy, code: MoveCoder, rng: Rng, bias: Biases = None
+    root: State,
+    pol: Policy,
+    code: MoveCoder,
+    rng: Rng,
+    bias: Biases = None,
+    polish: Polisher | None = None,
 ) -> tuple[float, list[int]]:
     """A playout from ``root`` drawing each move by ``softmax(pol)`` over the legal moves'
-    codes (:func:`~mctslab.search.single.moves.softmax_choice`): (score, moves)."""
+    codes (:func:`~mctslab.search.single.moves.softmax_choice`), then polished by
+    ``polish`` if given: (score, moves)."""
     s = root.clone()
     moves: list[int] = []
     while not s.is_terminal():
@@ -150,6 +164,8 @@ def policy_playout(
         a = legal[softmax_choice(_weights(s, legal, pol, code, bias), rng)]
         s.apply_action(a)
         moves.append(a)
+    if polish is not None and moves:
+        return polish(root, moves), moves
     return float(s.returns()[0]), moves
 
 
@@ -184,15 +200,16 @@ def _level(
     rng: Rng,
     tracker: BestTracker,
     bias: Biases,
+    polish: Polisher | None,
 ) -> tuple[float, list[int]]:
     if level == 0:
         tracker.check()
-        score, seq = policy_playout(root, pol, code, rng, bias)
+        score, seq = policy_playout(root, pol, code, rng, bias, polish)
         tracker.offer(score, seq)
         return score, seq
     best, best_seq = -math.inf, []
     for _ in range(config.iterations):
-        score, seq = _level(root, level - 1, dict(pol), config, code, rng, tracker, bias)
+        score, seq = _level(root, level - 1, dict(pol), config, code, rng, tracker, bias, polish)
         if score >= best:
             best, best_seq = score, seq
         pol = adapt(root, pol, best_seq, code, config.alpha, bias)
@@ -213,13 +230,12 @@ def nrpa(
     tracker = BestTracker(budget, on_improve)
     rng = Rng(config.seed)
     code = move_coder(state)
-    b = move_biaser(state) if config.bias else None
-    bias = None if b is None else (float(config.bias), b)
+    bias, polish = knowledge(state, "nrpa", config.bias, config.polish)
     runs = 0
     most = config.runs or (1 if config.time is None and config.playouts is None else None)
     try:
         while most is None or runs < most:
-            _level(state, config.level, {}, config, code, rng, tracker, bias)
+            _level(state, config.level, {}, config, code, rng, tracker, bias, polish)
             runs += 1
     except OutOfBudget:
         runs += 1

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import GameInfo, State
 from mctslab.core.rng import Rng
-from mctslab.search.single.moves import random_playout
+from mctslab.search.single.moves import Biases, Polisher, check_knowledge, knowledge, playout
 from mctslab.search.single.result import (
     BestTracker,
     Budget,
@@ -60,6 +60,8 @@ class SPMCTSConfig:
             (a randomized restart) while budget is left.
         runs: how many runs at most (``None``: as many as the budget allows; with no
             budget at all, one).
+        bias, polish: the playouts' knowledge, as NMCS's
+            (:func:`~mctslab.search.single.moves.playout`).
     """
 
     c: float = 0.5
@@ -69,9 +71,12 @@ class SPMCTSConfig:
     time: float | None = None
     playouts: int | None = None
     runs: int | None = None
+    bias: float = 0.0
+    polish: bool = False
 
     def __post_init__(self) -> None:
         where = "sp-mcts"
+        check_knowledge(where, self.bias, self.polish)
         for name in ("c", "d"):
             v = getattr(self, name)
             if not isinstance(v, int | float) or isinstance(v, bool) or not 0 <= v <= 1e6:
@@ -90,7 +95,12 @@ class SPMCTSConfig:
 
     @property
     def spec(self) -> str:
-        return f"sp-mcts:c={self.c:g},d={self.d:g},iterations={self.iterations},seed={self.seed}"
+        return (
+            f"sp-mcts:c={self.c:g},d={self.d:g},iterations={self.iterations},"
+            + (f"bias={self.bias:g}," if self.bias else "")
+            + ("polish=1," if self.polish else "")
+            + f"seed={self.seed}"
+        )
 
 
 def sp_score(
@@ -133,7 +143,8 @@ class _Run:
     """One run's search state: the root, the position and moves played, the scores' range
     and the run's best sequence."""
 
-    def __init__(self, state: State) -> None:
+    def __init__(self, state: State, bias: Biases, polish: Polisher | None) -> None:
+        self.bias, self.polish = bias, polish
         self.state = state.clone()
         self.root = _Node(-1, self.state)
         self.prefix: list[int] = []
@@ -169,7 +180,7 @@ def _iterate(run: _Run, config: SPMCTSConfig, rng: Rng, tracker: BestTracker) ->
         path.append(child)
     tracker.check()
     moves: list[int] = []
-    score = random_playout(s, rng, moves)
+    score = playout(s, rng, moves, run.bias, run.polish)
     sequence = [*run.prefix, *(n.action for n in path[1:]), *moves]
     tracker.offer(score, sequence)
     if score > run.best:
@@ -181,8 +192,15 @@ def _iterate(run: _Run, config: SPMCTSConfig, rng: Rng, tracker: BestTracker) ->
         n.squares += score * score
 
 
-def _run(state: State, config: SPMCTSConfig, rng: Rng, tracker: BestTracker) -> None:
-    run = _Run(state)
+def _run(
+    state: State,
+    config: SPMCTSConfig,
+    rng: Rng,
+    tracker: BestTracker,
+    bias: Biases = None,
+    polish: Polisher | None = None,
+) -> None:
+    run = _Run(state, bias, polish)
     while not run.state.is_terminal():
         for _ in range(config.iterations):
             _iterate(run, config, rng, tracker)
@@ -210,11 +228,12 @@ def spmcts(
     budget = Budget(config.time, config.playouts)
     tracker = BestTracker(budget, on_improve)
     rng = Rng(config.seed)
+    bias, polish = knowledge(state, "sp-mcts", config.bias, config.polish)
     runs = 0
     most = config.runs or (1 if config.time is None and config.playouts is None else None)
     try:
         while most is None or runs < most:
-            _run(state, config, rng, tracker)
+            _run(state, config, rng, tracker, bias, polish)
             runs += 1
     except OutOfBudget:
         runs += 1

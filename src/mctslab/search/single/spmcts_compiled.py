@@ -20,7 +20,15 @@ from numba import njit
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import TERMINAL
 from mctslab.games.kernels import KernelState, rng_randint
-from mctslab.search.single.compiled import RUN_DONE, best_arrays, drive, kernels_of, offer
+from mctslab.search.single.compiled import (
+    RUN_DONE,
+    best_arrays,
+    drive,
+    kernels_of,
+    knowledge_of,
+    offer,
+    playout,
+)
 from mctslab.search.single.result import Improvement, OptimizeResult, check_single_player
 from mctslab.search.single.spmcts import SPMCTSConfig, sp_score
 
@@ -67,13 +75,16 @@ def _link(tree, parent, child):  # type: ignore[no-untyped-def]
 
 
 @njit
-def spmcts_advance(legal_fn, apply_fn, returns_fn, params, m, rng, max_playouts):  # type: ignore[no-untyped-def]
+def spmcts_advance(
+    legal_fn, apply_fn, returns_fn, bias_fn, polish_fn, params, m, rng, max_playouts
+):  # type: ignore[no-untyped-def]
     """Run the SP-MCTS machine ``m`` for up to ``max_playouts`` playouts: the playouts
     made; ``ints[DONE]`` is ``RUN_DONE`` once the run's walk reached the end."""
-    (tree, ints, fl, cfg, cur, prefix, best_seq, path, s, buf, mark, seq, out,
-     g_score, g_seq, g_len, found, n_found) = m  # fmt: skip
+    (tree, ints, fl, cfg, knowledge, cur, prefix, best_seq, path, s, s0, buf, w, mark, seq,
+     out, g_score, g_seq, g_len, found, n_found) = m  # fmt: skip
     first, _last, sibling, action, visits, n_untried, _terminal, value_sum, squares = tree
     c, d, iterations = cfg[0], cfg[1], int(cfg[2])
+    rows = (s, s0, buf, w, seq, out)
     done = 0
     while True:
         if cur[0] == TERMINAL:
@@ -145,15 +156,10 @@ def spmcts_advance(legal_fn, apply_fn, returns_fn, params, m, rng, max_playouts)
             depth += 1
             path[depth] = child
         # Play out.
-        n = 0
-        while s[0] != TERMINAL:
-            k = legal_fn(s, params, buf)
-            b = buf[rng_randint(rng, k)]
-            apply_fn(s, params, b)
-            seq[n] = b
-            n += 1
-        returns_fn(s, params, out)
-        score = out[0]
+        score = playout(
+            legal_fn, apply_fn, returns_fn, bias_fn, polish_fn, params, rng, knowledge, rows
+        )
+        n = int(out[1])
         done += 1
         ints[AT_MOVE] += 1
         if score > g_score[0] or score > fl[BEST]:
@@ -213,6 +219,7 @@ def compiled_spmcts(
     info = state.game.info
     check_single_player(state, info.num_players)
     legal_fn, apply_fn, returns_fn, _, params, _ = kernels_of(state)
+    bias_fn, polish_fn, beta = knowledge_of(state, config.bias, config.polish)
     if info.num_actions < 1:
         raise InvalidConfigError("sp-mcts: the game has no actions")
     rng = np.array([config.seed & ((1 << 64) - 1)], dtype=np.uint64)
@@ -221,12 +228,15 @@ def compiled_spmcts(
     size = max(info.num_actions, 1)
     scratch = (
         np.empty_like(state.array),
+        np.empty_like(state.array),
         np.empty(size, dtype=np.int64),
+        np.empty(size),
         np.zeros(size, dtype=np.int8),
         np.empty(length, dtype=np.int64),
         np.zeros(2),
     )
     cfg = np.array([config.c, config.d, float(config.iterations)])
+    knowledge = np.array([beta, 1.0 if config.polish else 0.0])
     machine: list[Any] = []
 
     def new_run() -> None:
@@ -237,7 +247,7 @@ def compiled_spmcts(
         ints[ROOT] = root
         fl = np.array([math.inf, -math.inf, -math.inf])
         machine[:] = [
-            [tree, ints, fl, cfg, cur, np.zeros(length, dtype=np.int64),
+            [tree, ints, fl, cfg, knowledge, cur, np.zeros(length, dtype=np.int64),
              np.zeros(length, dtype=np.int64), np.zeros(length + 1, dtype=np.int64)]
         ]  # fmt: skip
 
@@ -249,7 +259,9 @@ def compiled_spmcts(
         if need > tree[0].shape[0]:
             parts[0] = tree = _grown(tree, max(need, 2 * tree[0].shape[0]))
         m = (*parts, *scratch, *g)
-        made = spmcts_advance(legal_fn, apply_fn, returns_fn, params, m, rng, playouts)
+        made = spmcts_advance(
+            legal_fn, apply_fn, returns_fn, bias_fn, polish_fn, params, m, rng, playouts
+        )
         return int(made), bool(ints[DONE] == RUN_DONE)
 
     return drive(advance, new_run, g, config, config.spec, on_improve)
