@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import statistics
 
 import numpy as np
 import pytest
@@ -254,3 +255,19 @@ def test_format_table() -> None:
     assert ranking == ["gamma", "alpha", "beta"]
     assert "+inf" in lines[3] and "anchor" in lines[4] and "-240.8" in lines[5]
     assert "7-2-1" in text and "1-2-7" in text and "3-0-0" in text
+
+
+def test_mean_interval_uses_students_t() -> None:
+    """Five values: t(0.975, 4) = 2.776 (not the normal 1.96); one value: a point; none:
+    an error. Checked against the formula mean +- t s / sqrt(n) by hand."""
+    from mctslab.arena.ratings import mean_interval
+
+    mean, low, high = mean_interval([1.0, 2.0, 3.0, 4.0, 5.0])
+    half = 2.776 * math.sqrt(2.5) / math.sqrt(5)
+    assert mean == 3.0 and low == pytest.approx(3.0 - half) and high == pytest.approx(3.0 + half)
+    assert mean_interval([7.0]) == (7.0, 7.0, 7.0)
+    many = [float(i % 7) for i in range(100)]
+    m, _, hi = mean_interval(many)
+    assert hi - m == pytest.approx(1.96 * statistics.stdev(many) / 10)
+    with pytest.raises(ValueError):
+        mean_interval([])

@@ -51,6 +51,16 @@ def test_the_searches_reach_held_karps_optimum_on_nine_cities(tmp_path: Path) ->
         (["optimize", "samegame", "--search", "sa", "--playouts", "10"], ["travelling"]),
         (["optimize", "tsp", "--time", "-1"], ["--time"]),
         (["optimize", "tsp", "-p", "instance=nowhere.tsp"], ["nowhere.tsp"]),
+        (["optimize", "tsp", "--search", "nrpa:polish=maybe"], ["bad value", "polish"]),
+        (
+            ["optimize", "samegame", "--search", "nmcs:polish=1", "--playouts", "5"],
+            ["no local search"],
+        ),
+        (
+            ["optimize", "tsp", "-p", "instance=random:8:1", "--stop-at-optimum"],
+            ["--stop-at-optimum", "no proven optimum"],
+        ),
+        (["optimize", "tsp", "--target", "nan"], ["--target"]),
     ],
 )
 def test_user_errors_are_one_line_and_exit_2(args: list[str], words: list[str]) -> None:
@@ -77,3 +87,23 @@ def test_the_engines_agree_through_the_spec() -> None:
     a = parse_optimizer("nrpa:level=1,iterations=40,engine=reference").run(state, playouts=40)
     b = parse_optimizer("nrpa:level=1,iterations=40,engine=compiled").run(state, playouts=40)
     assert (a.score, a.sequence) == (b.score, b.sequence)
+
+
+def test_knowledge_options_and_a_target_that_stops_the_runs() -> None:
+    """``bias``/``polish`` reach the searches through the spec; ``--target`` (the optimum
+    here) stops each run as soon as it is reached, well before its playout budget."""
+    game = TSP("random:11:6")
+    optimum, _ = held_karp(game.distances)
+    args = ["optimize", "tsp", "-p", "instance=random:11:6", "--playouts", "200000", "--quiet",
+            "--target", str(-optimum), "--seeds", "2", "--json",
+            "--search", "nrpa:level=2,bias=4,polish=1", "--search", "nmcs:level=1,polish=1",
+            "--search", "sp-mcts:bias=2,polish=1,engine=reference"]  # fmt: skip
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    for row in json.loads(result.stdout)["rows"]:
+        assert "polish=1" in row["search"]
+        for run in row["runs"]:
+            assert run["score"] == -optimum and run["playouts"] < 200000, row["search"]
+    plain = parse_optimizer("nmcs:level=1").config(seed=3)
+    assert (plain.bias, plain.polish) == (0.0, False)
+    assert parse_optimizer("nmcs:bias=2.5,polish=yes").config().polish is True

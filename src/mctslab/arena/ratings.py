@@ -65,6 +65,7 @@ __all__ = [
     "compute_ratings",
     "elo_to_score",
     "format_table",
+    "mean_interval",
     "score_interval",
     "score_to_elo",
     "wilson_interval",
@@ -119,6 +120,33 @@ def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, fl
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1.0 - p) / n + z * z / (4.0 * n * n)) / denom
     return p, max(0.0, centre - half), min(1.0, centre + half)
+
+
+# Student's t, two-sided 95%, by degrees of freedom 1..30 (beyond: the normal 1.96).
+_T95 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
+        2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+        2.060, 2.056, 2.052, 2.048, 2.045, 2.042)  # fmt: skip
+
+
+def mean_interval(values: list[float]) -> tuple[float, float, float]:
+    """A mean and its 95% interval from Student's t: ``(mean, low, high)``,
+    ``mean ± t(0.975, n - 1) · s / sqrt(n)`` (``s`` the sample standard deviation). Over
+    few runs (5 seeds: ``t = 2.776``) it is much wider than the normal ``1.96``. One value
+    gives ``(v, v, v)``.
+
+    >>> [round(x, 3) for x in mean_interval([1.0, 2.0, 3.0, 4.0, 5.0])]
+    [3.0, 1.037, 4.963]
+    """
+    n = len(values)
+    if n == 0:
+        raise InvalidConfigError("mean_interval: no values")
+    mean = math.fsum(values) / n
+    if n == 1:
+        return mean, mean, mean
+    s = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1))
+    t = _T95[n - 2] if n - 1 <= len(_T95) else Z95
+    half = t * s / math.sqrt(n)
+    return mean, mean - half, mean + half
 
 
 def score_interval(

@@ -31,6 +31,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from mctslab.arena.ratings import mean_interval
 from mctslab.cli.app import (
     CliError,
     GameArg,
@@ -53,7 +54,6 @@ __all__ = ["optimize"]
 
 #: The budget when neither --time nor --playouts is given (seconds a run).
 DEFAULT_SECONDS = 10.0
-Z95 = 1.959963984540054
 
 
 def known_optimum(game: Any) -> float | None:
@@ -68,11 +68,8 @@ def known_optimum(game: Any) -> float | None:
 
 
 def _interval(scores: list[float]) -> tuple[float, float]:
-    if len(scores) < 2:
-        return (scores[0], scores[0])
-    half = Z95 * statistics.stdev(scores) / math.sqrt(len(scores))
-    mean = statistics.fmean(scores)
-    return (mean - half, mean + half)
+    _, low, high = mean_interval(scores)
+    return (low, high)
 
 
 def _summary(
@@ -175,6 +172,16 @@ def optimize(
         float | None, typer.Option("--time", help="Seconds a run (default 10 without --playouts).")
     ] = None,
     playouts: Annotated[int | None, typer.Option("--playouts", help="Playouts a run.")] = None,
+    target: Annotated[
+        float | None,
+        typer.Option("--target", help="Stop a run once its best scores at least this."),
+    ] = None,
+    stop_at_optimum: Annotated[
+        bool,
+        typer.Option(
+            "--stop-at-optimum", help="Stop a run once it reaches the instance's proven optimum."
+        ),
+    ] = False,
     seeds: Annotated[int, typer.Option("--seeds", help="Runs per search, seeds from --seed.")] = 1,
     seed: Annotated[int, typer.Option("--seed", help="The first seed.")] = 0,
     out: Annotated[
@@ -215,6 +222,14 @@ def optimize(
         if svg is not None and not hasattr(g, "to_svg"):
             raise CliError(f"--svg: {game} has no drawing")
         optimum = known_optimum(g)
+        if target is not None and not math.isfinite(target):
+            raise CliError(f"--target must be a finite number, got {target}")
+        if stop_at_optimum:
+            if optimum is None:
+                raise CliError(f"--stop-at-optimum: no proven optimum is known for this {game}")
+            if target is not None:
+                raise CliError("give --target or --stop-at-optimum, not both")
+            target = optimum
         rows: list[dict[str, Any]] = []
         best: tuple[str, int, OptimizeResult] | None = None
         console = make_console()
@@ -230,7 +245,9 @@ def optimize(
                             end="", file=sys.stderr, flush=True,
                         )  # fmt: skip
 
-                result = opt.run(state, seed=s, time=time_, playouts=playouts, on_improve=shout)
+                result = opt.run(
+                    state, seed=s, time=time_, playouts=playouts, target=target, on_improve=shout
+                )
                 if live:
                     print(file=sys.stderr)
                 results.append((s, result))

@@ -84,7 +84,7 @@ class Optimizer:
 
     @property
     def spec(self) -> str:
-        opts = ",".join(f"{k}={v}" for k, v in self.options)
+        opts = ",".join(f"{k}={_shown(v)}" for k, v in self.options)
         return self.kind + (":" + opts if opts else "")
 
     def run(
@@ -94,9 +94,12 @@ class Optimizer:
         seed: int = 0,
         time: float | None = None,
         playouts: int | None = None,
+        target: float | None = None,
         on_improve: Listener | None = None,
     ) -> OptimizeResult:
-        """Search from ``state`` (a single-player game's position) with this seed and budget."""
+        """Search from ``state`` (a single-player game's position) with this seed and budget
+        (``target``: stop once a sequence scores at least this; the tree and nested
+        searches only, the travelling salesman's baselines run their budget)."""
         game = getattr(state, "game", None)
         info = game.info if game is not None else None
         if info is None:
@@ -107,7 +110,7 @@ class Optimizer:
             return _tsp_baseline(self.kind, state, seed, time, playouts, on_improve)
         if self.kind == "greedy":
             return _greedy(state, on_improve)
-        config = self.config(seed=seed, time=time, playouts=playouts)
+        config = self.config(seed=seed, time=time, playouts=playouts, target=target)
         if isinstance(config, NRPAConfig):
             if compiled:
                 from mctslab.search.single.compiled import compiled_nrpa
@@ -129,13 +132,20 @@ class Optimizer:
         return spmcts(state, config, info, on_improve)
 
     def config(
-        self, *, seed: int = 0, time: float | None = None, playouts: int | None = None
+        self,
+        *,
+        seed: int = 0,
+        time: float | None = None,
+        playouts: int | None = None,
+        target: float | None = None,
     ) -> NRPAConfig | NMCSConfig | SPMCTSConfig:
         """The search's config with this seed and budget (``random`` is NRPA at level 0);
         a bad value is an :class:`~mctslab.core.errors.InvalidSpecError`. Only for the
         tree and nested searches."""
         opts: dict[str, Any] = dict(self.options)
-        budget: dict[str, Any] = {"seed": seed, "time": time, "playouts": playouts}
+        budget: dict[str, Any] = {
+            "seed": seed, "time": time, "playouts": playouts, "target": target,
+        }  # fmt: skip
         try:
             if self.kind in ("nrpa", "random"):
                 if self.kind == "random":
@@ -162,6 +172,13 @@ class Optimizer:
                 f"{game.info.name} has none (use engine=reference)"
             )
         return kernel and self.engine != "reference"
+
+
+def _shown(value: Any) -> str:
+    """An option's value as a spec writes it: flags as 1/0, numbers as ``%g``."""
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def parse_optimizer(spec: str) -> Optimizer:

@@ -493,7 +493,7 @@ def drive(
     new_run()
     advance(0)
     compile_seconds = perf_counter() - warm
-    budget = Budget(config.time, config.playouts)
+    budget = Budget.of(config)
     most_runs = _most_runs(config.runs, config.time, config.playouts)
     tracker = BestTracker(budget, on_improve)
     runs, chunk, total = 0, 16, 0
@@ -518,10 +518,10 @@ def drive(
             runs += 1
             if most_runs is not None and runs >= most_runs:
                 break
-            if budget.spent(total):
+            if budget.spent(total, float(g_score[0])):
                 break
             new_run()
-        elif budget.spent(total):
+        elif budget.spent(total, float(g_score[0])):
             runs += 1  # the run the budget stopped
             break
         chunk = int(min(max(1, made / max(t1 - t0, 1e-6) * 0.02), 1 << 20))

@@ -53,6 +53,7 @@ class NMCSConfig:
         time: a wall-clock budget in seconds (``None``: none); ``playouts``: a playout
             budget. With a budget left after a finished run, the search runs again (the
             generator's stream going on) and keeps the best of all runs.
+        target: stop once a sequence scores at least this (``None``: no target).
         runs: how many runs at most (``None``: as many as the budget allows; with no
             budget at all, one).
         bias: ``beta``: the playouts draw each move with probability proportional to
@@ -66,6 +67,7 @@ class NMCSConfig:
     seed: int = 0
     time: float | None = None
     playouts: int | None = None
+    target: float | None = None
     runs: int | None = None
     bias: float = 0.0
     polish: bool = False
@@ -82,7 +84,7 @@ class NMCSConfig:
             )
         if self.runs is not None and (not isinstance(self.runs, int) or self.runs < 1):
             raise InvalidConfigError(f"nmcs: runs must be an integer >= 1, got {self.runs!r}")
-        Budget(self.time, self.playouts)  # checks them
+        Budget.of(self)  # checks them
 
     @property
     def spec(self) -> str:
@@ -138,7 +140,7 @@ def nmcs(
     config = config or NMCSConfig()
     info = info or state.game.info  # type: ignore[attr-defined]
     check_single_player(state, info.num_players)
-    budget = Budget(config.time, config.playouts)
+    budget = Budget.of(config)
     tracker = BestTracker(budget, on_improve)
     rng = Rng(config.seed)
     bias, polish = knowledge(state, "nmcs", config.bias, config.polish)

@@ -88,6 +88,7 @@ class NRPAConfig:
         time, playouts: budgets (``None``: none); a finished run is followed by another
             while budget is left (a restart from the uniform policy), the best of all
             runs kept.
+        target: stop once a sequence scores at least this (``None``: no target).
         runs: how many runs at most (``None``: as many as the budget allows; with no
             budget at all, one).
     """
@@ -100,6 +101,7 @@ class NRPAConfig:
     seed: int = 0
     time: float | None = None
     playouts: int | None = None
+    target: float | None = None
     runs: int | None = None
 
     def __post_init__(self) -> None:
@@ -125,7 +127,7 @@ class NRPAConfig:
         check_knowledge(where, self.bias, self.polish)
         if self.runs is not None and (not isinstance(self.runs, int) or self.runs < 1):
             raise InvalidConfigError(f"{where}: runs must be an integer >= 1, got {self.runs!r}")
-        Budget(self.time, self.playouts)
+        Budget.of(self)  # checks them
 
     @property
     def spec(self) -> str:
@@ -226,7 +228,7 @@ def nrpa(
     config = config or NRPAConfig()
     info = info or state.game.info  # type: ignore[attr-defined]
     check_single_player(state, info.num_players)
-    budget = Budget(config.time, config.playouts)
+    budget = Budget.of(config)
     tracker = BestTracker(budget, on_improve)
     rng = Rng(config.seed)
     code = move_coder(state)

@@ -15,6 +15,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from time import perf_counter
+from typing import Any
 
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import State
@@ -100,11 +101,19 @@ class OutOfBudget(Exception):
 @dataclass
 class Budget:
     """A search's budget: wall seconds and/or playouts (``None``: no limit; at least one
-    of them, or a search that ends by itself, as NMCS and NRPA runs do)."""
+    of them, or a search that ends by itself, as NMCS and NRPA runs do), and a
+    ``target`` score: the search stops once it has found a sequence scoring at least
+    that (a proven optimum, a record to beat), as LKH's ``OPTIMUM`` does."""
 
     time: float | None = None
     playouts: int | None = None
+    target: float | None = None
     start: float = field(default_factory=perf_counter)
+
+    @classmethod
+    def of(cls, config: Any) -> Budget:
+        """The budget of a search's config (its ``time``, ``playouts`` and ``target``)."""
+        return cls(config.time, config.playouts, config.target)
 
     def __post_init__(self) -> None:
         if self.time is not None and not (isinstance(self.time, int | float) and self.time > 0):
@@ -115,13 +124,22 @@ class Budget:
             or self.playouts < 1
         ):
             raise InvalidConfigError(f"playouts must be an integer >= 1, got {self.playouts!r}")
+        if self.target is not None and (
+            not isinstance(self.target, int | float)
+            or isinstance(self.target, bool)
+            or not math.isfinite(self.target)
+        ):
+            raise InvalidConfigError(f"target must be a finite number, got {self.target!r}")
 
     def elapsed(self) -> float:
         return perf_counter() - self.start
 
-    def spent(self, playouts: int) -> bool:
-        """Whether a search that has made ``playouts`` playouts must stop."""
+    def spent(self, playouts: int, best: float = -math.inf) -> bool:
+        """Whether a search that has made ``playouts`` playouts, the best scoring ``best``,
+        must stop."""
         if self.playouts is not None and playouts >= self.playouts:
+            return True
+        if self.target is not None and best >= self.target:
             return True
         return self.time is not None and self.elapsed() >= self.time
 
@@ -145,7 +163,7 @@ class BestTracker:
     def check(self) -> None:
         """Raise :class:`OutOfBudget` if the budget is spent (before a playout; the first
         playout is always made, so that there is an answer)."""
-        if self.playouts and self.budget.spent(self.playouts):
+        if self.playouts and self.budget.spent(self.playouts, self.score):
             raise OutOfBudget
 
     def offer(self, score: float, sequence: Sequence[int]) -> None:

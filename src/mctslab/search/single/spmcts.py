@@ -58,6 +58,7 @@ class SPMCTSConfig:
         seed: the generator's seed.
         time, playouts: budgets (``None``: none); a finished run is followed by another
             (a randomized restart) while budget is left.
+        target: stop once a sequence scores at least this (``None``: no target).
         runs: how many runs at most (``None``: as many as the budget allows; with no
             budget at all, one).
         bias, polish: the playouts' knowledge, as NMCS's
@@ -70,6 +71,7 @@ class SPMCTSConfig:
     seed: int = 0
     time: float | None = None
     playouts: int | None = None
+    target: float | None = None
     runs: int | None = None
     bias: float = 0.0
     polish: bool = False
@@ -91,7 +93,7 @@ class SPMCTSConfig:
             )
         if self.runs is not None and (not isinstance(self.runs, int) or self.runs < 1):
             raise InvalidConfigError(f"{where}: runs must be an integer >= 1, got {self.runs!r}")
-        Budget(self.time, self.playouts)
+        Budget.of(self)  # checks them
 
     @property
     def spec(self) -> str:
@@ -225,7 +227,7 @@ def spmcts(
     config = config or SPMCTSConfig()
     info = info or state.game.info  # type: ignore[attr-defined]
     check_single_player(state, info.num_players)
-    budget = Budget(config.time, config.playouts)
+    budget = Budget.of(config)
     tracker = BestTracker(budget, on_improve)
     rng = Rng(config.seed)
     bias, polish = knowledge(state, "sp-mcts", config.bias, config.polish)
