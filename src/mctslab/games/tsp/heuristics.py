@@ -78,7 +78,7 @@ __all__ = [
 IntArray = npt.NDArray[np.int64]
 
 _CHUNK_SECONDS = 0.01  # how long a chunk of iterations aims to run between clock reads
-_SCHEDULE_WITHOUT_ITERATIONS = 1_000_000  # SA's cooling length under a time-only budget
+_SCHEDULE_WITHOUT_ITERATIONS = 1_000_000  # SA's cooling length when no budget sets one
 
 
 @dataclass(frozen=True)
@@ -439,8 +439,12 @@ def simulated_annealing(
     moves and/or ``budget.seconds``, from ``initial`` (default: the nearest-neighbour
     tour). ``t0``: the initial temperature (default: the mean uphill move); ``alpha``:
     the cooling factor a move, in ``(0, 1]`` (default: ``final_ratio ** (1 /
-    iterations)``, with 1,000,000 iterations under a time-only budget). The trace
-    begins with ``(0.0, the initial length)``; the result is never longer."""
+    iterations)``). Under a time-only budget with no ``alpha`` the schedule follows the
+    clock instead, so that the cooling spans the whole budget whatever the machine's
+    speed: ``T = t0 * final_ratio ** (elapsed / seconds)``, set before each chunk of
+    moves (chunks last about 10 ms); the moves made then vary with the machine, as any
+    time-budgeted search's do. The trace begins with ``(0.0, the initial length)``; the
+    result is never longer."""
     d = _distances(dist, "simulated_annealing")
     if t0 is not None and (isinstance(t0, bool) or not 0 < t0 < math.inf):
         raise InvalidConfigError(f"simulated_annealing: t0 must be positive, got {t0!r}")
@@ -448,7 +452,10 @@ def simulated_annealing(
         raise InvalidConfigError(
             f"simulated_annealing: final_ratio must lie in (0, 1), got {final_ratio!r}"
         )
-    if alpha is None:
+    by_clock = alpha is None and budget.iterations is None and budget.seconds is not None
+    if by_clock:
+        alpha = 1.0  # the temperature is set from the clock before each chunk
+    elif alpha is None:
         alpha = final_ratio ** (1.0 / (budget.iterations or _SCHEDULE_WITHOUT_ITERATIONS))
     elif isinstance(alpha, bool) or not 0 < alpha <= 1:
         raise InvalidConfigError(f"simulated_annealing: alpha must lie in (0, 1], got {alpha!r}")
@@ -460,18 +467,25 @@ def simulated_annealing(
         return AnytimeResult(length, [int(c) for c in cur], trace)
     best = cur.copy()
     temp = np.array([t0 if t0 is not None else _mean_uphill(d, cur, rng, 1000)], dtype=np.float64)
+    start_temp = float(temp[0])
     ints = np.array([length, length], dtype=np.int64)
     log = np.zeros(1, dtype=np.int64)
+    began = [0.0]
 
     def step(k: int) -> list[int]:
         nonlocal log
         if log.shape[0] < k:
             log = np.zeros(k, dtype=np.int64)
+        if by_clock and k:
+            assert budget.seconds is not None
+            done = min(1.0, (time.perf_counter() - began[0]) / budget.seconds)
+            temp[0] = start_temp * final_ratio**done
         found = _anneal(d, cur, best, ints, temp, float(alpha), rng, k, log)
         return [int(v) for v in log[:found]]
 
     step(0)  # compile (or load from the cache) before the clock starts
-    _run(step, budget, time.perf_counter(), trace)
+    began[0] = time.perf_counter()
+    _run(step, budget, began[0], trace)
     return AnytimeResult(int(ints[1]), [int(c) for c in best], trace)
 
 
