@@ -64,6 +64,7 @@ __all__ = [
     "TreeNodeOut",
     "UpdateOut",
     "error_responses",
+    "json_integer",
 ]
 
 #: A node id: the actions from the root, dot-separated ("4.0.8"); "" is the root.
@@ -75,7 +76,7 @@ OPENSPIEL_GAME = OPENSPIEL_PATTERN
 DEFAULT_ITERATIONS = 1000
 
 
-def _integer(value: Any) -> Any:
+def json_integer(value: Any) -> Any:
     """An integer as JSON Schema has it: 3, or 3.0 (a number without a fraction); not `true`
     or "3", which pydantic's lax mode would take."""
     if isinstance(value, float) and value.is_integer():
@@ -86,11 +87,11 @@ def _integer(value: Any) -> Any:
 
 
 #: The integers of request bodies (with the models' ``strict``, which refuses floats).
-JsonInt = Annotated[int, BeforeValidator(_integer)]
+JsonInt = Annotated[int, BeforeValidator(json_integer)]
 # Bounds before the validator, on the int itself: elsewhere pydantic checks them apart and
 # writes "ge" into the schema, which is no JSON Schema keyword, instead of "minimum".
-PositiveInt = Annotated[int, Field(ge=1), BeforeValidator(_integer)]
-NaturalInt = Annotated[int, Field(ge=0), BeforeValidator(_integer)]
+PositiveInt = Annotated[int, Field(ge=1), BeforeValidator(json_integer)]
+NaturalInt = Annotated[int, Field(ge=0), BeforeValidator(json_integer)]
 
 # Request bodies take exactly what their schema says: no unknown field, no `true` for 1
 # or "3" for 3 (strict), no NaN or infinity (not JSON, though Python's parser reads them).
@@ -206,7 +207,7 @@ class EngineConfig(BaseModel):
         default="robust", description="Final-move rule."
     )
     solver: bool = Field(default=False, description="MCTS-Solver (two-player zero-sum games).")
-    cutoff_depth: Annotated[int, Field(ge=0, le=10**9), BeforeValidator(_integer)] = Field(
+    cutoff_depth: Annotated[int, Field(ge=0, le=10**9), BeforeValidator(json_integer)] = Field(
         default=8, description="Plies of a 'cutoff' playout."
     )
     seed: JsonInt = 0

@@ -56,7 +56,7 @@ from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import TERMINAL, GameInfo
 from mctslab.core.text import ascii_int
 from mctslab.games.kernels import KernelGame, KernelState, RuleKernels, rng_randint
-from mctslab.games.tsp.heuristics import _reverse
+from mctslab.games.tsp.heuristics import reverse_segment
 from mctslab.games.tsp.tsplib import (
     TsplibInstance,
     check_distances,
@@ -201,7 +201,7 @@ def _two_opt_path(path, params):  # type: ignore[no-untyped-def]
                     - params[P_DIST + c * n + d]
                 )
                 if delta < 0:
-                    _reverse(path, i, j)
+                    reverse_segment(path, i, j)
                     improved = changed = True
                     b = path[i]
                     dab = params[P_DIST + a * n + b]

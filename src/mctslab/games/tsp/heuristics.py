@@ -71,6 +71,7 @@ __all__ = [
     "genetic_algorithm",
     "nearest_neighbour",
     "random_restarts",
+    "reverse_segment",
     "simulated_annealing",
     "two_opt",
 ]
@@ -146,7 +147,8 @@ def _length(dist, tour):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def _reverse(tour, i, j):  # type: ignore[no-untyped-def]
+def reverse_segment(tour, i, j):  # type: ignore[no-untyped-def]
+    """Reverse ``tour[i..j]`` in place (a 2-opt move)."""
     while i < j:
         tour[i], tour[j] = tour[j], tour[i]
         i += 1
@@ -184,7 +186,7 @@ def _two_opt(dist, tour):  # type: ignore[no-untyped-def]
             for j in range(i + 1, n):
                 c, d = tour[j], tour[(j + 1) % n]
                 if dist[a, c] + dist[b, d] < dist[a, b] + dist[c, d]:
-                    _reverse(tour, i, j)
+                    reverse_segment(tour, i, j)
                     improved = True
                     b = tour[i]
     return _length(dist, tour)
@@ -231,7 +233,7 @@ def _anneal(dist, cur, best, ints, temp, alpha, rng, k, log):  # type: ignore[no
         if i < j:
             delta = _delta(dist, cur, i, j)
             if delta <= 0 or (t > 1e-300 and _uniform(rng) < math.exp(-delta / t)):
-                _reverse(cur, i, j)
+                reverse_segment(cur, i, j)
                 cur_len += delta
                 if cur_len < best_len:
                     best_len = cur_len
@@ -307,7 +309,7 @@ def _mutate(tour, rng):  # type: ignore[no-untyped-def]
     if _uniform(rng) < 0.5:
         tour[i], tour[j] = tour[j], tour[i]
     else:
-        _reverse(tour, min(i, j), max(i, j))
+        reverse_segment(tour, min(i, j), max(i, j))
 
 
 @njit(cache=True)

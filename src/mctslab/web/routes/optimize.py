@@ -33,7 +33,7 @@ from mctslab.web.optimize import (
     check_search,
 )
 from mctslab.web.routes.lab import LabDep, in_thread
-from mctslab.web.schemas import REQUEST, JsonInt, _integer, error_responses
+from mctslab.web.schemas import REQUEST, JsonInt, error_responses, json_integer
 from mctslab.web.settings import Settings
 from mctslab.web.spmcts_step import StepTree
 
@@ -42,11 +42,11 @@ __all__ = ["OptimizeLab", "router"]
 router = APIRouter()
 
 GameName = Literal["tsp", "samegame", "morpion_solitaire"]
-Seed = Annotated[int, Field(ge=0, le=2**31 - 1), BeforeValidator(_integer)]
+Seed = Annotated[int, Field(ge=0, le=2**31 - 1), BeforeValidator(json_integer)]
 Param = str | JsonInt
 # Bounds before the validator (mctslab.web.schemas: JSON Schema's "minimum"/"maximum").
-StepIterations = Annotated[int, Field(ge=1, le=10**9), BeforeValidator(_integer)]
-Skip = Annotated[int, Field(ge=0, le=1000), BeforeValidator(_integer)]
+StepIterations = Annotated[int, Field(ge=1, le=10**9), BeforeValidator(json_integer)]
+Skip = Annotated[int, Field(ge=0, le=1000), BeforeValidator(json_integer)]
 assert OPTIMIZE_GAMES == ("tsp", "samegame", "morpion_solitaire")
 
 
