@@ -374,3 +374,31 @@ def test_drawings() -> None:
 def test_bad_parameters(kwargs: dict[str, object]) -> None:
     with pytest.raises(InvalidConfigError):
         Morpion(**kwargs)  # type: ignore[arg-type]
+
+
+def test_the_published_5d_record_game_is_legal_by_an_independent_check() -> None:
+    """The best 5D game of ``benchmarks/results/morpion.json`` (the record run's, published
+    in docs/morpion.md) replayed by a checker written from the rules alone, not the
+    kernels: from the 36-point cross, every move's line of 5 points has exactly one new
+    point and shares no point with an earlier line of its direction (5D: disjoint); the
+    game's own replay ends there with that score."""
+    import json
+    from pathlib import Path
+
+    results = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "morpion.json"
+    part = json.loads(results.read_text())["5D"]
+    moves = part["best_moves"]
+    game = Morpion("5D")
+    points = set(game.points(game.new_initial_state()))
+    assert len(points) == 36
+    steps = [(1, 0), (0, 1), (1, 1), (-1, 1)]
+    used: dict[int, set[tuple[int, int]]] = {d: set() for d in range(4)}
+    for a in moves:
+        x, y, d = game.line_of_action(a)
+        line = {(x + k * steps[d][0], y + k * steps[d][1]) for k in range(5)}
+        new = line - points
+        assert len(new) == 1 and not line & used[d]
+        used[d] |= line
+        points |= new
+    final = game.state_from_actions(moves)
+    assert final.is_terminal() and final.returns()[0] == part["best"] == len(moves) >= 80
