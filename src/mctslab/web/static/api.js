@@ -1,7 +1,7 @@
 // The web lab's JSON API (see mctslab.web.routes): every call returns parsed JSON or
 // throws an Error whose message is the server's `detail`.
 
-async function request(method, path, body) {
+export async function request(method, path, body) {
   const init = { method, headers: {} };
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
@@ -23,7 +23,7 @@ async function request(method, path, body) {
   return data;
 }
 
-const enc = encodeURIComponent;
+export const enc = encodeURIComponent;
 
 export const api = {
   health: () => request("GET", "/api/health"),

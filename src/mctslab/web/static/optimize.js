@@ -3,6 +3,7 @@
 // (POST /api/optimize/step). The mode switch in the header shows this tab or the
 // two-player lab (app.js), which go on side by side.
 
+import { enc, request } from "./api.js";
 import { html, svg } from "./dom.js";
 
 const $ = (id) => document.getElementById(id);
@@ -19,29 +20,6 @@ const opt = {
 // ---------------------------------------------------------------------------------------
 // Requests
 
-async function request(method, path, body) {
-  const init = { method, headers: {} };
-  if (body !== undefined) {
-    init.headers["Content-Type"] = "application/json";
-    init.body = JSON.stringify(body);
-  }
-  const response = await fetch(path, init);
-  const text = await response.text();
-  let data = null;
-  try {
-    data = text ? JSON.parse(text) : null;
-  } catch {
-    data = text;
-  }
-  if (!response.ok) {
-    let detail = data && data.detail !== undefined ? data.detail : text;
-    if (typeof detail !== "string") detail = JSON.stringify(detail);
-    throw new Error(`${response.status}: ${detail}`);
-  }
-  return data;
-}
-
-const enc = encodeURIComponent;
 const optApi = {
   games: () => request("GET", "/api/optimize/games"),
   start: (body) => request("POST", "/api/optimize/runs", body),
