@@ -26,6 +26,7 @@ with warnings.catch_warnings():
 from mctslab.core.registry import make
 from mctslab.core.rng import Rng
 from mctslab.games.tsp import held_karp
+from mctslab.players.optimizers import parse_optimizer
 from mctslab.search.single.result import BestTracker, Budget
 from mctslab.search.single.spmcts import SPMCTSConfig, sp_score, spmcts
 from mctslab.web.app import create_app
@@ -35,8 +36,7 @@ from mctslab.web.spmcts_step import StepTree
 LOCAL = "http://localhost"
 # The module (the package re-exports its function under the same name).
 spmcts_module = importlib.import_module("mctslab.search.single.spmcts")
-# Short slices: a stop takes effect within 0.1 s, and a 0.3 s run makes several.
-SETTINGS = Settings(optimize_slice=0.1, max_optimize_time=30.0)
+SETTINGS = Settings(max_optimize_time=30.0)
 
 
 @pytest.fixture
@@ -90,13 +90,12 @@ def test_the_catalog_lists_the_single_player_games_and_the_searches(client: Test
         o["type"] in ("integer", "number", "flag") for s in searches.values() for o in s["options"]
     )
     assert data["max_time"] == SETTINGS.max_optimize_time
-    assert data["slice_seconds"] == SETTINGS.optimize_slice
 
 
 def test_exact_finds_held_karps_tour(client: TestClient) -> None:
     run = start(client, game="tsp", params={"instance": "random:10:1"}, search="exact", time=0.3)
     view = wait_done(client, run["id"])
-    assert view["status"] == "done" and view["slices"] == 1
+    assert view["status"] == "done" and not view["compiling"]
     order = check_tour(view, 10)
     optimum, _ = held_karp(make("tsp", instance="random:10:1").distances)  # type: ignore[attr-defined]
     assert view["score"] == -optimum
@@ -105,7 +104,9 @@ def test_exact_finds_held_karps_tour(client: TestClient) -> None:
     assert game.tour(game.state_from_actions(order[1:-1])) == order[:-1]  # type: ignore[attr-defined]
 
 
-def test_a_sliced_run_keeps_its_best_and_its_curve(client: TestClient) -> None:
+def test_a_run_is_mctslab_optimize_with_its_seed_and_keeps_its_curve(
+    client: TestClient,
+) -> None:
     run = start(
         client,
         game="tsp",
@@ -115,8 +116,8 @@ def test_a_sliced_run_keeps_its_best_and_its_curve(client: TestClient) -> None:
         time=0.3,
     )
     view = wait_done(client, run["id"])
-    assert view["status"] == "done" and view["slices"] >= 2
-    assert view["elapsed"] < 5
+    assert view["status"] == "done" and view["elapsed"] < 5
+    assert view["compile_seconds"] is not None and not view["compiling"]
     check_tour(view, 12)
     curve = view["improvements"]
     assert [p[2] for p in curve] == sorted(p[2] for p in curve)  # each a new best
@@ -124,9 +125,51 @@ def test_a_sliced_run_keeps_its_best_and_its_curve(client: TestClient) -> None:
     assert curve[-1][2] == view["score"] and view["playouts"] >= curve[-1][1]
     optimum, _ = held_karp(make("tsp", instance="random:12:3").distances)  # type: ignore[attr-defined]
     assert view["score"] <= -optimum
+    # The same search for the same playouts, outside the lab: the same first improvements.
+    game = make("tsp", instance="random:12:3")
+    alone = parse_optimizer("random:engine=reference").run(
+        game.new_initial_state(), seed=4, playouts=int(curve[-1][1])
+    )
+    assert [(i.playouts, i.score) for i in alone.improvements] == [(p, v) for _, p, v in curve]
 
 
-def test_a_stopped_run_ends_within_a_slice(client: TestClient) -> None:
+def test_a_compiled_run_shows_its_best_tour_while_it_runs(client: TestClient) -> None:
+    run = start(client, game="tsp", params={"instance": "eil51"}, search="nrpa:level=3",
+                seed=1, time=30)  # fmt: skip
+    deadline = time.monotonic() + 60
+    while True:  # until the search has published a tour, before its 30 s are over
+        view = client.get(f"/api/optimize/runs/{run['id']}").json()
+        assert view["status"] == "running" and time.monotonic() < deadline, view
+        if view["solution"] is not None:
+            break
+        time.sleep(0.05)
+    assert not view["compiling"] and view["compile_seconds"] is not None
+    order = check_tour_running(view, 51)
+    assert view["improvements"] and view["sequence_score"] <= view["score"]
+    r = client.post(f"/api/optimize/runs/{run['id']}/stop")
+    assert r.status_code == 200
+    done = wait_done(client, run["id"], limit=10)
+    assert done["status"] == "stopped" and done["elapsed"] < 30
+    assert done["elapsed"] - done["compile_seconds"] < 25
+    check_tour(done, 51)
+    assert done["score"] >= -length_of(order)
+
+
+def check_tour_running(view: dict[str, Any], n: int) -> list[int]:
+    """A running view's tour: a closed permutation whose length is the published score."""
+    solution = view["solution"]
+    order = solution["order"]
+    assert len(order) == n + 1 and sorted(order[:-1]) == list(range(n))
+    assert solution["length"] == -view["sequence_score"]
+    return list(order)
+
+
+def length_of(order: list[int]) -> int:
+    game = make("tsp", instance="eil51")
+    return int(game.length(game.state_from_actions(order[1:-1])))  # type: ignore[attr-defined]
+
+
+def test_a_stopped_run_ends_at_once(client: TestClient) -> None:
     run = start(client, game="tsp", params={"instance": "eil51"}, search="random:engine=reference",
                 time=30)  # fmt: skip
     time.sleep(0.3)

@@ -38,7 +38,7 @@ def test_optimize_a_tour_and_step_sp_mcts(page: Page) -> None:
     page.get_by_test_id("opt-game").select_option("tsp")
     page.get_by_test_id("opt-param-instance").select_option("")
     page.get_by_test_id("opt-param-instance-other").fill("random:12:3")
-    # A search in Python (no compilation to wait for), for 1.5 s in slices.
+    # A search in Python (no compilation to wait for), for 1.5 s.
     page.get_by_test_id("opt-search").select_option("random")
     page.get_by_test_id("opt-time").fill("1.5")
     page.get_by_test_id("opt-start").click()

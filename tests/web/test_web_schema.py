@@ -57,7 +57,6 @@ FUZZED = Settings(
     # and step trees of 300 nodes at most.
     max_optimize_time=0.05,
     max_optimize_runs=100_000,
-    optimize_slice=0.05,
     max_step_nodes=300,
 )
 
@@ -250,7 +249,6 @@ SMALL = Settings(
     max_view_nodes=20,
     max_svg_nodes=5,
     max_optimize_runs=1,
-    optimize_slice=0.05,
     max_step_nodes=20,
 )
 

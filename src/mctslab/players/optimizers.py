@@ -39,6 +39,7 @@ from mctslab.search.single.result import (
     Budget,
     Improvement,
     OptimizeResult,
+    Watch,
     check_single_player,
 )
 
@@ -96,10 +97,13 @@ class Optimizer:
         playouts: int | None = None,
         target: float | None = None,
         on_improve: Listener | None = None,
+        watch: Watch | None = None,
     ) -> OptimizeResult:
         """Search from ``state`` (a single-player game's position) with this seed and budget
         (``target``: stop once a sequence scores at least this; the tree and nested
-        searches only, the travelling salesman's baselines run their budget)."""
+        searches only, the travelling salesman's baselines run their budget). ``watch``
+        (:class:`~mctslab.search.single.result.Watch`): stop it from another thread,
+        read its best sequence while it runs."""
         game = getattr(state, "game", None)
         info = game.info if game is not None else None
         if info is None:
@@ -107,29 +111,31 @@ class Optimizer:
         check_single_player(state, info.num_players)
         compiled = self._compiled(game)
         if self.kind in _TSP_ONLY:
-            return _tsp_baseline(self.kind, state, seed, time, playouts, on_improve)
+            return _tsp_baseline(
+                self.kind, state, seed, Budget(time, playouts, None, watch), on_improve
+            )
         if self.kind == "greedy":
-            return _greedy(state, on_improve)
+            return _greedy(state, Budget(watch=watch), on_improve)
         config = self.config(seed=seed, time=time, playouts=playouts, target=target)
         if isinstance(config, NRPAConfig):
             if compiled:
                 from mctslab.search.single.compiled import compiled_nrpa
 
-                result = compiled_nrpa(state, config, on_improve)  # type: ignore[arg-type]
+                result = compiled_nrpa(state, config, on_improve, watch)  # type: ignore[arg-type]
             else:
-                result = nrpa(state, config, info, on_improve)
+                result = nrpa(state, config, info, on_improve, watch)
             return _renamed(result, self.spec) if self.kind == "random" else result
         if isinstance(config, NMCSConfig):
             if compiled and config.level >= 1:
                 from mctslab.search.single.compiled import compiled_nmcs
 
-                return compiled_nmcs(state, config, on_improve)  # type: ignore[arg-type]
-            return nmcs(state, config, info, on_improve)
+                return compiled_nmcs(state, config, on_improve, watch)  # type: ignore[arg-type]
+            return nmcs(state, config, info, on_improve, watch)
         if compiled:
             from mctslab.search.single.spmcts_compiled import compiled_spmcts
 
-            return compiled_spmcts(state, config, on_improve)  # type: ignore[arg-type]
-        return spmcts(state, config, info, on_improve)
+            return compiled_spmcts(state, config, on_improve, watch)  # type: ignore[arg-type]
+        return spmcts(state, config, info, on_improve, watch)
 
     def config(
         self,
@@ -222,11 +228,11 @@ def _renamed(result: OptimizeResult, spec: str) -> OptimizeResult:
     return replace(result, search=spec)
 
 
-def _greedy(state: State, on_improve: Listener | None) -> OptimizeResult:
+def _greedy(state: State, budget: Budget, on_improve: Listener | None) -> OptimizeResult:
     """Each move the child whose ``heuristic()[0]`` is highest (ties: the lowest action)."""
     if not hasattr(state, "heuristic"):
         raise InvalidSpecError("greedy needs the game's heuristic(); this game has none")
-    tracker = BestTracker(Budget(), on_improve)
+    tracker = BestTracker(budget, on_improve)
     s = state.clone()
     moves: list[int] = []
     while not s.is_terminal():
@@ -245,13 +251,12 @@ def _tsp_baseline(
     kind: str,
     state: State,
     seed: int,
-    time: float | None,
-    playouts: int | None,
+    budget: Budget,
     on_improve: Listener | None,
 ) -> OptimizeResult:
     """The travelling salesman's baselines (:mod:`mctslab.games.tsp.heuristics`), from the
     start of the tour only; ``playouts`` is their iteration budget (SA's moves, the GA's
-    generations)."""
+    generations); a watch stops SA and the GA between two of their chunks."""
     from mctslab.games import tsp as tsp_module
 
     game = getattr(state, "game", None)
@@ -260,7 +265,7 @@ def _tsp_baseline(
     if state.history():
         raise InvalidSpecError(f"{kind} searches whole tours: start from the first move")
     dist = game.distances
-    tracker = BestTracker(Budget(time, playouts), on_improve)
+    tracker = BestTracker(budget, on_improve)
     if kind in ("nn", "2opt", "exact"):
         if kind == "nn":
             length, tour = tsp_module.nearest_neighbour(dist)
@@ -270,15 +275,19 @@ def _tsp_baseline(
             length, tour = tsp_module.held_karp(dist)
         tracker.offer(-float(length), tour[1:])
         return tracker.result(1, kind)
-    if time is None and playouts is None:
+    if budget.time is None and budget.playouts is None:
         raise InvalidSpecError(f"{kind} needs a budget: --time or --playouts")
-    budget = tsp_module.Budget(iterations=playouts, seconds=time)
+    watch = budget.watch
+    stop = None if watch is None else (lambda: watch.stopped)
+    anytime = tsp_module.Budget(iterations=budget.playouts, seconds=budget.time, stop=stop)
     run = tsp_module.simulated_annealing if kind == "sa" else tsp_module.genetic_algorithm
-    result = run(dist, budget, seed=seed)
+    result = run(dist, anytime, seed=seed)
     for seconds, length in result.trace:
         tracker.improvements.append(Improvement(seconds, 0, -float(length)))
         if on_improve is not None:
             on_improve(tracker.improvements[-1])
     tracker.score = -float(result.length)
     tracker.sequence = tuple(result.tour[1:])
+    if watch is not None:
+        watch.publish(tracker.score, tracker.sequence)
     return tracker.result(1, kind)

@@ -79,7 +79,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             task.cancel()
             sessions.cancel_all()
-            app.state.optimize.runs.stop_all()  # single-player runs end within a slice
+            app.state.optimize.runs.stop_all()  # single-player runs end at their next check
 
     app = FastAPI(
         title="mctslab web lab",

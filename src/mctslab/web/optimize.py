@@ -12,19 +12,18 @@ threads, and keeps what the page polls:
   file path is ever read: a TSP instance is a shipped name or ``random:N:SEED``);
 - :class:`OptimizeRun` and :class:`RunStore`: a search running in a thread of its own.
 
-A run is a series of *slices*: searches of at most ``Settings.optimize_slice`` seconds,
-each :meth:`mctslab.players.optimizers.Optimizer.run` with its own time budget (the
-first with the request's seed, slice ``k`` with seed ``seed + k * 1_000_003``). The best
-of all the slices is the run's best; the improvements of a slice that beat it are the
-run's curve, timed in wall seconds since the run started (a compiled search's first
-compilation included). Between two slices the run checks its stop flag, so a stop (or
-the server's shutdown) ends it within one slice, and the best sequence is known at each
-slice's end (a search tells its improving *scores* as they come, but its sequence only
-when it returns): the page's tour or board is the best of the slices finished so far.
-A slice after the first is a randomized restart, as a search's own restarts are (NRPA
-from the uniform policy, SP-MCTS from a fresh tree); a run no longer than one slice is
-exactly ``mctslab optimize`` with that seed and time. The searches that end by
-themselves (``nn``, ``2opt``, ``exact``, ``greedy``) run once.
+A run is one call of :meth:`mctslab.players.optimizers.Optimizer.run` with the
+request's seed and time, so it is exactly ``mctslab optimize`` with that seed and time
+(the search's own restarts included), watched by a
+:class:`~mctslab.search.single.result.Watch`: *Stop* (or the server's shutdown) ends it
+at the search's next budget check (between two playouts of a reference search, two
+chunks of about 20 ms of a compiled one), and the page's tour or board is the best
+sequence the search has published so far (a reference search's each new best, a
+compiled search's at the end of the chunk that found it; ``sa`` and ``ga`` tell their
+tour when they end). A compiled search compiles its code on first use (or loads it from
+numba's cache) before its clock starts: the view says ``compiling`` meanwhile, and
+``compile_seconds`` is that time, apart from the search's ``time``; the curve's seconds
+are wall seconds since the run started, compilation included.
 """
 
 from __future__ import annotations
@@ -42,7 +41,7 @@ from mctslab.core.errors import InvalidConfigError, InvalidSpecError
 from mctslab.core.game import Game, State
 from mctslab.core.registry import make
 from mctslab.players.optimizers import OPTIMIZERS, Optimizer, parse_optimizer
-from mctslab.search.single.result import Improvement
+from mctslab.search.single.result import Improvement, Watch
 
 __all__ = [
     "DEFAULT_RUN_SECONDS",
@@ -68,10 +67,8 @@ OPTIMIZE_GAMES = ("tsp", "samegame", "morpion_solitaire")
 MAX_WEB_CITIES = 300
 #: The travelling salesman's own searches.
 TSP_ONLY = ("nn", "2opt", "sa", "ga", "exact")
-#: Searches that end by themselves: a run makes one slice of them.
+#: Searches that end by themselves, before their time is spent.
 DETERMINISTIC = ("nn", "2opt", "exact", "greedy")
-#: The seed of slice ``k`` is ``seed + k * SLICE_SEED_STEP``.
-SLICE_SEED_STEP = 1_000_003
 
 #: Each search's options with their defaults (what :class:`Optimizer` uses when an
 #: option is left out), and a line about it.
@@ -365,8 +362,8 @@ def solution_view(game: Game, state: State, sequence: tuple[int, ...]) -> dict[s
 
 @dataclass
 class OptimizeRun:
-    """A search of a single-player game in a thread of its own, in slices (module
-    docstring). The thread writes, the server reads: under :attr:`lock`."""
+    """A search of a single-player game in a thread of its own (module docstring). The
+    thread writes, the server reads: under :attr:`lock`."""
 
     id: str
     game_name: str
@@ -376,7 +373,6 @@ class OptimizeRun:
     time: float
     game: Game
     state: State
-    slice_seconds: float
     status: str = "running"
     error: str | None = None
     started: float = field(default_factory=perf_counter)
@@ -386,8 +382,7 @@ class OptimizeRun:
     sequence_score: float = -math.inf
     improvements: list[tuple[float, int, float]] = field(default_factory=list)
     playouts: int = 0
-    slices: int = 0
-    stop: threading.Event = field(default_factory=threading.Event)
+    watch: Watch = field(default_factory=Watch)
     lock: threading.Lock = field(default_factory=threading.Lock)
     _view: tuple[tuple[int, ...], dict[str, Any]] | None = None
 
@@ -398,50 +393,40 @@ class OptimizeRun:
     def elapsed(self) -> float:
         return (self.ended if self.ended is not None else perf_counter()) - self.started
 
+    def stop(self) -> None:
+        """Ask the search to end (its best kept)."""
+        self.watch.stop()
+
+    def compile_seconds(self) -> float | None:
+        """Seconds before the search's clock started (``None``: still compiling)."""
+        began = self.watch.started
+        if began is None:
+            return None if self.ended is None else self.elapsed()
+        return max(0.0, began - self.started)
+
     def work(self) -> None:
-        """The thread's body: slices until the time is spent, the stop flag is set or a
-        search that ends by itself has run."""
+        """The thread's body: the search, until its time is spent, it is stopped, or it
+        ends by itself."""
+
+        def listen(found: Improvement) -> None:
+            began = self.compile_seconds() or 0.0
+            with self.lock:
+                if found.score > self.score:
+                    self.score = found.score
+                    self.improvements.append((began + found.seconds, found.playouts, found.score))
+                self.playouts = max(self.playouts, found.playouts)
+
         try:
-            while not self.stop.is_set():
-                left = self.time - self.elapsed()
-                if left <= 0:
-                    break
-                k = self.slices
-                seed = self.seed + k * SLICE_SEED_STEP
-                done = self.playouts
-                begun = self.elapsed()
-                first = len(self.improvements)
-
-                def listen(found: Improvement, done: int = done, begun: float = begun) -> None:
-                    with self.lock:
-                        if found.score > self.score:
-                            self.score = found.score
-                            self.improvements.append(
-                                (begun + found.seconds, done + found.playouts, found.score)
-                            )
-
-                result = self.optimizer.run(
-                    self.state,
-                    seed=seed,
-                    time=min(left, self.slice_seconds),
-                    on_improve=listen,
-                )
-                with self.lock:
-                    # A compiled search's clock starts after its compilation.
-                    shift = result.compile_seconds
-                    for i in range(first, len(self.improvements)):
-                        t, p, v = self.improvements[i]
-                        self.improvements[i] = (t + shift, p, v)
-                    self.slices += 1
-                    self.playouts += result.playouts
-                    if result.score > self.score:
-                        self.improvements.append((self.elapsed(), self.playouts, result.score))
-                        self.score = result.score
-                    if result.score > self.sequence_score:
-                        self.sequence_score = result.score
-                        self.sequence = tuple(result.sequence)
-                if self.optimizer.kind in DETERMINISTIC:
-                    break
+            result = self.optimizer.run(
+                self.state, seed=self.seed, time=self.time, on_improve=listen, watch=self.watch
+            )
+            with self.lock:
+                self.playouts = result.playouts
+                if result.score > self.score:
+                    self.improvements.append((self.elapsed(), result.playouts, result.score))
+                    self.score = result.score
+                self.sequence_score = result.score
+                self.sequence = tuple(result.sequence)
         except Exception as err:  # a search's refusal (or failure) ends the run, told
             with self.lock:
                 self.error = " ".join(str(err).split()) or type(err).__name__
@@ -450,13 +435,16 @@ class OptimizeRun:
             with self.lock:
                 self.ended = perf_counter()
                 if self.status == "running":
-                    self.status = "stopped" if self.stop.is_set() else "done"
+                    self.status = "stopped" if self.watch.stopped else "done"
 
     def view(self) -> dict[str, Any]:
         """What ``GET /api/optimize/runs/{id}`` answers."""
         with self.lock:
             score = self.score if math.isfinite(self.score) else None
-            sequence = self.sequence
+            sequence, sequence_score = self.sequence, self.sequence_score
+            if self.running:  # the best the search has published so far
+                sequence_score, sequence = self.watch.best()
+            compile_seconds = self.compile_seconds()
             data: dict[str, Any] = {
                 "id": self.id,
                 "game": self.game_name,
@@ -465,14 +453,15 @@ class OptimizeRun:
                 "seed": self.seed,
                 "time": self.time,
                 "status": self.status,
+                "compiling": self.running and compile_seconds is None,
+                "compile_seconds": compile_seconds,
                 "error": self.error,
                 "elapsed": self.elapsed(),
-                "slices": self.slices,
                 "playouts": self.playouts,
                 "score": score,
                 "improvements": [list(i) for i in self.improvements],
                 "sequence": list(sequence),
-                "sequence_score": self.sequence_score if sequence else None,
+                "sequence_score": sequence_score if sequence else None,
             }
         optimum = known_optimum(self.game)
         data["optimum"] = optimum
@@ -520,7 +509,6 @@ class RunStore:
         seconds: float,
         game: Game,
         state: State,
-        slice_seconds: float,
     ) -> OptimizeRun:
         """A new run, its thread started (the caller checked :meth:`running`)."""
         run = OptimizeRun(
@@ -532,7 +520,6 @@ class RunStore:
             time=seconds,
             game=game,
             state=state,
-            slice_seconds=slice_seconds,
         )
         self._runs[run.id] = run
         thread = threading.Thread(target=run.work, name=f"optimize-{run.id}", daemon=True)
@@ -551,7 +538,7 @@ class RunStore:
         """Set every run's stop flag (the server's shutdown); wait up to ``wait``
         seconds for each thread."""
         for run in self._runs.values():
-            run.stop.set()
+            run.stop()
         if wait > 0:
             for thread in list(self._threads.values()):
                 thread.join(timeout=wait)

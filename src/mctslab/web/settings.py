@@ -77,8 +77,6 @@ class Settings:
         max_optimize_time: seconds one single-player run (``POST /api/optimize/runs``)
             may ask for (422 beyond).
         max_optimize_runs: single-player runs at once, the whole server (429 beyond).
-        optimize_slice: seconds of a run's slices (:mod:`mctslab.web.optimize`): a
-            stopped run ends within one, and its best solution is known at each end.
         max_step_trees: SP-MCTS step sessions held (``POST /api/optimize/step``); the
             least recently stepped is dropped beyond.
         max_step_nodes: nodes one step session's tree may make (413 beyond).
@@ -105,6 +103,5 @@ class Settings:
     clock: Callable[[], float] = time.monotonic
     max_optimize_time: float = 60.0
     max_optimize_runs: int = 2
-    optimize_slice: float = 1.0
     max_step_trees: int = 16
     max_step_nodes: int = 20_000

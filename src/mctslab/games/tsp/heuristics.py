@@ -86,10 +86,12 @@ _SCHEDULE_WITHOUT_ITERATIONS = 1_000_000  # SA's cooling length when no budget s
 class Budget:
     """How long an anytime search runs: ``iterations`` (deterministic: SA's moves, the
     GA's generations, the random tours drawn) and/or ``seconds`` of wall time; it stops
-    at the first limit reached."""
+    at the first limit reached, or when ``stop()`` (called between two chunks of about
+    20 ms) says so: another thread's stop button."""
 
     iterations: int | None = None
     seconds: float | None = None
+    stop: Callable[[], bool] | None = None
 
     def __post_init__(self) -> None:
         if self.iterations is None and self.seconds is None:
@@ -403,6 +405,8 @@ def _run(
         trace.extend((now - start, length) for length in found)
         done += k
         if budget.seconds is not None and now - start >= budget.seconds:
+            break
+        if budget.stop is not None and budget.stop():
             break
         # Aim the next chunk at _CHUNK_SECONDS, growing at most 4 times a chunk.
         chunk = max(1, min(4 * k, int(k * _CHUNK_SECONDS / max(now - before, 1e-7))))

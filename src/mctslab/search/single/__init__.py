@@ -8,13 +8,14 @@
   :mod:`~mctslab.search.single.spmcts_compiled`: the three compiled with numba over a
   kernel game's rules, the same results as the reference versions;
 - :mod:`~mctslab.search.single.result`: what they return (:class:`OptimizeResult`: the
-  best sequence, its score, when it was found, every improvement) and their budgets;
+  best sequence, its score, when it was found, every improvement), their budgets, and
+  :class:`Watch` (stop a running search from another thread, read its best so far);
 - :mod:`~mctslab.search.single.moves`: move codes and playouts.
 """
 
 from mctslab.search.single.nmcs import NMCSConfig, nmcs
 from mctslab.search.single.nrpa import NRPAConfig, nrpa
-from mctslab.search.single.result import Improvement, OptimizeResult
+from mctslab.search.single.result import Improvement, OptimizeResult, Watch
 from mctslab.search.single.spmcts import SPMCTSConfig, spmcts
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "NRPAConfig",
     "OptimizeResult",
     "SPMCTSConfig",
+    "Watch",
     "nmcs",
     "nrpa",
     "spmcts",

@@ -33,6 +33,7 @@ from mctslab.search.single.result import (
     Budget,
     Improvement,
     OptimizeResult,
+    Watch,
     check_single_player,
 )
 
@@ -482,18 +483,20 @@ def drive(
     config: Any,
     spec: str,
     on_improve: Callable[[Improvement], None] | None,
+    watch: Watch | None = None,
 ) -> OptimizeResult:
     """Call ``advance(playouts) -> (made, run ended)`` in chunks of about 20 ms until the
     budget is spent or the runs are done (a finished run is followed by a new one while
     budget is left, as in the reference versions); time each improvement by its place
     in its chunk. The first call, with no playout to make, compiles the code (or loads
-    it from numba's cache) before the clock starts: ``compile_seconds``."""
+    it from numba's cache) before the clock starts: ``compile_seconds``. A ``watch`` is
+    told the best sequence at the end of each chunk that improved it."""
     g_score, g_seq, g_len, found, n_found = g
     warm = perf_counter()
     new_run()
     advance(0)
     compile_seconds = perf_counter() - warm
-    budget = Budget.of(config)
+    budget = Budget.of(config, watch)
     most_runs = _most_runs(config.runs, config.time, config.playouts)
     tracker = BestTracker(budget, on_improve)
     runs, chunk, total = 0, 16, 0
@@ -512,6 +515,8 @@ def drive(
             tracker.improvements.append(Improvement(when, total + p, score))
             if on_improve is not None:
                 on_improve(tracker.improvements[-1])
+        if count and watch is not None:
+            watch.publish(float(g_score[0]), g_seq[: int(g_len[0])].tolist())
         total += made
         tracker.playouts = total
         if ended:
@@ -538,6 +543,7 @@ def compiled_nrpa(
     state: KernelState,
     config: NRPAConfig | None = None,
     on_improve: Callable[[Improvement], None] | None = None,
+    watch: Watch | None = None,
 ) -> OptimizeResult:
     """:func:`~mctslab.search.single.nrpa.nrpa`, compiled: the same result for the same
     config and playout budget (the same draws, policies and sequence)."""
@@ -567,13 +573,14 @@ def compiled_nrpa(
         )  # fmt: skip
         return int(made), bool(m[5][1] == RUN_DONE)
 
-    return drive(advance, new_run, g, config, config.spec, on_improve)
+    return drive(advance, new_run, g, config, config.spec, on_improve, watch)
 
 
 def compiled_nmcs(
     state: KernelState,
     config: NMCSConfig | None = None,
     on_improve: Callable[[Improvement], None] | None = None,
+    watch: Watch | None = None,
 ) -> OptimizeResult:
     """:func:`~mctslab.search.single.nmcs.nmcs`, compiled (levels 1 to 4): the same result
     for the same config and playout budget."""
@@ -601,4 +608,4 @@ def compiled_nmcs(
         )
         return int(made), bool(m[8][1] == RUN_DONE)
 
-    return drive(advance, new_run, g, config, config.spec, on_improve)
+    return drive(advance, new_run, g, config, config.spec, on_improve, watch)

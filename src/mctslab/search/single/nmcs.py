@@ -37,6 +37,7 @@ from mctslab.search.single.result import (
     Improvement,
     OptimizeResult,
     OutOfBudget,
+    Watch,
     check_single_player,
 )
 
@@ -134,13 +135,14 @@ def nmcs(
     config: NMCSConfig | None = None,
     info: GameInfo | None = None,
     on_improve: Callable[[Improvement], None] | None = None,
+    watch: Watch | None = None,
 ) -> OptimizeResult:
     """Nested Monte-Carlo Search from ``state`` (a single-player game's position): the
     best sequence found (:class:`OptimizeResult`). ``on_improve`` hears every new best."""
     config = config or NMCSConfig()
     info = info or state.game.info  # type: ignore[attr-defined]
     check_single_player(state, info.num_players)
-    budget = Budget.of(config)
+    budget = Budget.of(config, watch)
     tracker = BestTracker(budget, on_improve)
     rng = Rng(config.seed)
     bias, polish = knowledge(state, "nmcs", config.bias, config.polish)

@@ -62,6 +62,7 @@ from mctslab.search.single.result import (
     Improvement,
     OptimizeResult,
     OutOfBudget,
+    Watch,
     check_single_player,
 )
 
@@ -223,12 +224,13 @@ def nrpa(
     config: NRPAConfig | None = None,
     info: GameInfo | None = None,
     on_improve: Callable[[Improvement], None] | None = None,
+    watch: Watch | None = None,
 ) -> OptimizeResult:
     """Nested Rollout Policy Adaptation from ``state``: the best sequence found."""
     config = config or NRPAConfig()
     info = info or state.game.info  # type: ignore[attr-defined]
     check_single_player(state, info.num_players)
-    budget = Budget.of(config)
+    budget = Budget.of(config, watch)
     tracker = BestTracker(budget, on_improve)
     rng = Rng(config.seed)
     code = move_coder(state)

@@ -12,6 +12,7 @@ and playouts since the start) and each improvement on the way (the curve that
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from time import perf_counter
@@ -26,6 +27,7 @@ __all__ = [
     "Improvement",
     "OptimizeResult",
     "OutOfBudget",
+    "Watch",
     "check_single_player",
 ]
 
@@ -94,6 +96,45 @@ class OptimizeResult:
         }
 
 
+class Watch:
+    """A running search seen from another thread (the web lab's runs, a GUI).
+
+    :meth:`stop` asks the search to end at its next budget check (between two playouts
+    of a reference search, two chunks of about 20 ms of a compiled one), its best kept;
+    :meth:`best` reads the best complete sequence it has published so far: a reference
+    search publishes each new best as it finds it, a compiled one at the end of the chunk
+    that found it. The travelling salesman's baselines (``sa``, ``ga``) and the searches
+    that end by themselves tell their sequence when they return. :attr:`started` is when
+    the search's clock started (``time.perf_counter()``; ``None`` before): a compiled
+    search compiles first, so a watcher can tell compiling from searching.
+    """
+
+    def __init__(self) -> None:
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._best: tuple[float, tuple[int, ...]] = (-math.inf, ())
+        self.started: float | None = None
+
+    def stop(self) -> None:
+        """Ask the search to stop (it returns its best so far)."""
+        self._stop.set()
+
+    @property
+    def stopped(self) -> bool:
+        return self._stop.is_set()
+
+    def publish(self, score: float, sequence: Sequence[int]) -> None:
+        """The search found ``sequence`` scoring ``score`` (kept if better)."""
+        with self._lock:
+            if score > self._best[0]:
+                self._best = (score, tuple(int(a) for a in sequence))
+
+    def best(self) -> tuple[float, tuple[int, ...]]:
+        """The best published ``(score, sequence)``; ``(-inf, ())`` before any."""
+        with self._lock:
+            return self._best
+
+
 class OutOfBudget(Exception):
     """Raised between two playouts when the budget is spent (caught by the search)."""
 
@@ -103,17 +144,20 @@ class Budget:
     """A search's budget: wall seconds and/or playouts (``None``: no limit; at least one
     of them, or a search that ends by itself, as NMCS and NRPA runs do), and a
     ``target`` score: the search stops once it has found a sequence scoring at least
-    that (a proven optimum, a record to beat), as LKH's ``OPTIMUM`` does."""
+    that (a proven optimum, a record to beat), as LKH's ``OPTIMUM`` does. A ``watch``
+    (:class:`Watch`) stops it from another thread and is told its improvements; the
+    clock starts when the budget is made (the watch's ``started``)."""
 
     time: float | None = None
     playouts: int | None = None
     target: float | None = None
+    watch: Watch | None = None
     start: float = field(default_factory=perf_counter)
 
     @classmethod
-    def of(cls, config: Any) -> Budget:
+    def of(cls, config: Any, watch: Watch | None = None) -> Budget:
         """The budget of a search's config (its ``time``, ``playouts`` and ``target``)."""
-        return cls(config.time, config.playouts, config.target)
+        return cls(config.time, config.playouts, config.target, watch)
 
     def __post_init__(self) -> None:
         if self.time is not None and not (isinstance(self.time, int | float) and self.time > 0):
@@ -130,6 +174,8 @@ class Budget:
             or not math.isfinite(self.target)
         ):
             raise InvalidConfigError(f"target must be a finite number, got {self.target!r}")
+        if self.watch is not None:
+            self.watch.started = self.start
 
     def elapsed(self) -> float:
         return perf_counter() - self.start
@@ -137,6 +183,8 @@ class Budget:
     def spent(self, playouts: int, best: float = -math.inf) -> bool:
         """Whether a search that has made ``playouts`` playouts, the best scoring ``best``,
         must stop."""
+        if self.watch is not None and self.watch.stopped:
+            return True
         if self.playouts is not None and playouts >= self.playouts:
             return True
         if self.target is not None and best >= self.target:
@@ -174,6 +222,8 @@ class BestTracker:
             self.sequence = tuple(sequence)
             found = Improvement(self.budget.elapsed(), self.playouts, score)
             self.improvements.append(found)
+            if self.budget.watch is not None:
+                self.budget.watch.publish(score, self.sequence)
             if self.on_improve is not None:
                 self.on_improve(found)
 

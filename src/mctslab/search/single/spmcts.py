@@ -41,6 +41,7 @@ from mctslab.search.single.result import (
     Improvement,
     OptimizeResult,
     OutOfBudget,
+    Watch,
     check_single_player,
 )
 
@@ -222,12 +223,13 @@ def spmcts(
     config: SPMCTSConfig | None = None,
     info: GameInfo | None = None,
     on_improve: Callable[[Improvement], None] | None = None,
+    watch: Watch | None = None,
 ) -> OptimizeResult:
     """Single-Player MCTS from ``state``: the best sequence found."""
     config = config or SPMCTSConfig()
     info = info or state.game.info  # type: ignore[attr-defined]
     check_single_player(state, info.num_players)
-    budget = Budget.of(config)
+    budget = Budget.of(config, watch)
     tracker = BestTracker(budget, on_improve)
     rng = Rng(config.seed)
     bias, polish = knowledge(state, "sp-mcts", config.bias, config.polish)

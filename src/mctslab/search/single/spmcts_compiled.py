@@ -29,7 +29,12 @@ from mctslab.search.single.compiled import (
     offer,
     playout,
 )
-from mctslab.search.single.result import Improvement, OptimizeResult, check_single_player
+from mctslab.search.single.result import (
+    Improvement,
+    OptimizeResult,
+    Watch,
+    check_single_player,
+)
 from mctslab.search.single.spmcts import SPMCTSConfig, sp_score
 
 __all__ = ["compiled_spmcts"]
@@ -212,6 +217,7 @@ def compiled_spmcts(
     state: KernelState,
     config: SPMCTSConfig | None = None,
     on_improve: Callable[[Improvement], None] | None = None,
+    watch: Watch | None = None,
 ) -> OptimizeResult:
     """:func:`~mctslab.search.single.spmcts.spmcts`, compiled: the same trees and result
     for the same config and playout budget."""
@@ -264,7 +270,7 @@ def compiled_spmcts(
         )
         return int(made), bool(ints[DONE] == RUN_DONE)
 
-    return drive(advance, new_run, g, config, config.spec, on_improve)
+    return drive(advance, new_run, g, config, config.spec, on_improve, watch)
 
 
 def _new_node_py(tree: tuple[Any, ...], ints: Any, s: Any, state: KernelState) -> int:

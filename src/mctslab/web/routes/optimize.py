@@ -132,7 +132,6 @@ class OptCatalogOut(BaseModel):
     searches: list[OptSearchOut]
     max_time: float = Field(description="The cap on a run's seconds (max_optimize_time).")
     max_runs: int = Field(description="Runs at once (max_optimize_runs).")
-    slice_seconds: float = Field(description="A run's slices (optimize_slice): stop latency.")
 
 
 class OptimizeRunIn(BaseModel):
@@ -177,10 +176,19 @@ class OptimizeRunOut(BaseModel):
     status: Literal["running", "done", "stopped", "error"]
     error: str | None = Field(description="Why the search failed (status 'error').")
     elapsed: float = Field(description="Wall seconds since the start (to the end once over).")
-    slices: int = Field(description="Searches finished (each a randomized restart).")
+    compiling: bool = Field(
+        description="The compiled search is compiling its code (first use; its clock has "
+        "not started)."
+    )
+    compile_seconds: float | None = Field(
+        description="Seconds before the search's clock started (compiling the engine on "
+        "first use; about 0 for a reference search); null while compiling."
+    )
     playouts: int
     score: float | None = Field(description="The best score so far (null before the first).")
-    sequence: list[int] = Field(description="The best sequence of the finished slices.")
+    sequence: list[int] = Field(
+        description="The best sequence so far (a compiled search's at its last chunk)."
+    )
     sequence_score: float | None = Field(description="Its score.")
     improvements: list[list[float]] = Field(
         description="Every new best: [seconds, playouts, score]."
@@ -309,7 +317,6 @@ async def games(opt: OptimizeDep) -> dict[str, Any]:
         **opt.catalog,
         "max_time": settings.max_optimize_time,
         "max_runs": settings.max_optimize_runs,
-        "slice_seconds": settings.optimize_slice,
     }
 
 
@@ -344,9 +351,7 @@ async def start_run(body: OptimizeRunIn, lab: LabDep, opt: OptimizeDep) -> dict[
             f"too many runs: the server runs at most {settings.max_optimize_runs} at once "
             "(max_optimize_runs); stop one or wait for it to end",
         )
-    run = opt.runs.start(
-        body.game, used, optimizer, body.seed, seconds, game, state, settings.optimize_slice
-    )
+    run = opt.runs.start(body.game, used, optimizer, body.seed, seconds, game, state)
     return await in_thread(run.view)
 
 
@@ -382,11 +387,11 @@ async def get_run(rid: str, opt: OptimizeDep) -> dict[str, Any]:
     responses=error_responses(404),
 )
 async def stop_run(rid: str, opt: OptimizeDep) -> dict[str, Any]:
-    """Stop a run: it ends when its current slice does (within ``optimize_slice``
-    seconds: see ``slice_seconds`` in ``GET /api/optimize/games``), its best kept. A
-    finished run is left as it is. 404: no such run."""
+    """Stop a run: it ends at the search's next budget check (within about 20 ms; a
+    compiled search still compiling stops once compiled), its best kept. A finished run
+    is left as it is. 404: no such run."""
     run = _run_of(opt, rid)
-    run.stop.set()
+    run.stop()
     return cast(dict[str, Any], await in_thread(run.view))
 
 

@@ -206,6 +206,8 @@ function drawRun(view) {
   $("opt-stop").disabled = !running;
   const words = { running: "running", done: "done", stopped: "stopped", error: "failed" };
   let status = `${view.search} on ${view.game} ${Object.values(view.params).join(" ")}: ${words[view.status]}, ${view.elapsed.toFixed(1)} s of ${view.time} s`;
+  if (view.compiling) status = `${view.search} on ${view.game}: compiling the engine for this game (first time only), ${view.elapsed.toFixed(1)} s; the search's ${view.time} s start after`;
+  else if (view.compile_seconds >= 0.5) status += ` (+ ${view.compile_seconds.toFixed(1)} s compiling the engine, first time only)`;
   if (view.error) status += ` (${view.error})`;
   $("opt-status").textContent = status;
   $("opt-status").dataset.status = view.status;
@@ -221,7 +223,7 @@ function drawSolution(solution) {
   const box = $("opt-solution");
   const text = $("opt-board-text");
   if (!solution) {
-    box.replaceChildren(html("p", { class: "hint" }, ["The best solution shows when the first search slice ends."]));
+    box.replaceChildren(html("p", { class: "hint" }, ["The best solution shows as soon as the search has one."]));
     text.hidden = true;
     return;
   }
