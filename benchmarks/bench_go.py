@@ -118,7 +118,7 @@ SETTINGS = {
     "heavy": ",rave={rave},simulation=heavy",
 }
 #: RAVE's equivalence parameter and UCT's constant under RAVE (chosen with ``mctslab tune``;
-#: README "Go").
+#: docs/go.md).
 RAVE_K = 30000
 RAVE_C = 0.0
 
@@ -392,8 +392,8 @@ def part_strength(args: argparse.Namespace) -> None:
     plot(list(rows.values()), everything.get("best", {}).get("rows", []))
 
 
-#: The tuning sweeps behind RAVE's K, UCT's c under RAVE and progressive bias (README
-#: "Go", "Chosen with mctslab tune"): name -> (base spec, option, values, opponent or
+#: The tuning sweeps behind RAVE's K, UCT's c under RAVE and progressive bias (docs/go.md,
+#: "Chosen with mctslab tune"): name -> (base spec, option, values, opponent or
 #: None for a round robin, games per value against the opponent or per pairing).
 TUNE_SWEEPS: dict[str, tuple[str, str, list[float], str | None, int]] = {
     "rave": ("mcts:iterations=1000,c=0.4", "rave", [100, 300, 1000, 3000],

@@ -49,7 +49,7 @@ LIMITS: dict[str, int] = {
 
 @dataclass(frozen=True)
 class TrainConfig:
-    """A training run (see :mod:`mctslab.train.loop` for the loop, and the README's
+    """A training run (see :mod:`mctslab.train.loop` for the loop, and docs/learning.md's
     "Training a network" for every option).
 
     Budget: ``generations`` (in all, counting the generations of the run before a
