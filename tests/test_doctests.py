@@ -31,6 +31,7 @@ DOCTESTED = [
     "mctslab.cli.gtp.protocol",
     "mctslab.core.registry",
     "mctslab.core.rng",
+    "mctslab.core.text",
     "mctslab.games.go_status",
     "mctslab.games.knockout_whist",
     "mctslab.games.kuhn_poker",

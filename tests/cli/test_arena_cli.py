@@ -162,12 +162,26 @@ def test_ratings_keep_apart_two_players_that_share_a_name(tmp_path: Path) -> Non
     assert [r["id"] for r in data["runs"]] == [1, 2]
     code, out, err = run("ratings", "--db", str(db), "--game", "tic_tac_toe")
     assert code == 0, err
-    assert "pooled 2 run(s)" in out and "run 1: arena, 4 games" in out and "run 2:" in out
+    assert "pooled 2 runs" in out and "run 1: arena, 4 games" in out and "run 2:" in out
     assert f"'mcts' names 2 different players, rated apart: {weak} in run(s) 1; {strong}" in out
     code, _, err = run("ratings", "--db", str(db), "--anchor", "mcts")
     assert code == 2 and weak in err and strong in err
     code, out, err = run("ratings", "--db", str(db), "--anchor", strong, "--json")
     assert code == 0 and json.loads(out)["anchor"] == strong
+
+
+def test_ratings_sum_many_runs_by_kind(tmp_path: Path) -> None:
+    """A training run's store holds a run an evaluation: beyond 8 runs, ratings says how
+    many of each kind with their ids and games, not a line each (--json lists each)."""
+    db = tmp_path / "r.db"
+    for i in range(9):
+        _arena(db, f"a{i}=random", "b=random", games=2)
+    code, out, err = run("ratings", "--db", str(db), "--game", "tic_tac_toe")
+    assert code == 0, err
+    assert "pooled 9 runs:" in out and "run 1:" not in out
+    assert "9 arena runs (ids 1 to 9), 18 games, tic_tac_toe" in out
+    code, out, err = run("ratings", "--db", str(db), "--game", "tic_tac_toe", "--json")
+    assert [r["id"] for r in json.loads(out)["runs"]] == list(range(1, 10))
 
 
 def test_ratings_keep_apart_a_spec_played_under_two_rules_versions(

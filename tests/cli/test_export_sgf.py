@@ -32,7 +32,7 @@ def test_an_arena_s_games_read_back_move_for_move(tmp_path: Path) -> None:
     out = tmp_path / "games"
     code, text, err = run("export-sgf", "--db", db, "--out", str(out))
     assert code == 0, err
-    assert text.strip() == f"4 games of 1 runs written to {out}"
+    assert text.strip() == f"4 games of 1 run written to {out}"
     with ResultStore(db) as store:
         (info,) = store.runs()
         stored = {g.slot: g for g in store.games([info.id])}

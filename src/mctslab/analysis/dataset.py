@@ -58,7 +58,6 @@ import importlib.metadata
 import json
 import multiprocessing
 import os
-import tempfile
 from collections.abc import Callable, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -69,8 +68,9 @@ import numpy as np
 import numpy.typing as npt
 
 from mctslab.core.errors import InvalidConfigError
+from mctslab.core.files import atomic_file
 from mctslab.core.game import CHANCE, Game, State, sample_chance_outcome
-from mctslab.core.registry import make
+from mctslab.core.registry import available_games, make
 from mctslab.core.rng import Rng
 from mctslab.players.player import MCTSPlayer, check_hidden_information, make_player
 
@@ -79,6 +79,7 @@ __all__ = [
     "SelfPlay",
     "check_dataset_path",
     "check_selfplay",
+    "games_with_observations",
     "read_dataset",
     "read_meta",
     "record_selfplay",
@@ -145,6 +146,22 @@ def check_dataset_path(path: str | os.PathLike[str]) -> Path:
     return p
 
 
+def games_with_observations() -> list[str]:
+    """The registered games (default parameters) whose states have observation tensors:
+    the games self-play can record."""
+    names = []
+    for name in available_games():
+        try:
+            state = make(name).new_initial_state()
+            shape_of = getattr(state, "observation_tensor_shape", None)
+            if shape_of is not None and getattr(state, "observation_tensor", None) is not None:
+                shape_of()
+                names.append(name)
+        except (ValueError, NotImplementedError):
+            continue  # no tensor (a game that says so by raising)
+    return names
+
+
 def check_selfplay(
     game: Game, spec: str, games: int = 1, max_moves: int | None = None
 ) -> tuple[int, ...]:
@@ -171,7 +188,7 @@ def check_selfplay(
     except InvalidConfigError:
         raise InvalidConfigError(
             f"{info.name} has no observation tensors, which self-play records; "
-            "use a game that has them (tic_tac_toe, connect_four, nim, bachet, bohnenspiel)"
+            f"use a game that has them ({', '.join(games_with_observations())})"
         ) from None
     player = make_player(spec, info, 0)
     if not isinstance(player, MCTSPlayer):
@@ -383,15 +400,9 @@ def write_dataset(
     target = check_dataset_path(path)
     if _META in arrays:
         raise InvalidConfigError(f"{_META!r} is the metadata's key, not an array's")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
-    try:
-        payload: dict[str, Any] = {**arrays, _META: np.array(json.dumps(dict(meta)))}
-        with os.fdopen(fd, "wb") as f:
-            np.savez_compressed(f, **payload)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    payload: dict[str, Any] = {**arrays, _META: np.array(json.dumps(dict(meta)))}
+    with atomic_file(target) as f:  # the umask's permissions, as any new file
+        np.savez_compressed(f, **payload)
     return target
 
 

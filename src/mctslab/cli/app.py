@@ -105,7 +105,24 @@ def _one_line_usage_errors() -> Iterator[None]:
         raise typer.Exit(EXIT_USER_ERROR) from None
 
 
-#: How the players of a game are called on the board; other games say "player 1", "player 2".
+def _flags_without_a_type() -> None:
+    """Typer 0.2x writes a type after every flag in ``--help`` (``--json <bool>``,
+    ``--help <bool>``), as if it took a value; a flag takes none, so it shows none (as
+    click and older typer do). Patched once, on typer's option class."""
+    option = getattr(typer.core, "TyperOption", None)
+    shown = getattr(option, "display_type_rich", None)
+    if option is None or shown is None or getattr(shown, "mctslab_flags", False):
+        return
+
+    def display_type_rich(self: Any, ctx: Any) -> str | None:
+        return None if getattr(self, "is_flag", False) else shown(self, ctx)
+
+    display_type_rich.mctslab_flags = True  # type: ignore[attr-defined]
+    option.display_type_rich = display_type_rich
+
+
+_flags_without_a_type()
+
 app = typer.Typer(
     cls=_OneLineUsageErrors,
     name="mctslab",
@@ -114,6 +131,43 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_show_locals=False,
 )
+
+
+def version_line() -> str:
+    """``mctslab 0.1.0 (Python 3.11.7, numba 0.68.1, numpy 2.4.6)``: what a bug report needs."""
+    import platform
+
+    import numba
+    import numpy
+
+    from mctslab import __version__
+
+    return (
+        f"mctslab {__version__} (Python {platform.python_version()}, numba "
+        f"{numba.__version__}, numpy {numpy.__version__})"
+    )
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        print(version_line())
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            callback=_show_version,
+            is_eager=True,
+            help="Print mctslab's version (and Python's, numba's, numpy's) and exit.",
+        ),
+    ] = False,
+) -> None:
+    """Monte Carlo Tree Search toolkit: play games, search and solve positions."""
+
 
 # Options -------------------------------------------------------------------------------------
 

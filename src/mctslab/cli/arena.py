@@ -77,6 +77,7 @@ from mctslab.cli.app import (
     user_errors,
 )
 from mctslab.core.registry import make
+from mctslab.core.text import counted
 from mctslab.players.player import cheating_note
 
 __all__ = ["arena", "ratings", "sprt"]
@@ -315,7 +316,37 @@ def _run_line(run: RunInfo, duplicates: int = 0) -> str:
 
 
 def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
+    return counted(n, word)
+
+
+#: ``ratings`` lists each pooled run up to this many; beyond, one line a kind of run.
+LISTED_RUNS = 8
+
+
+def _runs_by_kind(pool: PooledGames) -> list[str]:
+    """``32 train-eval runs (ids 1 to 32), 640 games, connect_four; 1 unfinished (run
+    32)``: the pooled runs summed by kind (``--json`` lists each)."""
+    kinds: dict[str, list[RunInfo]] = {}
+    for r in pool.runs:
+        kinds.setdefault(r.kind, []).append(r)
+    lines = []
+    for kind, runs in kinds.items():
+        ids = sorted(r.id for r in runs)
+        games = sum(r.played for r in runs)
+        rules = sorted({describe_rules(r.game, r.game_params, r.game_version) for r in runs})
+        line = (
+            f"{_plural(len(runs), kind + ' run')} (ids {ids[0]} to {ids[-1]}), "
+            f"{_plural(games, 'game')}, {'; '.join(rules)}"
+        )
+        unfinished = [r.id for r in runs if r.status == "stopped" or r.unfinished]
+        if unfinished:
+            line += f"; {len(unfinished)} unfinished ({', '.join(map(str, unfinished))})"
+        dup = sum(pool.duplicates.get(r.id, 0) for r in runs)
+        if dup:
+            line += f"; {_plural(dup, 'duplicate game')}"
+        lines.append(line)
+    lines.append("(each run: mctslab ratings --json, or --run ID)")
+    return lines
 
 
 def _merge_text(pool: PooledGames, kept: bool) -> str:
@@ -337,9 +368,11 @@ def _merge_text(pool: PooledGames, kept: bool) -> str:
 def _pool_text(pool: PooledGames, kept: bool = False) -> list[str]:
     """Which runs were pooled, the duplicates merged, and the names that stand for
     several players."""
-    lines = [f"pooled {len(pool.runs)} run(s):"] + [
-        f"  {_run_line(r, pool.duplicates.get(r.id, 0))}" for r in pool.runs
-    ]
+    lines = [f"pooled {_plural(len(pool.runs), 'run')}:"]
+    if len(pool.runs) <= LISTED_RUNS:
+        lines += [f"  {_run_line(r, pool.duplicates.get(r.id, 0))}" for r in pool.runs]
+    else:  # a training run's store holds a run an evaluation: one line a kind
+        lines += [f"  {line}" for line in _runs_by_kind(pool)]
     lines.append(_merge_text(pool, kept))
     by_label = {p.label: p for p in pool.players}
     for name, labels in pool.shared_names.items():

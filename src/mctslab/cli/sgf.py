@@ -23,8 +23,6 @@ file: each is written whole or not at all.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import Annotated
 
@@ -34,7 +32,9 @@ from mctslab.arena.game_task import derive_seed
 from mctslab.arena.store import GameRecord, RunInfo
 from mctslab.cli.app import CliError, DbOpt, app, check_output_dir, user_errors
 from mctslab.cli.arena import open_store
+from mctslab.core.files import atomic_write
 from mctslab.core.registry import make
+from mctslab.core.text import counted
 from mctslab.games.go import Go
 from mctslab.games.go_status import agreed_score
 from mctslab.games.kernels import KernelState
@@ -84,14 +84,7 @@ def game_record(run: RunInfo, record: GameRecord) -> SgfRecord:
 
 def _write(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` whole or not at all (a temporary file, then a rename)."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".sgf-")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(path, text)
 
 
 @app.command("export-sgf")
@@ -129,7 +122,7 @@ def export_sgf_command(
         except OSError as err:
             where = err.filename or out
             raise CliError(f"cannot write to --out {str(where)!r}: {err.strerror or err}") from None
-        print(f"{len(texts)} games of {len(runs)} runs written to {out}")
+        print(f"{counted(len(texts), 'game')} of {counted(len(runs), 'run')} written to {out}")
 
 
 def _sgf_text(db: Path, run: RunInfo, record: GameRecord) -> str:

@@ -16,8 +16,6 @@ is refused without allocating gigabytes for it.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +23,7 @@ import torch
 from torch import nn
 
 from mctslab.core.errors import InvalidConfigError
+from mctslab.core.files import atomic_file
 from mctslab.core.game import rules_fingerprint
 from mctslab.nn.networks import make_network
 
@@ -66,15 +65,8 @@ def save_checkpoint(
         "meta": dict(meta or {}),
     }
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    os.close(fd)
-    try:
-        torch.save(payload, tmp)
-        os.chmod(tmp, 0o644)  # mkstemp makes it private; a checkpoint is for sharing
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    with atomic_file(path) as f:  # the umask's permissions, as any new file
+        torch.save(payload, f)
     return path
 
 

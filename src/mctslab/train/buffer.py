@@ -8,8 +8,6 @@ that a crash leaves the previous buffer or the new one, never half of one.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from mctslab.core.errors import InvalidConfigError
+from mctslab.core.files import atomic_file
 from mctslab.train.symmetry import Symmetry
 
 __all__ = ["KEYS", "ReplayBuffer", "atomic_savez"]
@@ -30,17 +29,8 @@ Array = npt.NDArray[Any]
 def atomic_savez(path: Path, arrays: dict[str, Array]) -> None:
     """``numpy.savez`` to a temporary file beside ``path``, renamed over it."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".npz", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez(f, **arrays)  # type: ignore[arg-type]
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)  # mkstemp makes it private
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    with atomic_file(path) as f:
+        np.savez(f, **arrays)  # type: ignore[arg-type]
 
 
 class ReplayBuffer:

@@ -28,7 +28,6 @@ import os
 import platform
 import shutil
 import sqlite3
-import tempfile
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -36,6 +35,7 @@ from typing import Any
 import torch
 
 from mctslab.core.errors import InvalidConfigError
+from mctslab.core.files import atomic_write as write_whole
 from mctslab.core.game import Game, rules_fingerprint
 from mctslab.nn.checkpoint import load_checkpoint
 from mctslab.players.network import shipped_models
@@ -79,17 +79,7 @@ def atomic_write(path: Path, data: bytes) -> None:
     """Write ``path`` through a temporary file renamed over it: a run killed mid-write
     leaves the old file or the new one, never half of one."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)  # mkstemp makes it private
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    write_whole(path, data)
 
 
 def write_json(path: Path, obj: Any) -> None:
