@@ -140,10 +140,10 @@ def version_line() -> str:
     import numba
     import numpy
 
-    from mctslab import __version__
+    import mctslab
 
     return (
-        f"mctslab {__version__} (Python {platform.python_version()}, numba "
+        f"mctslab {mctslab.__version__} (Python {platform.python_version()}, numba "
         f"{numba.__version__}, numpy {numpy.__version__})"
     )
 
