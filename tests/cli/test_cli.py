@@ -90,7 +90,7 @@ def test_search_json_is_complete_and_reproducible() -> None:
     children = first["children"]
     assert {c["action"] for c in children} == {1, 2, 3, 5, 6, 7, 8}
     for child in children:
-        assert set(child) == {"action", "visits", "value", "proven", "prior", "policy"}
+        assert set(child) == {"action", "visits", "value", "mean", "proven", "prior", "policy"}
         assert child["prior"] is None  # UCT has no priors (PUCT's: --puct)
         assert child["policy"] is None  # nor an improved policy (Gumbel search's)
     assert sum(c["visits"] for c in children) == 300
@@ -122,6 +122,11 @@ def test_search_options_are_passed_to_the_config() -> None:
     assert len(data["children"]) == 7
     # solver=1: MCTS-Solver proves some of the moves within 400 iterations
     assert any(c["proven"] is not None for c in data["children"])
+    # A proven move's value is its proven return, as the table shows; its mean apart.
+    for c in data["children"]:
+        expected = c["mean"] if c["proven"] is None else float(c["proven"])
+        assert c["value"] == expected, c
+    assert any(c["proven"] is not None and c["mean"] != c["value"] for c in data["children"])
 
 
 def test_search_max_nodes_and_time_budgets() -> None:

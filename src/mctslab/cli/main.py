@@ -28,7 +28,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -123,6 +123,17 @@ def move_value(child: ChildStats, info: GameInfo) -> float:
     if child.proven is None:
         return child.value
     return {1: info.max_utility, 0: 0.0, -1: info.min_utility}[child.proven]
+
+
+def search_json(result: SearchResult, info: GameInfo) -> dict[str, Any]:
+    """``search --json``: the :class:`SearchResult`, each child's ``value`` meaning what the
+    table shows (:func:`move_value`: the proven return of a proven move) and its ``mean``
+    the mean return of its simulations (the API's ``ChildStats.value``)."""
+    data = result.to_dict()
+    for child, row in zip(result.children, data["children"], strict=True):
+        row["mean"] = child.value
+        row["value"] = move_value(child, info)
+    return data
 
 
 def value_text(child: ChildStats, info: GameInfo) -> str:
@@ -495,7 +506,7 @@ def search(
             file=sys.stderr,
         )
     if json_output:
-        print(json.dumps(result.to_dict(), indent=2))
+        print(json.dumps(search_json(result, g.info), indent=2))
     else:
         show_search(state, g.info, result)
 
