@@ -32,3 +32,46 @@ def test_help_shows_no_type_after_a_flag() -> None:
         assert "<bool>" not in text, command
         assert "--help" in text
     assert "<int>" in ok("arena", "--help").stdout  # options that take a value keep theirs
+
+
+def test_a_human_at_go_is_black_and_is_not_shown_82_moves_a_prompt() -> None:
+    args = [
+        "play",
+        "go",
+        "-p",
+        "board_size=9",
+        "--player1",
+        "human",
+        "--player2",
+        "random",
+        "--seed",
+        "1",
+    ]
+    result = runner.invoke(app, args, input="z9\n?\ne5\n")
+    out = result.stdout
+    prompts = out.count("your move (82 legal moves, ? lists them)")
+    assert prompts >= 3, out
+    assert "unknown action 'z9' in go; ? lists the legal moves" in out
+    assert out.count("B a1, B b1") == 1  # listed once: when asked with ?
+    assert "Black (human) plays B e5" in out and "White (random) plays" in out
+    assert "player 1" not in out and "player 2" not in out
+
+
+def test_search_takes_move_names_and_shows_the_top_moves() -> None:
+    out = ok(
+        "search", "go", "-p", "board_size=9", "--moves", "e5,d4", "--iterations", "60",
+        "--engine", "reference", "--top", "3",
+    ).stdout  # fmt: skip
+    rows = [line for line in out.splitlines() if line.startswith("│ B ")]
+    assert len(rows) == 3, out
+    assert re.search(r"^\+\d+ more moves \(\d+ visits\): --top N shows more$", out, re.M), out
+    assert "Black to move" in out
+    bad = runner.invoke(app, ["search", "go", "--moves", "e5,zz"])
+    assert bad.exit_code == 2
+    assert "move 2, 'zz', is neither an action id" in bad.stderr
+    # Ids and names mix; a number is an id (Connect Four's column names are numbers too).
+    same = ok("search", "go", "-p", "board_size=9", "--moves", "40,d4", "--iterations", "60",
+              "--engine", "reference", "--top", "3").stdout  # fmt: skip
+    assert [line for line in same.splitlines() if line.startswith("│")] == [
+        line for line in out.splitlines() if line.startswith("│")
+    ]

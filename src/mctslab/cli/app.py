@@ -175,7 +175,12 @@ GameArg = Annotated[
     str, typer.Argument(help="Game name (see 'mctslab games').", show_default=False)
 ]
 MovesOpt = Annotated[
-    str, typer.Option("--moves", help="Comma-separated action ids played from the start.")
+    str,
+    typer.Option(
+        "--moves",
+        help="Moves played from the start, comma-separated: action ids, or the moves' "
+        "names as the board shows them (e5).",
+    ),
 ]
 ParamOpt = Annotated[
     list[str] | None,
@@ -258,11 +263,23 @@ def parse_pairs(items: list[str] | None, what: str) -> dict[str, str]:
 
 
 def load_position(name: str, params: list[str] | None, moves: str) -> tuple[Game, State]:
-    """The game ``name`` with its parameters and the state after ``moves`` (each checked)."""
+    """The game ``name`` with its parameters and the state after ``moves``, each checked:
+    comma-separated action ids, or move names as the board shows them (``e5``; a
+    number is always an id)."""
     values = {k: parse_value(v) for k, v in parse_pairs(params, "--param").items()}
     game = make(name, **values)
     state = game.new_initial_state()
-    for i, action in enumerate(parse_moves(moves)):
+    items = [item.strip() for item in moves.split(",")] if moves.strip() else []
+    for i, item in enumerate(items):
+        action = ascii_int(item, signed=True)
+        if action is None:  # a move's name, as the board and `play` write it (Go's e5)
+            try:
+                action = state.string_to_action(item)
+            except ValueError:
+                raise CliError(
+                    f"bad --moves {moves!r}: move {i + 1}, {item!r}, is neither an action id "
+                    "(ASCII digits) nor the name of a legal move here"
+                ) from None
         try:
             state.apply_action(action)
         except ValueError as err:

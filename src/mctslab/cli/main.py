@@ -58,6 +58,7 @@ from mctslab.core.game import CHANCE, GameInfo, State, sample_chance_outcome
 from mctslab.core.infoset import is_perfect_information
 from mctslab.core.registry import available_games, game_parameters
 from mctslab.core.rng import Rng
+from mctslab.core.text import counted
 from mctslab.players.player import (
     ISMCTSPlayer,
     MCTSPlayer,
@@ -203,8 +204,13 @@ def play_out(state: State, players: list[Player], info: GameInfo, chance_seed: i
     return state
 
 
-def show_search(state: State, info: GameInfo, result: SearchResult) -> None:
-    """The root's children as a table, most visited first, and the chosen move."""
+#: ``search`` shows this many root moves unless ``--top`` says (Go has 82).
+TOP_MOVES = 20
+
+
+def show_search(state: State, info: GameInfo, result: SearchResult, top: int = TOP_MOVES) -> None:
+    """The root's children as a table, the ``top`` most visited first (the rest counted
+    in one line), and the chosen move."""
     print(state)
     mover = player_label(info, result.player)
     table = Table(title=f"{mover} to move")
@@ -213,7 +219,9 @@ def show_search(state: State, info: GameInfo, result: SearchResult) -> None:
     columns = ("move", "visits", *(("prior",) if priors else ()), f"value for {mover}", "proven")
     for column in columns:
         table.add_column(column, justify="left" if column == "move" else "right")
-    for child in sorted(result.children, key=lambda c: (-c.visits, c.action)):
+    ranked = sorted(result.children, key=lambda c: (-c.visits, c.action))
+    shown, rest = ranked[:top], ranked[top:]
+    for child in shown:
         prior = () if not priors else ("" if child.prior is None else f"{child.prior:.3f}",)
         table.add_row(
             escape(state.action_to_string(child.action)),
@@ -223,6 +231,13 @@ def show_search(state: State, info: GameInfo, result: SearchResult) -> None:
             proven_word(child.proven),
         )
     make_console().print(table)
+    if rest:
+        unvisited = sum(1 for c in rest if c.visits == 0)
+        print(
+            f"+{counted(len(rest), 'more move')} ({sum(c.visits for c in rest):,} visits"
+            + (f"; {unvisited:,} never visited" if unvisited else "")
+            + "): --top N shows more"
+        )
     chosen = next(c for c in result.children if c.action == result.action)
     if result.proven is not None:
         position = f"position proven: {proven_word(result.proven)}"
@@ -233,7 +248,7 @@ def show_search(state: State, info: GameInfo, result: SearchResult) -> None:
         f"value for {mover}: move {value_text(chosen, info)}, {position}"
     )
     print(
-        f"{result.iterations} iterations, {result.nodes} nodes, {result.seconds:.3f} s, "
+        f"{result.iterations:,} iterations, {result.nodes:,} nodes, {result.seconds:.3f} s, "
         f"{result.sims_per_s:,.0f} sims/s; stopped by {result.stopped_by}"
     )
 
@@ -469,6 +484,9 @@ def search(
             "--batch", help="PUCT: leaves per evaluator call (default 1).", show_default=False
         ),
     ] = None,
+    top: Annotated[
+        int, typer.Option("--top", min=1, help="Root moves shown, the most visited first.")
+    ] = TOP_MOVES,
 ) -> None:
     """Run MCTS from a position and show the root's statistics (UCT, or PUCT with --puct)."""
     with user_errors():
@@ -508,7 +526,7 @@ def search(
     if json_output:
         print(json.dumps(search_json(result, g.info), indent=2))
     else:
-        show_search(state, g.info, result)
+        show_search(state, g.info, result, top)
 
 
 @app.command()

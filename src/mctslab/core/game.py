@@ -306,11 +306,16 @@ def has_chance_nodes(game: object) -> bool:
 
 
 # Games whose boards draw their players as marks.
-_PLAYER_MARKS = {"tic_tac_toe": ("x", "o"), "connect_four": ("x", "o")}
+_PLAYER_MARKS = {
+    "tic_tac_toe": ("x", "o"),
+    "connect_four": ("x", "o"),
+    "go": ("Black", "White"),
+}
 
 
 def player_label(info: GameInfo, player: int) -> str:
-    """``"x"``/``"o"`` where the board draws them, else ``"player 1"``, ``"player 2"``, ..."""
+    """``"x"``/``"o"`` where the board draws them, Go's ``"Black"``/``"White"``, else
+    ``"player 1"``, ``"player 2"``, ..."""
     marks = _PLAYER_MARKS.get(info.name)
     if marks is not None and 0 <= player < len(marks):
         return marks[player]

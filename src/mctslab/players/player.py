@@ -231,6 +231,10 @@ class MinimaxPlayer:
         pass
 
 
+#: A human's prompt lists the legal moves up to this many; beyond, ``?`` lists them.
+LISTED_MOVES = 20
+
+
 class HumanPlayer:
     """Reads moves typed at the terminal (action names, as the board shows them)."""
 
@@ -246,18 +250,23 @@ class HumanPlayer:
     def choose(self, state: State) -> int:
         legal = state.legal_actions()
         names = ", ".join(state.action_to_string(a) for a in legal)
+        # A long list (Go's 82 moves) is shown on request, not in every prompt.
+        few = len(legal) <= LISTED_MOVES
+        shown = names if few else f"{len(legal)} legal moves, ? lists them"
+        hint = f"legal moves: {names}" if few else "? lists the legal moves"
         while True:
-            text = self._read(f"your move ({names}): ").strip()
+            text = self._read(f"your move ({shown}): ").strip()
             if text in ("?", "help", ""):
                 print(f"legal moves: {names}", file=self._out)
                 continue
             try:
                 action = state.string_to_action(text)
             except IllegalActionError as err:
-                print(err, file=self._out)
+                said = str(err) if few else str(err).split("; legal actions:")[0] + f"; {hint}"
+                print(said, file=self._out)
                 continue
             if action not in legal:
-                print(f"{text!r} is not legal here; legal moves: {names}", file=self._out)
+                print(f"{text!r} is not legal here; {hint}", file=self._out)
                 continue
             return action
 
