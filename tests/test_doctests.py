@@ -22,6 +22,7 @@ from conftest import extras_required
 DOCTESTED = [
     "mctslab.arena.analyze",
     "mctslab.arena.ratings",
+    "mctslab.arena.growth",
     "mctslab.arena.store",
     "mctslab.arena.tournament",
     "mctslab.arena.tune",

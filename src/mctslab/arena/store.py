@@ -433,6 +433,24 @@ class ResultStore:
         ).fetchone()
         return None if row is None else int(row[0])
 
+    def grow_run(
+        self, run_id: int, identity: Mapping[str, Any], config: Mapping[str, Any], planned: int
+    ) -> None:
+        """A run asked for more games (:mod:`mctslab.arena.growth`): its stored
+        configuration becomes ``config`` (the grown ``identity`` with its blocks), found
+        by ``identity``'s hash, ``planned`` games, running again until they are in."""
+        with self._transaction():
+            self.conn.execute(
+                "UPDATE runs SET config = ?, config_hash = ?, planned = ?, status = 'running',"
+                " finished = NULL, stop_reason = NULL WHERE id = ?",
+                (
+                    json.dumps(dict(config), sort_keys=True, default=str),
+                    config_hash(identity),
+                    planned,
+                    run_id,
+                ),
+            )
+
     def add_cheating(self, run_id: int, names: Sequence[str]) -> None:
         """Record that the players ``names`` were also allowed to read hidden information
         (a resumed run whose new games allow what its first did not)."""

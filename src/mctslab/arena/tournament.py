@@ -64,6 +64,13 @@ from mctslab.arena.game_task import (
     effective_spec,
     play_task,
 )
+from mctslab.arena.growth import (
+    BLOCKS_KEY,
+    RunChangedError,
+    blocks_of,
+    grow_or_refuse,
+    slot_of,
+)
 from mctslab.arena.ray_backend import run_tasks_ray
 from mctslab.arena.store import GameRecord, ResultStore, RunInfo, StoreWriteError
 from mctslab.core.errors import InvalidConfigError, InvalidSpecError
@@ -84,6 +91,7 @@ __all__ = [
     "PooledGames",
     "PooledPlayer",
     "RulesChangedError",
+    "RunChangedError",
     "check_players",
     "derive_seed",
     "describe_rules",
@@ -183,11 +191,15 @@ class ArenaConfig:
         }
 
 
-def schedule(config: ArenaConfig) -> list[GameTask]:
-    """The tournament's games in slot order: pairings in order, ``games`` games each."""
+def schedule(config: ArenaConfig, blocks: Sequence[int] | None = None) -> list[GameTask]:
+    """The tournament's games: pairings in order, ``games`` games each; a run that grew
+    numbers its slots by its ``blocks`` (:func:`mctslab.arena.growth.slot_of`)."""
     tasks = []
-    slot = 0
-    for i, j in combinations(range(len(config.players)), 2):
+    pairs = list(combinations(range(len(config.players)), 2))
+    layout = tuple(blocks) if blocks else (config.games,)
+    if layout[-1] != config.games:
+        raise InvalidConfigError(f"blocks {layout} do not end at the run's {config.games} games")
+    for p, (i, j) in enumerate(pairs):
         a, b = config.players[i], config.players[j]
         for g in range(config.games):
             pair = g // 2
@@ -195,7 +207,7 @@ def schedule(config: ArenaConfig) -> list[GameTask]:
             seed = derive_seed(config.seed, a.name, b.name, pair)
             tasks.append(
                 GameTask(
-                    slot=slot,
+                    slot=slot_of(p, g, layout, len(pairs)),
                     game=config.game,
                     game_params=config.game_params,
                     seats=seats,
@@ -207,8 +219,7 @@ def schedule(config: ArenaConfig) -> list[GameTask]:
                     allow_cheating=config.allow_cheating,
                 )
             )
-            slot += 1
-    return tasks
+    return sorted(tasks, key=lambda t: t.slot)
 
 
 # Running many games ----------------------------------------------------------------------
@@ -392,7 +403,7 @@ def find_resumable_run(store: ResultStore, kind: str, identity: Mapping[str, Any
     alike = [
         run
         for run in store.runs(wanted["game"])
-        if run.kind == kind and {k: v for k, v in run.config.items() if k not in RULES_KEYS} == rest
+        if run.kind == kind and _beside_rules(run.config) == rest
     ]
     new_rules = _rules(wanted["game"], wanted["game_params"], wanted["game_version"])
     same = [r for r in alike if _rules(r.game, r.game_params, r.game_version) == new_rules]
@@ -407,6 +418,10 @@ def find_resumable_run(store: ResultStore, kind: str, identity: Mapping[str, Any
         f"now play {describe_rules(*new_rules)}; one run cannot mix two rule sets: "
         "leave out resume (--resume) to start a new run"
     )
+
+
+def _beside_rules(config: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in config.items() if k not in (*RULES_KEYS, BLOCKS_KEY)}
 
 
 def _open_run(
@@ -426,6 +441,8 @@ def _open_run(
     if duplicates not in ("allow", "refuse"):
         raise InvalidConfigError(f"duplicates must be 'allow' or 'refuse', got {duplicates!r}")
     run_id = find_resumable_run(store, kind, identity) if resume else None
+    if resume and run_id is None and duplicates == "refuse":
+        run_id = grow_or_refuse(store, kind, _canonical(dict(identity)), planned)
     if not resume and duplicates == "refuse":
         _refuse_duplicate(store, kind, identity)
     if run_id is None:
@@ -483,6 +500,7 @@ def run_arena(
     on_record: Callable[[GameRecord, int, int], None] | None = None,
     tasks: Sequence[GameTask] | None = None,
     duplicates: str = "allow",
+    on_open: Callable[[int, int, int], None] | None = None,
 ) -> ArenaResult:
     """Play ``config``'s tournament into ``store`` (see the module docstring).
 
@@ -492,13 +510,17 @@ def run_arena(
     :class:`RulesChangedError`). Without it, ``duplicates`` says what a configuration
     the store already holds gets: a new run (``"allow"``) or :class:`DuplicateRunError`
     (``"refuse"``). ``on_record(record, done, total)`` is called after each game is
-    committed. Bad players or games raise before the store is written; a failed write
+    committed, ``on_open(run_id, stored, total)`` when the run is open (what a Ctrl-C
+    handler tells the user). With ``duplicates="refuse"``, ``resume`` also grows a run
+    whose only change is more games and refuses one whose players' specs changed
+    (:class:`RunChangedError`, :mod:`mctslab.arena.growth`). Bad players or games raise
+    before the store is written; a failed write
     (:class:`StoreWriteError`) or Ctrl-C stops the run, marked ``"stopped"``, with every
     game committed before it kept.
     """
     if store is None:
         with ResultStore(":memory:") as memory:
-            return run_arena(config, memory, resume, kind, on_record, tasks, duplicates)
+            return run_arena(config, memory, resume, kind, on_record, tasks, duplicates, on_open)
     game = make(config.game, **dict(config.game_params))
     cheating = check_players(config, game)
     all_tasks = list(tasks) if tasks is not None else schedule(config)
@@ -506,9 +528,14 @@ def run_arena(
     run_id = _open_run(
         store, kind, config, game, identity, len(all_tasks), cheating, resume, duplicates
     )
+    if tasks is None:  # a run that grew numbers its slots by its blocks
+        [run] = [r for r in store.runs() if r.id == run_id]
+        all_tasks = schedule(config, blocks_of(run.config, config.games))
     done_slots = store.played_slots(run_id)
     todo = [t for t in all_tasks if t.slot not in done_slots]
     done = len(all_tasks) - len(todo)
+    if on_open is not None:
+        on_open(run_id, done, len(all_tasks))
     played_now = 0
     try:
         for record in run_tasks(todo, config.workers, config.backend, config.ray_address):

@@ -59,6 +59,7 @@ from mctslab.arena.tournament import (
     standings,
 )
 from mctslab.cli.app import (
+    EXIT_INTERRUPTED,
     AllowCheatingOpt,
     CliError,
     DbOpt,
@@ -278,15 +279,27 @@ def arena(
             ) as bar:
                 task_id = bar.add_task(game, total=None, standing="")
 
+                opened: dict[str, int] = {}
+
+                def on_open(run_id: int, stored: int, total: int) -> None:
+                    opened.update(run=run_id, stored=stored, total=total)
+
                 def on_record(record: GameRecord, done: int, total: int) -> None:
                     seen.append(record)
+                    opened["stored"] = done
                     bar.update(
                         task_id, completed=done, total=total, standing=_standing_text(seen, names)
                     )
 
-                result = run_arena(
-                    config, store, resume=resume, on_record=on_record, duplicates="refuse"
-                )
+                try:
+                    result = run_arena(
+                        config, store, resume=resume, on_record=on_record,
+                        duplicates="refuse", on_open=on_open,
+                    )  # fmt: skip
+                except KeyboardInterrupt:
+                    bar.stop()
+                    print(interrupted_line(opened, db), file=sys.stderr)
+                    raise typer.Exit(EXIT_INTERRUPTED) from None
             records = list(result.records)
             rat = compute_ratings(outcomes(records), anchor=anchor)
             specs = {p.name: p.spec for p in players}
@@ -363,6 +376,16 @@ def _merge_text(pool: PooledGames, kept: bool) -> str:
         ids = ", ".join(str(r.id) for r in pool.unfinished)
         parts.append(f"{_plural(len(pool.unfinished), 'unfinished run')} ({ids})")
     return "; ".join(parts)
+
+
+def interrupted_line(opened: dict[str, int], db: Path) -> str:
+    """What Ctrl-C in ``arena`` says: the games stored and how to go on."""
+    if "run" not in opened:
+        return "interrupted before the run was opened: nothing was stored"
+    return (
+        f"interrupted: run {opened['run']} in {str(db)!r} holds {opened['stored']} of its "
+        f"{opened['total']} games; the same command with --resume plays the rest"
+    )
 
 
 def _pool_text(pool: PooledGames, kept: bool = False) -> list[str]:
