@@ -75,3 +75,24 @@ def test_search_takes_move_names_and_shows_the_top_moves() -> None:
     assert [line for line in same.splitlines() if line.startswith("│")] == [
         line for line in out.splitlines() if line.startswith("│")
     ]
+
+
+def test_the_training_table_lines_up_and_says_what_compiling_took(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from conftest import require_extra
+
+    require_extra("torch", "nn")
+    args = [
+        "train", "tic_tac_toe", "--out", str(tmp_path / "run"), "--generations", "3",
+        "--games-per-generation", "4", "--parallel-games", "4", "--simulations", "4",
+        "--channels", "8", "--blocks", "1", "--hidden", "8", "--eval-games", "0",
+        "--seed", "1", "--no-progress",
+    ]  # fmt: skip
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, (result.stdout, result.stderr)
+    text = result.stdout + result.stderr
+    assert re.search(r"engine ready in \d+\.\d s \(compiled or loaded", text), text
+    rows = [line for line in text.splitlines() if re.match(r"^\s*[123]\s+4\s", line)]
+    assert len(rows) == 3, text
+    header = next(line for line in text.splitlines() if "pos/s" in line)
+    ends = {line.rstrip().rindex("-") for line in rows}  # the scores column, "-" each
+    assert len(ends) == 1 and header.index("scores") == min(ends), (header, rows)

@@ -69,8 +69,7 @@ SESSION = [
     ("undo", "="),
     ("undo", "="),
     ("undo", "="),
-    ("undo", "="),  # the pass inserted before 'genmove white' too
-    ("undo", "? cannot undo"),
+    ("undo", "? cannot undo"),  # the hand-over before 'genmove white' went with it
     ("play b pass", "="),
     ("play w pass", "="),  # two passes: the game is over ...
     ("final_score", "= W+6.5"),
@@ -204,12 +203,33 @@ def test_illegal_moves_suicide_ko_and_colour_order() -> None:
         assert ask(engine, line) == "= "  # black's passes are inserted
     assert ask(engine, "play b a1") == "? illegal move: a1 (suicide or ko)"
     assert engine.state.history() == [25, 5, 25, 1]
-    # A pass that would end the game is not inserted: white passed last.
+    # White twice: Black's turn is handed over, which never ends the game (GNU Go lets a
+    # colour move out of turn), even right after White's pass; undo takes the move back
+    # with its hand-over.
     assert ask(engine, "play b c3") == "= "
     assert ask(engine, "play w pass") == "= "
-    assert ask(engine, "play w c4").startswith("? illegal move: white is not to play")
+    assert ask(engine, "play w c4") == "= "
+    assert not engine.state.is_terminal()
+    assert engine.state.history() == [25, 5, 25, 1, 12, 25, 25, 17]
     assert ask(engine, "undo") == "= "
-    assert engine.state.history() == [25, 5, 25, 1, 12]
+    assert engine.state.history() == [25, 5, 25, 1, 12, 25]
+    assert ask(engine, "undo") == "= " and ask(engine, "undo") == "= "
+    assert engine.state.history() == [25, 5, 25, 1]
+
+
+def test_genmove_out_of_turn_hands_the_turn_over_without_ending_the_game() -> None:
+    """``genmove w`` with Black to move: GNU Go and GoGui let White move; here Black's
+    turn is handed over by a pass that does not count, so the engine does not win by
+    passing at once (two passes), and ``undo`` takes back White's move and the
+    hand-over: ``play b pass`` is then Black's first move."""
+    engine = _engine("mcts:iterations=300,seed=1", size=9, komi=7.5)
+    answer = ask(engine, "genmove w")
+    assert answer.startswith("= ") and answer != "= pass", answer
+    assert not engine.state.is_terminal() and len(engine.state.history()) == 2
+    assert ask(engine, "undo") == "= "
+    assert engine.state.history() == []
+    assert ask(engine, "play b pass") == "= "
+    assert engine.state.history() == [81] and not engine.state.is_terminal()
 
 
 #: White's 5x5 wall with three one-point eyes (a1, c1, e1), set up by Black passing:

@@ -203,3 +203,7 @@ def test_minutes_stop_the_run_between_generations(tmp_path: Path) -> None:
         TrainConfig(game="tic_tac_toe", minutes=30.0, **REPRO), tmp_path / "run", resume=True
     )
     assert (again.generation, again.stopped_by) == (2, "generations")
+    # Compiling (or loading) the engine is timed apart, before the invocation's first
+    # generation, and not in its self-play throughput.
+    history = again.history
+    assert history[0]["compile_seconds"] > 0 and history[1]["compile_seconds"] == 0

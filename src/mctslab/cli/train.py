@@ -251,6 +251,17 @@ class _Display:
                 f"{cfg.generations}, {cfg.games_per_generation} games x {cfg.simulations} "
                 f"simulations a generation, on {payload['device']}"
             )
+        elif kind == "compile":
+            self._say(
+                f"compiling the engine for {payload['game']} (the first time on this machine; "
+                "numba's cache makes later runs quick)"
+            )
+        elif kind == "compiled":
+            self.close()
+            self.console.print(
+                f"engine ready in {payload['seconds']:.1f} s (compiled or loaded from numba's "
+                "cache; not counted in the first generation's throughput)"
+            )
         elif kind == "selfplay":
             self._say(
                 f"generation {payload['generation']}: self-play {payload['games']}/{payload['of']} games"
@@ -267,21 +278,25 @@ class _Display:
         elif kind == "generation":
             self._row(payload["record"])
 
+    #: The table's columns and their widths: each generation is printed as it ends, as a
+    #: table of one row, so the widths are fixed for the rows to line up.
+    COLUMNS = (
+        ("gen", 4), ("games", 6), ("pos/s", 7), ("evals/s", 8), ("loss v", 7),
+        ("loss p", 7), ("Elo [95%]", 18), ("min", 6), ("scores", None),
+    )  # fmt: skip
+
     def _row(self, r: dict[str, Any]) -> None:
-        table = Table(show_header=r["generation"] == 1 or not hasattr(self, "_shown"), box=None)
-        self._shown = True
-        for col in (
-            "gen",
-            "games",
-            "pos/s",
-            "evals/s",
-            "loss v",
-            "loss p",
-            "Elo [95%]",
-            "scores",
-            "min",
-        ):
-            table.add_column(col, justify="right")
+        table = Table(show_header=not self.shown, box=None, pad_edge=False)
+        if not self.shown:
+            self.console.print(
+                "Elo: each generation's as rated when it was evaluated (the games to then; "
+                "training.png rates all generations from every game to date)"
+            )
+        self.shown = True
+        for col, width in self.COLUMNS:
+            table.add_column(
+                col, justify="left" if width is None else "right", width=width, no_wrap=True
+            )
         elo = "-"
         if r.get("elo") is not None:
             lo, hi = r.get("elo_low"), r.get("elo_high")
@@ -290,14 +305,14 @@ class _Display:
         scores = " ".join(f"{k}:{v['score']:.2f}" for k, v in (r.get("scores") or {}).items())
         table.add_row(
             str(r["generation"]),
-            str(r["games"]),
-            f"{r['positions_per_s']:.0f}" if r.get("positions_per_s") else "-",
-            f"{r['evaluations_per_s']:.0f}" if r.get("evaluations_per_s") else "-",
+            f"{r['games']:,}",
+            f"{r['positions_per_s']:,.0f}" if r.get("positions_per_s") else "-",
+            f"{r['evaluations_per_s']:,.0f}" if r.get("evaluations_per_s") else "-",
             f"{r['value_loss']:.3f}",
             f"{r['policy_loss']:.3f}",
             elo,
-            scores or "-",
             f"{r['wall_seconds'] / 60:.1f}",
+            scores or "-",
         )
         self.close()
         self.console.print(table)

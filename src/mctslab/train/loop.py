@@ -33,6 +33,7 @@ last bits: the games may then differ from one worker's.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import math
@@ -271,6 +272,17 @@ class _Run:
             stats.merge(s)
         return _concat([p[0] for p in parts]), stats
 
+    def warm(self) -> float:
+        """Compile (or load from numba's cache) self-play's search for this game: one
+        game of 2 simulations a move, outside every generation's clock, so that the
+        first generation's throughput is self-play's, not the compiler's. Its seconds."""
+        t = time.monotonic()
+        options = dataclasses.replace(self.config.selfplay(), simulations=2, parallel_games=1)
+        self.actor.load_state_dict({k: v.cpu() for k, v in self.net.state_dict().items()})
+        self.actor.eval()
+        play_games(self.actor, self.game, [derive_seed(self.config.seed, "warm")], options)
+        return time.monotonic() - t
+
     # Learning
     def learn(self, g: int, positions: int) -> Losses:
         c = self.config
@@ -478,16 +490,22 @@ def _loop(run: _Run, started: float, command: list[str] | None) -> TrainResult:
         )
     stopped_by = "generations"
     last_duration = 0.0
+    compile_s: float | None = None
     try:
         while run.state["generation"] < c.generations:
             elapsed = time.monotonic() - started
             if c.minutes is not None and elapsed + last_duration > c.minutes * 60:
                 stopped_by = "minutes"
                 break
+            if compile_s is None:  # before this invocation's first generation
+                run.emit("compile", game=c.game)
+                compile_s = run.warm()
+                run.emit("compiled", seconds=compile_s)
             g0 = time.monotonic()
             g = run.state["generation"] + 1
             record = _generation(run, g, pool)
             last_duration = time.monotonic() - g0
+            record["compile_seconds"], compile_s = compile_s, 0.0  # the invocation's first
             record["wall_seconds"] = wall0 + (time.monotonic() - started)
             run.commit(g, record, record["wall_seconds"])
             run.emit("generation", record=record)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ __all__ = ["write_metrics"]
 _COLUMNS = (
     "generation",
     "wall_seconds",
+    "compile_seconds",
     "games",
     "positions",
     "buffer",
@@ -70,7 +72,9 @@ def _cell(v: Any) -> str:
 
 def _plot(history: list[dict[str, Any]], config: TrainConfig) -> bytes:
     """training.png: the losses by generation, and each evaluated generation's Elo (with
-    its 95% interval) as the last record rates it, the baselines as lines."""
+    its 95% interval) as the last record rates it (pooled: every evaluation game to date,
+    where the table prints each generation's Elo as rated when it was evaluated), the
+    baselines as lines named right of the axes."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -87,7 +91,8 @@ def _plot(history: list[dict[str, Any]], config: TrainConfig) -> bytes:
     ax1.set_xlabel("generation")
     ax1.set_ylabel("loss")
     ax1.set_title(f"{config.game}: training losses")
-    ax1.legend()
+    # Below the axes: inside, the legend covered the value loss's curve.
+    ax1.legend(loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=3, frameon=False)
     last = history[-1].get("ratings", {}) if history else {}
     rated = [
         (int(k[4:]), v)
@@ -101,16 +106,30 @@ def _plot(history: list[dict[str, Any]], config: TrainConfig) -> bytes:
         lo = [v["elo"] - (v["low"] if v["low"] is not None else v["elo"]) for _, v in rated]
         hi = [(v["high"] if v["high"] is not None else v["elo"]) - v["elo"] for _, v in rated]
         ax2.errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3, label="network (95%)")
-        for name, _ in config.baselines:
-            b = last.get(name, {})
-            if b.get("elo") is not None:
-                ax2.axhline(b["elo"], linestyle="--", linewidth=0.8, color="gray")
-                ax2.annotate(name, (xs[0], b["elo"]), fontsize=8, color="gray")
+        lines = sorted(
+            (float(last[name]["elo"]), name)
+            for name, _ in config.baselines
+            if last.get(name, {}).get("elo") is not None
+        )
+        for elo, _ in lines:
+            ax2.axhline(elo, linestyle="--", linewidth=0.8, color="gray")
+        # The baselines' names right of the axes, apart where their lines are close (two
+        # baselines of equal strength), never over the network's error bars.
+        low, high = ax2.get_ylim()
+        gap, placed = (high - low) / 18, -math.inf
+        for elo, name in lines:
+            placed = max(elo, placed + gap)
+            ax2.annotate(
+                name, xy=(1.01, placed), xycoords=("axes fraction", "data"), fontsize=8,
+                color="gray", va="center", annotation_clip=False,
+            )  # fmt: skip
     ax2.set_xlabel("generation")
     ax2.set_ylabel(f"Elo ({config.baselines[0][0] if config.baselines else 'gen-0000'} = 0)")
-    ax2.set_title("Elo by generation (all evaluation games)")
+    # Pooled: every generation rated from all the evaluation games to date; the training
+    # table prints each generation's Elo as rated when it was evaluated (the games then).
+    ax2.set_title("Elo by generation, pooled: all evaluation games to date", fontsize=10)
     fig.tight_layout()
     blob = io.BytesIO()
-    fig.savefig(blob, format="png", dpi=90)
+    fig.savefig(blob, format="png", dpi=90, bbox_inches="tight")
     plt.close(fig)
     return blob.getvalue()

@@ -140,6 +140,11 @@ class GtpEngine:
         self._ident = ""  # the id of the command being answered
         self.game = self._make_game(size, komi)
         self.state: KernelState = self.game.new_initial_state()
+        # The places in the history of the passes inserted to hand the turn over (a colour
+        # that moves out of turn: Go.hand_over): not moves of the game, undone with the
+        # move that needed them.
+        self._handed: set[int] = set()
+        self._handing: int | None = None  # a hand-over _prepared made, not yet committed
         self._new_player()
         if warm_up:
             self._warm_up()
@@ -198,9 +203,20 @@ class GtpEngine:
         if callable(close):
             close()
 
-    def _replay(self, actions: Iterable[int]) -> None:
-        self.state = self.game.state_from_actions(list(actions))
+    def _replay(self, actions: Iterable[int], handed: Iterable[int] = ()) -> None:
+        self.state = self._rebuilt(list(actions), set(handed))
+        self._handed = {i for i in handed if i < len(self.state.history())}
         self._new_player()
+
+    def _rebuilt(self, actions: list[int], handed: set[int]) -> KernelState:
+        """The state after ``actions``, the passes at the places ``handed`` made as hand-overs."""
+        state = self.game.new_initial_state()
+        for i, action in enumerate(actions):
+            if i in handed:
+                self.game.hand_over(state)
+            else:
+                state.apply_action(action)
+        return state
 
     def _points(self) -> int:
         return self.game.board_size**2
@@ -211,12 +227,13 @@ class GtpEngine:
     def _prepared(self, colour: str) -> KernelState:
         """The state in which ``colour`` moves: the game resumed after two passes, a pass
         of the other colour inserted when ``colour`` is not to move (not committed)."""
+        self._handing = None
         state = self.state
         history = state.history()
         n = self._points()
         if state.is_terminal():
             if len(history) >= 2 and history[-1] == history[-2] == n:
-                state = self.game.state_from_actions(history[:-2])
+                state = self._rebuilt(history[:-2], self._handed)
             else:
                 raise GtpFailure(
                     f"illegal move: the game is over (move limit {self.game.info.max_game_length})"
@@ -224,16 +241,29 @@ class GtpEngine:
         else:
             state = state.clone()
         if ("b" if len(state.history()) % 2 == 0 else "w") != colour:
-            state.apply_action(n)  # the other colour passes
+            # The other colour's turn is handed over: a pass that does not count toward
+            # the two that end the game (GNU Go and GoGui let a colour move out of turn).
+            self._handing = len(state.history())
+            self.game.hand_over(state)
             if state.is_terminal():
                 raise GtpFailure(
-                    f"illegal move: {'black' if colour == 'b' else 'white'} is not to play "
-                    "(a pass of the other colour would end the game)"
+                    f"illegal move: {'black' if colour == 'b' else 'white'} is not to play, "
+                    "and handing the turn over would reach the move limit "
+                    f"({self.game.info.max_game_length})"
                 )
         return state
 
     def _commit(self, state: KernelState, action: int | None) -> None:
-        """Make ``state`` (then ``action``) the game; the player follows."""
+        """Make ``state`` (then ``action``) the game; the player follows (a new player
+        after a hand-over: a tree grown before it counted the pass)."""
+        handing, self._handing = self._handing, None
+        if handing is not None and state is not self.state:
+            self._handed = {i for i in self._handed if i < handing} | {handing}
+            self.state = state
+            if action is not None:
+                self.state.apply_action(action)
+            self._new_player()
+            return
         extra: list[int] = []
         if state is not self.state:
             old, new = self.state.history(), state.history()
@@ -241,6 +271,7 @@ class GtpEngine:
             if new[: len(old)] == old:
                 extra = new[len(old) :]
             else:  # the game resumed after two passes: a player for the new history
+                self._handed = {i for i in self._handed if i < len(new)}
                 self._new_player()
         if action is not None:
             self.state.apply_action(action)
@@ -283,7 +314,7 @@ class GtpEngine:
         except ValueError as err:
             raise GtpFailure(str(err)) from None
         self.game = game
-        self._replay(self.state.history())
+        self._replay(self.state.history(), self._handed)
         return ""
 
     def _play(self, args: list[str]) -> str:
@@ -338,10 +369,15 @@ class GtpEngine:
         return bool(result.value < self.resign_below)
 
     def _undo(self, args: list[str]) -> str:
+        """Take back the last move, and the hand-over pass that came with it (GNU Go's
+        ``undo`` takes back one move, and a hand-over was never one)."""
         history = self.state.history()
         if not history:
             raise GtpFailure("cannot undo")
-        self._replay(history[:-1])
+        keep = len(history) - 1
+        while keep > 0 and keep - 1 in self._handed:
+            keep -= 1
+        self._replay(history[:keep], self._handed)
         return ""
 
     def _final_score(self, args: list[str]) -> str:

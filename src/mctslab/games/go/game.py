@@ -12,6 +12,7 @@ from mctslab.games.go.layout import (
     PARAMS_HEADER,
     S_CAPTURED,
     S_MOVES,
+    S_PASSES,
     S_PLAYER,
     make_params,
 )
@@ -152,6 +153,20 @@ class Go(KernelGame):
     @staticmethod
     def is_over(state: KernelState) -> bool:
         return int(state.array[S_PLAYER]) == TERMINAL
+
+    def hand_over(self, state: KernelState) -> None:
+        """Let the other colour move in ``state`` (in place), as GTP's ``play`` and
+        ``genmove`` of the colour not to move ask: a pass that does not count toward the
+        two consecutive passes that end the game. GNU Go and GoGui place the stone out of
+        turn with no pass at all; an alternating state needs the pass, and counting it
+        would let the next pass end the game at once (the search sees that and passes to
+        win on the area as it stands)."""
+        if self.is_over(state):
+            raise InvalidConfigError("the game is over: there is no turn to hand over")
+        state.array[S_PASSES] = 0  # nor does an earlier pass make this one the second
+        state.apply_action(self.board_size**2)
+        if not self.is_over(state):  # (the length limit still ends the game)
+            state.array[S_PASSES] = 0
 
     def ended_by_length(self, state: KernelState) -> bool:
         """Whether ``state`` is over by the length limit (``max_game_length`` moves), not
