@@ -581,6 +581,7 @@ from mctslab.cli import (  # noqa: E402, F401
     train,  # mctslab train: AlphaZero self-play training (the nn extra)
     tree,
     tune,
+    warm,  # mctslab warm: the compiled engine compiled ahead of time
 )
 
 

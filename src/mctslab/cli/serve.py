@@ -85,6 +85,8 @@ def serve(
             + ("" if allowed_host else " (name it with --allowed-host to be answered)"),
             file=sys.stderr,
         )
-    settings = Settings(allowed_hosts=(*LOOPBACK_HOSTS, *(allowed_host or ())))
+    # The compiled engine is warmed in the background: a first AI move then loads its code
+    # instead of waiting for the compiler (make run warms it before starting the server).
+    settings = Settings(allowed_hosts=(*LOOPBACK_HOSTS, *(allowed_host or ())), warm_engine=True)
     tune_process()
     uvicorn.run(create_app(settings), host=host, port=port, log_level="warning")

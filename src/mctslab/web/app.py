@@ -40,6 +40,8 @@ this one.
 from __future__ import annotations
 
 import asyncio
+import sys
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -60,6 +62,20 @@ from mctslab.web.settings import Settings
 __all__ = ["create_app"]
 
 
+def _warm_quietly() -> None:
+    """The server's background warm-up (Settings.warm_engine): a failure only means the
+    first move compiles as it would have."""
+    from mctslab.search.warm import warm
+
+    try:
+        warm()
+    except Exception as err:  # never the server's end: the first move compiles instead
+        print(
+            f"note: warming the compiled engine failed ({err}); first moves compile",
+            file=sys.stderr,
+        )
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     """The web lab's FastAPI application (serve it with uvicorn: ``mctslab serve``)."""
     settings = settings or Settings()
@@ -74,6 +90,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 sessions.sweep()
 
         task = asyncio.create_task(sweeper())
+        if settings.warm_engine:
+            threading.Thread(target=_warm_quietly, name="warm-engine", daemon=True).start()
         try:
             yield
         finally:

@@ -26,13 +26,15 @@ __all__ = ["ChunkedRun", "run_chunks"]
 @dataclass(frozen=True)
 class ChunkedRun:
     """What :func:`run_chunks` did: the last search's result with the run's totals
-    (``None`` if cancelled before any search), the seconds spent searching, and why
-    it stopped."""
+    (``None`` if cancelled before any search), the seconds spent searching, why it
+    stopped, and the seconds spent compiling the engine's code (or loading it from
+    numba's cache) on first use, apart from the search's."""
 
     result: SearchResult | None
     iterations: int
     seconds: float
     stopped_by: str
+    compile_seconds: float = 0.0
 
 
 def _agree(searcher: Searcher) -> bool:
@@ -73,7 +75,7 @@ async def run_chunks(
     budget = Budget.of(config)
     robust_max = budget.robust_max
     base = replace(config, final="robust" if robust_max else config.final, reuse_tree=True)
-    done, spent = 0, 0.0
+    done, spent, compiling = 0, 0.0, 0.0
     chunk = 64  # iterations of the first chunk under an iteration budget; then adapted
     result: SearchResult | None = None
     started = time.monotonic()
@@ -85,7 +87,10 @@ async def run_chunks(
         if stop is not None:
             stopped_by = stop
             break
-        wall_left = None if wall_limit is None else wall_limit - (time.monotonic() - started)
+        # The cap is on searching: a first move's compilation is not the search's time.
+        wall_left = (
+            None if wall_limit is None else wall_limit - (time.monotonic() - started - compiling)
+        )
         if wall_left is not None and wall_left <= 0:
             stopped_by = "max_time"
             break
@@ -112,7 +117,8 @@ async def run_chunks(
         last, seconds = await anyio.to_thread.run_sync(search_chunk, limiter=limiter)
         result = last
         done += last.iterations
-        spent += seconds
+        compiling += last.compile_seconds
+        spent += max(0.0, seconds - last.compile_seconds)
         if last.stopped_by in ("proven", "nodes"):
             stopped_by = last.stopped_by
             break
@@ -128,5 +134,6 @@ async def run_chunks(
             sims_per_s=done / spent if spent > 0 else 0.0,
             stopped_by=stopped_by,
             final_rule="robust-max" if robust_max and rule == "robust" else rule,
+            compile_seconds=compiling,
         )
-    return ChunkedRun(result, done, spent, stopped_by)
+    return ChunkedRun(result, done, spent, stopped_by, compiling)

@@ -313,7 +313,12 @@ class AiReport(BaseModel):
     final_rule: str = Field(description="The rule that picked the move ('solver' for a proof).")
     value: float
     iterations: int
-    seconds: float
+    seconds: float = Field(description="Seconds searching (compilation apart).")
+    compile_seconds: float = Field(
+        default=0.0,
+        description="Seconds compiling the compiled engine's code for this game, or loading "
+        "it from numba's cache: the first move of a game in the server's process only.",
+    )
     stopped_by: str
     engine: str
     children: list[ChildView]
@@ -325,6 +330,11 @@ class SessionView(BaseModel):
     params: dict[str, Any]
     config: EngineConfig
     engine: str = Field(description="The engine of the AI's moves: reference or compiled.")
+    engine_ready: bool = Field(
+        default=True,
+        description="False while the compiled engine's code for this game is not loaded in "
+        "the server yet: the first AI move compiles it (or loads it from numba's cache).",
+    )
     human_player: int | None
     busy: bool = Field(description="Whether a search is running on the session.")
     state: StateView
@@ -362,6 +372,9 @@ class IterationsOut(BaseModel):
     nodes: int
     root_visits: int
     seconds: float
+    compile_seconds: float = Field(
+        default=0.0, description="Seconds compiling the engine's code on first use."
+    )
     stopped_by: str
 
 
@@ -382,7 +395,10 @@ class MoveOut(BaseModel):
     player: int
     value: float
     iterations: int
-    seconds: float
+    seconds: float = Field(description="Seconds searching (compilation apart).")
+    compile_seconds: float = Field(
+        default=0.0, description="Seconds compiling the engine's code on first use."
+    )
     final_rule: str
     stopped_by: str
     proven: int | None

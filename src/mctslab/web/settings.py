@@ -77,6 +77,11 @@ class Settings:
         max_optimize_time: seconds one single-player run (``POST /api/optimize/runs``)
             may ask for (422 beyond).
         max_optimize_runs: single-player runs at once, the whole server (429 beyond).
+        warm_engine: compile (or load from numba's cache) the compiled engine's code for
+            the built-in games in a background thread when the server starts
+            (:mod:`mctslab.search.warm`; ``mctslab serve`` sets it), so that a first AI
+            move does not wait for the compiler; a session says ``engine_ready`` once its
+            game's code is loaded.
         max_step_trees: SP-MCTS step sessions held (``POST /api/optimize/step``); the
             least recently stepped is dropped beyond.
         max_step_nodes: nodes one step session's tree may make (413 beyond).
@@ -103,5 +108,6 @@ class Settings:
     clock: Callable[[], float] = time.monotonic
     max_optimize_time: float = 60.0
     max_optimize_runs: int = 2
+    warm_engine: bool = False
     max_step_trees: int = 16
     max_step_nodes: int = 20_000

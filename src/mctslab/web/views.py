@@ -58,6 +58,7 @@ def move_fields(result: SearchResult, state: State) -> dict[str, Any]:
         "value": result.value,
         "iterations": result.iterations,
         "seconds": result.seconds,
+        "compile_seconds": result.compile_seconds,
         "final_rule": result.final_rule,
         "stopped_by": result.stopped_by,
         "children": _children(result, state),

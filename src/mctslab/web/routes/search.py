@@ -85,6 +85,7 @@ async def iterations(sid: str, body: IterationsIn, request: Request, lab: LabDep
         nodes=nodes,
         root_visits=visits,
         seconds=run.seconds,
+        compile_seconds=run.compile_seconds,
         stopped_by=run.stopped_by,
     )
 

@@ -386,7 +386,9 @@ async function aiMove() {
   if (!app.view || app.view.state.terminal) return;
   stopPlay();
   $("cancel").hidden = false;
-  setStatus("The AI is thinking…");
+  setStatus(app.view.engine_ready === false
+    ? "The AI is thinking… (its first move of this game in the server compiles the engine, or loads it from numba's cache: up to a minute the first time after installing)"
+    : "The AI is thinking…");
   let stopped = false;
   const ok = await guarded(async () => {
     let view;
@@ -529,7 +531,9 @@ function drawAiReport(last) {
   }
   $("ai-report").hidden = false;
   const rule = FINAL_RULES[last.final_rule] ?? last.final_rule;
-  const secs = last.seconds !== undefined ? `, ${last.seconds.toFixed(2)} s` : "";
+  let secs = last.seconds !== undefined ? `, ${last.seconds.toFixed(2)} s` : "";
+  // The engine's first move in the server compiles its code: said apart, never as search time.
+  if (last.compile_seconds >= 0.5) secs += ` (+ ${last.compile_seconds.toFixed(1)} s compiling the engine for this game, first time only)`;
   // The move's value (its bar's figure: the mean return of its simulations, or its proven
   // return), for the player who played it; the position's mean (AiReport.value) apart.
   const scale = app.view.state.value_scale || [-1, 1];
