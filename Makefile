@@ -21,11 +21,10 @@ $(STAMP_TEST): pyproject.toml | $(BIN)/python
 	touch $@ $(STAMP_RUN)
 
 # Start the web lab (play against MCTS, watch the tree grow) and print its address.
-# `mctslab warm` compiles the engine for the built-in games (minutes, the first time
-# after an install or a change of the code; a few seconds from numba's cache after), so
-# that the page's first AI move does not wait for the compiler.
+# The server compiles the engine for the built-in games in a background thread (minutes
+# the first time after an install or a change of the code, seconds from numba's cache
+# after); the page says when a first move waits for it.
 run: $(STAMP_RUN)
-	$(BIN)/mctslab warm
 	$(BIN)/mctslab serve
 
 lint: $(STAMP_TEST)
@@ -41,6 +40,7 @@ imports: $(STAMP_TEST)
 
 # MCTSLAB_REQUIRE_BROWSER=1: the browser tests fail, not skip, without chromium;
 # MCTSLAB_REQUIRE_EXTRAS=1: tests of an extra (OpenSpiel, Ray, web) fail, not skip, without it.
+# `mctslab warm` first: the engine compiled once, not by both test workers at once.
 pytest: $(STAMP_TEST) graphviz chromium gnugo
 	$(BIN)/mctslab warm
 	MCTSLAB_REQUIRE_BROWSER=1 MCTSLAB_REQUIRE_EXTRAS=1 $(BIN)/pytest -n 2 --dist worksteal -q --durations=8

@@ -40,6 +40,7 @@ DOCTESTED = [
     "mctslab.games.sgf",
     "mctslab.players.network",
     "mctslab.players.player",
+    "mctslab.web.render",
     "mctslab.players.time_control",
     "mctslab.search.budget",
     "mctslab.search.ismcts",

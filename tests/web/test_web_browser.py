@@ -56,7 +56,7 @@ def new_game(page: Page, game: str, human: str = "0", **fields: str) -> None:
 
 
 def count(page: Page) -> int:
-    return int(page.get_by_test_id("node-count").inner_text())
+    return int(page.get_by_test_id("node-count").get_attribute("data-n") or "0")
 
 
 def play_tic_tac_toe_to_the_end(page: Page, after_first_answer: Callable[[], None]) -> None:
@@ -586,7 +586,7 @@ def phase_snapshot(page: Page, phase: str, node: str) -> dict[str, object]:
             const root = document.querySelector("[data-testid=tree-node-root]");
             const added = document.querySelector(`[data-testid="tree-node-${node}"]`);
             return {
-                count: Number(document.querySelector("[data-testid=node-count]").textContent),
+                count: Number(document.querySelector("[data-testid=node-count]").dataset.n),
                 root: root ? root.textContent : "",
                 drawn: Boolean(added),
                 text: added ? added.textContent : "",

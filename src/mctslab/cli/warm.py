@@ -1,8 +1,8 @@
 """``mctslab warm``: compile the engine's code for the built-in games ahead of time.
 
-``make run`` and ``make test`` run it after installing the package, so that a user's
-first compiled move loads the code from numba's cache (a second or two) instead of
-compiling it (15 to 50 s) while the page says the AI is thinking
+``make test`` runs it before the tests, and the web lab's server runs the same in a
+background thread, so that a user's first compiled move loads the code from numba's
+cache (a second or two) instead of compiling it (15 to 90 s a game)
 (:mod:`mctslab.search.warm`).
 """
 
@@ -18,8 +18,8 @@ from mctslab.cli.app import app, user_errors
 __all__ = ["warm_command"]
 
 
-def _tell(name: str) -> None:
-    print(f"warming {name} ...", end=" ", file=sys.stderr, flush=True)
+def _tell(name: str, path: str) -> None:
+    print(f"warming {name} ({path}) ...", file=sys.stderr, flush=True)
 
 
 @app.command("warm")
@@ -37,9 +37,8 @@ def warm_command(
     from mctslab.search.warm import warm
 
     with user_errors():
-        results = warm(games, on_game=_tell)
+        results = warm(games, on_step=_tell)
         total = sum(r.seconds for r in results)
-        print(file=sys.stderr)
         print(
             "warm: "
             + ", ".join(f"{r.game} {r.seconds:.1f} s" for r in results)

@@ -8,9 +8,9 @@ cache; a later process loads it from there in a second or two. :func:`warm` runs
 game, the four searches that need it (UCT; PUCT with a built-in evaluator; PUCT with an
 evaluator written in Python, as a network is; several PUCT searches stepped together, as
 training's self-play runs them), each of two iterations, and says how long each game
-took. ``mctslab warm`` runs it; ``make run`` and ``make test`` run that once they have
-installed the package, and the web lab's server warms the games it has not seen yet in a
-background thread when it starts (``/api/health`` says which).
+took. ``mctslab warm`` runs it (``make test`` first of all), and the web lab's server
+runs it in a background thread when it starts (a session says ``engine_ready`` once its
+game's code is loaded), tic-tac-toe and Connect Four first.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -30,25 +31,36 @@ from mctslab.search.engine import search
 from mctslab.search.evaluators import LeafBatch
 from mctslab.search.puct import PuctConfig
 
-__all__ = ["WarmResult", "is_ready", "mark_ready", "warm", "warmable_games", "warming"]
+__all__ = [
+    "PATHS",
+    "WarmResult",
+    "is_ready",
+    "mark_ready",
+    "path_of",
+    "warm",
+    "warm_path",
+    "warmable_games",
+    "warming",
+]
 
 # The games whose compiled code this process has loaded (warmed, or searched), and the
 # game a warm() is on: what the web lab tells the page before a first move.
-_READY: set[str] = set()
+_READY: set[tuple[str, str]] = set()
 _WARMING: list[str] = []
 _LOCK = threading.Lock()
 
 
-def is_ready(game: str) -> bool:
-    """Whether this process has the compiled engine's code for ``game`` loaded."""
+def is_ready(game: str, path: str = "uct") -> bool:
+    """Whether this process has the compiled engine's code for ``game``'s searches on
+    ``path`` (:data:`PATHS`) loaded."""
     with _LOCK:
-        return game in _READY
+        return (game, path) in _READY
 
 
-def mark_ready(game: str) -> None:
-    """Note that ``game``'s compiled code is loaded (a compiled search of it ended)."""
+def mark_ready(game: str, path: str = "uct") -> None:
+    """Note that ``game``'s compiled code for ``path`` is loaded (a search of it ended)."""
     with _LOCK:
-        _READY.add(game)
+        _READY.add((game, path))
 
 
 def warming() -> str | None:
@@ -59,17 +71,23 @@ def warming() -> str | None:
 
 @dataclass(frozen=True)
 class WarmResult:
-    """A game warmed: its name and the seconds its four searches took (compiling, or
-    loading from numba's cache)."""
+    """A game warmed: its name and the seconds its searches on every path took
+    (compiling, or loading from numba's cache)."""
 
     game: str
     seconds: float
 
 
+#: The games warmed first: the ones a new user meets first on the page and in the README.
+FIRST = ("tic_tac_toe", "connect_four", "go")
+
+
 def warmable_games() -> list[str]:
     """The built-in games with rule kernels (the compiled engine's games), two-player
-    and more: the single-player ones are searched by :mod:`mctslab.search.single`."""
-    return sorted(name for name in games_with("kernels") if make(name).info.num_players >= 2)
+    and more (the single-player ones are searched by :mod:`mctslab.search.single`):
+    :data:`FIRST` first, then the others by name."""
+    names = sorted(name for name in games_with("kernels") if make(name).info.num_players >= 2)
+    return [n for n in FIRST if n in names] + [n for n in names if n not in FIRST]
 
 
 def _python_evaluator(batch: LeafBatch) -> tuple[np.ndarray, np.ndarray]:
@@ -78,29 +96,53 @@ def _python_evaluator(batch: LeafBatch) -> tuple[np.ndarray, np.ndarray]:
     return mask.astype(np.float32), np.zeros(len(mask), dtype=np.float32)
 
 
-def warm_game(name: str) -> float:
-    """Run the four searches of ``name`` that compile its code (module docstring); their
-    seconds."""
+#: What a warm-up compiles for each game, in the order users need it: UCT (the page's and
+#: the CLI's default), PUCT with a built-in evaluator, PUCT with an evaluator written in
+#: Python (a network's path), and several PUCT searches stepped together (self-play's).
+PATHS = ("uct", "puct", "network", "batch")
+
+
+def path_of(config: SearchConfig) -> str:
+    """The :data:`PATHS` entry a search with ``config`` runs on."""
+    if config.puct is None:
+        return "uct"
+    return (
+        "puct"
+        if isinstance(config.puct.evaluator, str)
+        and not config.puct.evaluator.startswith("network")
+        else "network"
+    )
+
+
+def warm_path(name: str, path: str) -> float:
+    """Run the search of ``name`` on ``path`` that compiles its code; its seconds."""
     from mctslab.search.compiled import CompiledMCTS, search_many
 
     t = time.perf_counter()
     state = make(name).new_initial_state()
-    search(state, SearchConfig(iterations=2, seed=0), engine="compiled")
-    for evaluator in ("uniform", _python_evaluator):
+    if path == "uct":
+        search(state, SearchConfig(iterations=2, seed=0), engine="compiled")
+    elif path in ("puct", "network"):
+        evaluator: Any = "uniform" if path == "puct" else _python_evaluator
         puct = SearchConfig(iterations=2, seed=0, puct=PuctConfig(evaluator=evaluator))
         search(state, puct, engine="compiled")
-    puct = SearchConfig(iterations=2, seed=0, puct=PuctConfig(evaluator=_python_evaluator))
-    search_many([CompiledMCTS(puct), CompiledMCTS(puct)], [state, state.clone()])
+    elif path == "batch":
+        puct = SearchConfig(iterations=2, seed=0, puct=PuctConfig(evaluator=_python_evaluator))
+        search_many([CompiledMCTS(puct), CompiledMCTS(puct)], [state, state.clone()])
+    else:
+        raise InvalidConfigError(f"unknown path {path!r}; the paths: {', '.join(PATHS)}")
     return time.perf_counter() - t
 
 
 def warm(
     games: Sequence[str] | None = None,
-    on_game: Callable[[str], None] | None = None,
+    on_step: Callable[[str, str], None] | None = None,
 ) -> list[WarmResult]:
-    """Warm ``games`` (default: :func:`warmable_games`) in turn; ``on_game(name)`` is told
-    each before it starts. An unknown game, or one the compiled engine does not search,
-    raises :class:`~mctslab.core.errors.InvalidConfigError` before any is warmed."""
+    """Warm ``games`` (default: :func:`warmable_games`): every game's UCT first, then
+    every game's PUCT, and so on (:data:`PATHS`), so that the searches people start
+    first are ready first; ``on_step(game, path)`` is told each step before it starts.
+    An unknown game, or one the compiled engine does not search, raises
+    :class:`~mctslab.core.errors.InvalidConfigError` before any is warmed."""
     known = warmable_games()
     chosen = list(games) if games else known
     unknown = [g for g in chosen if g not in known]
@@ -109,16 +151,17 @@ def warm(
             f"cannot warm {', '.join(map(repr, unknown))}: the compiled engine's games are "
             f"{', '.join(known)}"
         )
-    out = []
-    for name in chosen:
-        if on_game is not None:
-            on_game(name)
-        with _LOCK:
-            _WARMING.append(name)
-        try:
-            out.append(WarmResult(name, warm_game(name)))
-        finally:
+    seconds = dict.fromkeys(chosen, 0.0)
+    for path in PATHS:
+        for name in chosen:
+            if on_step is not None:
+                on_step(name, path)
             with _LOCK:
-                _WARMING.remove(name)
-        mark_ready(name)
-    return out
+                _WARMING.append(name)
+            try:
+                seconds[name] += warm_path(name, path)
+            finally:
+                with _LOCK:
+                    _WARMING.remove(name)
+            mark_ready(name, path)
+    return [WarmResult(name, seconds[name]) for name in chosen]

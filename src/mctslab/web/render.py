@@ -1,7 +1,8 @@
 """What the page draws for a position: a small description per kind of board.
 
 - Tic-tac-toe and Connect Four: ``{"kind": "grid", "rows", "cols", "cells",
-  "click", "actions"}``. ``cells`` is row-major with row 0 at the *top* as the
+  "click", "actions", "win"}`` (``win``: the cells of the winner's line, ``[]`` if none;
+  :func:`winning_line`). ``cells`` is row-major with row 0 at the *top* as the
   board is displayed, each ``""``, ``"x"`` or ``"o"``; ``click`` is ``"cell"``
   (a click on a cell plays it) or ``"column"`` (a click anywhere in a column
   drops a stone there); ``actions`` maps each clickable cell index or column
@@ -79,6 +80,31 @@ def player_names(game: Game) -> list[str]:
     ]
 
 
+def winning_line(cells: list[str], rows: int, cols: int, k: int) -> list[int]:
+    """The cells (row-major indices) of the first line of ``k`` equal marks, across, down
+    or diagonal, that ``cells`` hold; ``[]`` when there is none (what the page draws
+    through the winner's line).
+
+    >>> winning_line(["x", "x", "x", "o", "o", "", "", "", ""], 3, 3, 3)
+    [0, 1, 2]
+    >>> winning_line(["x", "o", "", "", "x", "o", "", "", "x"], 3, 3, 3)
+    [0, 4, 8]
+    >>> winning_line(["x", "o", "x", "", "", "", "", "", ""], 3, 3, 3)
+    []
+    """
+    for r in range(rows):
+        for c in range(cols):
+            mark = cells[r * cols + c]
+            if not mark:
+                continue
+            for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+                line = [(r + i * dr, c + i * dc) for i in range(k)]
+                if all(0 <= y < rows and 0 <= x < cols and cells[y * cols + x] == mark
+                       for y, x in line):  # fmt: skip
+                    return [y * cols + x for y, x in line]
+    return []
+
+
 def render(state: State) -> dict[str, Any]:
     """The drawing description of ``state`` (see the module's docstring)."""
     game = getattr(state, "game", None)
@@ -87,13 +113,15 @@ def render(state: State) -> dict[str, Any]:
         return {"kind": "text"}
     legal = state.legal_actions()
     if isinstance(game, TicTacToe):
+        cells = [_MARKS[int(v)] for v in array[3:12]]
         return {
             "kind": "grid",
             "rows": 3,
             "cols": 3,
-            "cells": [_MARKS[int(v)] for v in array[3:12]],
+            "cells": cells,
             "click": "cell",
             "actions": {str(a): a for a in legal},  # cell index = action id
+            "win": winning_line(cells, 3, 3, 3),
         }
     if isinstance(game, ConnectFour):
         rows, cols = game.rows, game.columns
@@ -110,6 +138,7 @@ def render(state: State) -> dict[str, Any]:
             "cells": cells,
             "click": "column",
             "actions": {str(a): a for a in legal},  # column = action id
+            "win": winning_line(cells, rows, cols, 4),
         }
     if isinstance(game, Nim):
         k = len(game.piles)

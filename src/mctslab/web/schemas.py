@@ -276,6 +276,11 @@ class StateView(BaseModel):
     value_scale: list[float] = Field(
         description="[min, max]: the game's scale of returns, on which a move's value is given."
     )
+    ending: str | None = Field(
+        default=None,
+        description="How a finished game ended where the rules tell it apart, in words: "
+        "'at the move limit (162 moves), counted as the board stands' (Go); null otherwise.",
+    )
 
 
 class TreeCounts(BaseModel):
@@ -632,6 +637,10 @@ class TreeNodeOut(BaseModel):
 class NodeOut(BaseModel):
     id: str
     actions: list[int] = Field(description="The moves from the start of the game to the node.")
+    moves: list[str] = Field(
+        default_factory=list,
+        description="The moves from the tree's root to the node, named as the board names them.",
+    )
     text: str = Field(description="The position as text for a person, as StateView.text.")
     render: dict[str, Any]
     to_play: int

@@ -25,7 +25,7 @@ from mctslab.search.compiled import CompiledMCTS
 from mctslab.search.engine import Searcher, make_searcher
 from mctslab.search.mcts import MCTS, Node, SearchConfig
 from mctslab.search.trace import tree_at, tree_size
-from mctslab.search.warm import is_ready
+from mctslab.search.warm import is_ready, path_of
 from mctslab.web.limits import MemoryBudget
 from mctslab.web.schemas import AiReport, KeptTree, SessionIn, SessionView, TreeCounts
 from mctslab.web.settings import Settings
@@ -190,7 +190,8 @@ class Session:
             params=self.spec.params,
             config=config,
             engine=self.engine,
-            engine_ready=self.engine != "compiled" or is_ready(self.game.info.name),
+            engine_ready=self.engine != "compiled"
+            or is_ready(self.game.info.name, path_of(self.config)),
             human_player=self.spec.human_player,
             busy=self.busy,
             state=state_view(self.state, self.game),

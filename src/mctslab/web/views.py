@@ -29,7 +29,17 @@ def state_view(state: State, game: Game) -> StateView:
         render=render(state),
         player_names=player_names(game),
         value_scale=[game.info.min_utility, game.info.max_utility],
+        ending=ending(state, game),
     )
+
+
+def ending(state: State, game: Game) -> str | None:
+    """How a finished game ended, where its rules tell endings apart: a game with
+    ``ended_by_length`` (Go) that reached its move limit says so."""
+    by_length = getattr(game, "ended_by_length", None)
+    if not state.is_terminal() or by_length is None or not by_length(state):
+        return None
+    return f"at the move limit ({game.info.max_game_length} moves), counted as the board stands"
 
 
 def played_moves(game: Game, actions: list[int]) -> list[PlayedMove]:

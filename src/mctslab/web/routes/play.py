@@ -15,7 +15,7 @@ from mctslab.core.game import State
 from mctslab.search.engine import Searcher
 from mctslab.search.mcts import MCTS
 from mctslab.search.trace import tree_at, tree_size
-from mctslab.search.warm import mark_ready
+from mctslab.search.warm import mark_ready, path_of
 from mctslab.web.routes.lab import Lab, LabDep, client_of, exclusive, in_thread, not_over
 from mctslab.web.runner import run_chunks
 from mctslab.web.schemas import AiReport, BudgetIn, PlayIn, SessionView, error_responses
@@ -122,7 +122,7 @@ async def ai(sid: str, request: Request, lab: LabDep, body: BudgetIn | None = No
             )
         result = run.result
         if session.engine == "compiled":
-            mark_ready(session.game.info.name)
+            mark_ready(session.game.info.name, path_of(session.config))
         session.last_ai = AiReport(**move_fields(result, state), engine=session.engine)
         if session.fast is not None:  # its tree is not the reference one: kept for the view
             session.keep(KeptSearch(session.fast, state.clone(), "compiled"))

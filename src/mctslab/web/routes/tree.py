@@ -196,13 +196,17 @@ async def node_position(
     session = lab.get(sid)
     kept = session.shown_search()
     state = (session.state if kept is None else kept.state).clone()
+    moves = []
     for i, action in enumerate(treeview.parse_node_id(node)):
         try:
+            label = state.action_to_string(action) if action in state.legal_actions() else None
             state.apply_action(action)
         except ValueError as err:
             raise InvalidConfigError(f"node {node!r}, move {i + 1}: {err}") from None
+        moves.append(label if label is not None else str(action))
     return NodeOut(
         id=node.strip(),
+        moves=moves,
         actions=state.history(),
         text=state_text(state),
         render=render(state),

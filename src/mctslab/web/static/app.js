@@ -123,8 +123,9 @@ function wireControls() {
     $("progressive-bias").disabled = !plain;
     $("expansion").disabled = puct || uctOption("rave", false) > 0;
   };
-  $("rave").addEventListener("input", syncSelection);
-  $("selection").addEventListener("change", syncSelection);
+  $("rave").addEventListener("input", () => (syncSelection(), drawExploration()));
+  $("selection").addEventListener("change", () => (syncSelection(), drawExploration()));
+  $("c-puct").addEventListener("input", () => drawExploration());
   syncSelection();
   $("budget-kind").addEventListener("change", () => {
     $("budget").value = $("budget-kind").value === "time" ? "0.5" : "2000";
@@ -166,7 +167,7 @@ function drawParams() {
     const input =
       typeof value === "boolean"
         ? html("input", { type: "checkbox", name, "data-default": text, checked: value })
-        : html("input", { type: "text", name, value: text, "data-default": text, placeholder: value === null ? "none" : "" });
+        : html("input", { type: "text", name, value: text, "data-default": text, placeholder: value === null ? "the game's default" : "" });
     input.dataset.kind = Array.isArray(value) ? "list" : value === null ? "null" : typeof value;
     input.setAttribute("data-testid", `param-${name}`);
     const label =
@@ -195,7 +196,11 @@ function loadModels() {
   drawEvaluatorNote();
 }
 
-/** What the chosen evaluator is, when it is a trained network: its model card in short. */
+/**
+ * What the chosen evaluator is, when it is a trained network: its model card in a few
+ * readable lines (size, training, scores with their intervals), the rest (what it is in
+ * words, the command that trained it, the machine) behind "details".
+ */
 function drawEvaluatorNote() {
   const note = $("evaluator-note");
   const model = app.models.find((m) => m.evaluator === $("evaluator").value);
@@ -204,27 +209,47 @@ function drawEvaluatorNote() {
     note.replaceChildren();
     return;
   }
+  const card = model.card || {};
+  const net = card.network || {};
+  const size = [];
+  if (typeof net.parameters === "number") size.push(`${net.parameters.toLocaleString("en")} parameters`);
+  if (net.kind === "resnet" && net.blocks && net.channels) size.push(`${net.blocks} residual blocks of ${net.channels} channels`);
   const trained = [];
   if (typeof model.generations === "number") trained.push(`${model.generations} generation${model.generations === 1 ? "" : "s"} of self-play`);
   if (typeof model.wall_seconds === "number") trained.push(model.wall_seconds >= 60 ? `${Math.round(model.wall_seconds / 60)} min` : `${Math.round(model.wall_seconds)} s`);
-  const parts = [
-    html("b", {}, [`${model.name}: `]),
-    html("span", { "data-testid": "evaluator-description" }, [
-      model.description || `a policy-value network trained for ${prettyName(model.game)}.`,
-    ]),
-    ` Its priors P weight the search and its value replaces the playout (AlphaZero's search).`,
+  const lines = [
+    html("div", {}, [html("b", {}, [model.name]), size.length ? `: ${size.join(", ")}` : ""]),
+    html("div", {}, ["Its priors P weight the search and its value replaces the playout (AlphaZero's search)."]),
   ];
-  if (trained.length) parts.push(` Trained: ${trained.join(", ")}.`);
-  const scored = evaluationText(model.evaluation);
-  if (scored) parts.push(` Evaluation: ${scored}.`);
-  if (model.command) parts.push(" ", html("code", { title: "the command that trained it" }, [model.command]));
-  note.replaceChildren(...parts);
+  if (trained.length) lines.push(html("div", {}, [`Trained: ${trained.join(", ")}.`]));
+  const scored = scoresText(model.evaluation);
+  if (scored) lines.push(html("div", { "data-testid": "evaluator-scores" }, [scored]));
+  const details = [
+    html("summary", {}, ["details"]),
+    html("p", { "data-testid": "evaluator-description" }, [model.description || `A policy-value network trained for ${prettyName(model.game)}.`]),
+  ];
+  if (model.command) details.push(html("p", {}, ["Trained by: ", html("code", { class: "wrap" }, [model.command])]));
+  lines.push(html("details", { "data-testid": "evaluator-details" }, details));
+  note.replaceChildren(...lines);
 }
 
-/** A model card's evaluation in one short line (it is free-form JSON). */
-function evaluationText(evaluation) {
+/**
+ * A model card's last evaluation as one line: each fixed opponent's score with its 95%
+ * interval and games ("uct100 0.85 [0.54, 0.96]"); the Elo table and the rest stay in the
+ * card. A card of another shape is shown as text, cut at 200 characters.
+ */
+function scoresText(evaluation) {
   if (evaluation === null || evaluation === undefined) return "";
   if (typeof evaluation !== "object") return String(evaluation);
+  const scores = evaluation.scores;
+  if (scores && typeof scores === "object") {
+    const parts = Object.entries(scores)
+      .filter(([name, v]) => !name.startsWith("gen-") && v && typeof v.score === "number")
+      .map(([name, v]) => `${name} ${v.score.toFixed(2)}` + (typeof v.low === "number" && typeof v.high === "number" ? ` [${v.low.toFixed(2)}, ${v.high.toFixed(2)}]` : ""));
+    const games = Object.values(scores).find((v) => v && typeof v.games === "number");
+    const when = typeof evaluation.generation === "number" ? `generation ${evaluation.generation}` : "its last evaluation";
+    if (parts.length) return `Scores at ${when}${games ? `, ${games.games} games each` : ""} (95% intervals): ${parts.join(", ")}.`;
+  }
   const text = Object.entries(evaluation)
     .map(([k, v]) => `${k} ${v !== null && typeof v === "object" ? JSON.stringify(v) : v}`)
     .join(", ");
@@ -510,10 +535,12 @@ function statusText() {
     const returns = s.returns || [];
     const best = Math.max(...returns);
     const winners = returns.map((r, i) => (r === best ? i : -1)).filter((i) => i >= 0);
-    if (winners.length !== 1) return "Game over: a draw.";
+    // How it ended, where the game says (Go: at the move limit, counted as the board stands).
+    const over = s.ending ? `Game over ${s.ending}` : "Game over";
+    if (winners.length !== 1) return `${over}: a draw.`;
     const w = winners[0];
-    if (app.human === null) return `Game over: ${playerName(w)} wins.`;
-    return w === app.human ? `Game over: you win (${playerName(w)})!` : `Game over: the AI wins (${playerName(w)}).`;
+    if (app.human === null) return `${over}: ${playerName(w)} wins.`;
+    return w === app.human ? `${over}: you win (${playerName(w)})!` : `${over}: the AI wins (${playerName(w)}).`;
   }
   const p = s.current_player;
   if (app.human === null) return `${playerName(p)} to move: click a move, or "AI move".`;
@@ -548,7 +575,7 @@ function drawAiReport(last) {
     html("span", {}, [` for ${player}${how}; position `]),
     html("span", { "data-testid": "ai-position-value" }, [fmtValue(last.value)]),
     html("span", {}, [
-      ` (the mean of every simulation from the root), both on the game's scale ${scaleText(scale)}. ${last.iterations} iterations${secs}. Picked by the final-move rule: `,
+      ` (the mean of every simulation from the root), both on the game's scale ${scaleText(scale)}. ${last.iterations.toLocaleString("en")} iterations${secs}${keptText(last)}. Picked by the final-move rule: `,
     ]),
     html("b", { "data-testid": "final-rule" }, [rule]),
     html("span", {}, ["."]),
@@ -556,20 +583,51 @@ function drawAiReport(last) {
   $("root-stats").replaceChildren(rootStatsChart(last.children || [], last.action, { player, scale }));
 }
 
+/** Why the moves' visits can add up to more than the search's iterations: the kept tree. */
+function keptText(last) {
+  const visits = (last.children || []).reduce((sum, c) => sum + c.visits, 0);
+  if (visits <= last.iterations) return "";
+  return ` (the moves' ${visits.toLocaleString("en")} visits include earlier searches': the tree is kept from move to move)`;
+}
+
 function setCounts(tree) {
   if (!tree) return;
+  // Thousands separators on the page ("3,243,229"); the number itself in data-n.
   if (tree.nodes !== undefined) {
-    $("node-count").textContent = String(tree.nodes);
+    $("node-count").textContent = tree.nodes.toLocaleString("en");
+    $("node-count").dataset.n = String(tree.nodes);
     $("node-word").textContent = tree.nodes === 1 ? "node" : "nodes";
   }
-  if (tree.root_visits !== undefined) $("root-visits").textContent = String(tree.root_visits);
+  if (tree.root_visits !== undefined) {
+    $("root-visits").textContent = tree.root_visits.toLocaleString("en");
+    $("root-visits").dataset.n = String(tree.root_visits);
+  }
   drawExploration();
 }
 
+/** The exploration chart and its line for the selection rule chosen in the settings. */
 function drawExploration() {
-  const c = Number($("c").value) || 0;
-  const n = Number($("root-visits").textContent) || null;
-  $("explore-chart").replaceChildren(explorationChart(c, n));
+  const rule = $("selection").value;
+  const puct = rule === "puct";
+  const c = Number($(puct ? "c-puct" : "c").value) || 0;
+  const n = Number($("root-visits").dataset.n) || null;
+  // PUCT's prior as the page's evaluators give it: uniform over the legal moves.
+  const legal = app.view && app.view.state.legal ? app.view.state.legal.length : 0;
+  const prior = legal > 0 ? 1 / legal : 0.25;
+  $("explore-chart").replaceChildren(explorationChart(c, n, { rule: puct ? "puct" : "uct", prior }));
+  const k = Number($("rave").value) || 0;
+  let hint;
+  if (puct) {
+    hint = `c·P·√N / (1 + n): PUCT's bonus for a child of prior P (here the evaluators' uniform prior, 1/${legal || 4} of the moves) with n visits under a parent with N. It shrinks as 1/n and grows as √N, much faster than UCT's; a strong prior pulls visits to its move.`;
+  } else if (rule !== "uct") {
+    hint = "UCT's c·√(ln N / n), for comparison: UCB1-Tuned replaces c² by a bound on the child's variance, min(1/4, V + √(2 ln N / n)), so its bonus follows the rewards' spread.";
+  } else if (k > 0) {
+    const beta = n ? Math.sqrt(k / (3 * n + k)) : 1;
+    hint = `c·√(ln N / n) as under UCT; with RAVE the value beside it blends Q/N with the all-moves-as-first mean, weighted β = √(k / (3N + k)): β = ${beta.toFixed(2)} at the root's N = ${n ? n.toLocaleString("en") : 0}, falling as N grows.`;
+  } else {
+    hint = "c·√(ln N / n): the bonus a child with n visits gets under a parent with N. It shrinks as the child is visited and grows only slowly with N.";
+  }
+  $("explore-hint").textContent = hint;
 }
 
 function updateButtons() {
@@ -593,7 +651,7 @@ function updateButtons() {
 let treeRequest = 0;
 
 /** Draw the tree again; `searched`: whether the reference tree has a search (its root visits). */
-async function refreshTree(searched = Number($("root-visits").textContent) > 0) {
+async function refreshTree(searched = Number($("root-visits").dataset.n) > 0) {
   if (!app.view) return;
   const ticket = ++treeRequest;
   // The exports give the tree as shown: the same depth and top-k.
@@ -681,7 +739,9 @@ function topK() {
 
 async function openNode(node) {
   const position = await api.node(app.view.id, node.id);
-  const title = node.id === "" ? "The searched position" : `After ${node.label ?? node.action} (node ${node.id})`;
+  // The moves from the searched position, as the board names them ("after e5, d4, c3").
+  const path = (position.moves || []).join(", ");
+  const title = node.id === "" ? "The searched position" : `After ${path || node.label || node.action}`;
   $("node-view-title").textContent = title;
   $("node-view-board").replaceChildren(
     drawBoard(position.render, { size: position.render.kind === "piles" ? 16 : 32, text: position.text, interactive: false }),

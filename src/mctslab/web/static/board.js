@@ -45,6 +45,15 @@ function actionsMap(render) {
   return map;
 }
 
+/** A line through the winner's cells (tic-tac-toe's three, Connect Four's four). */
+function winLine(root, render, size, x0, y0) {
+  const win = render.win || [];
+  if (win.length < 2) return;
+  const centre = (i) => [x0 + (i % render.cols) * size + size / 2, y0 + Math.floor(i / render.cols) * size + size / 2];
+  const [a, b] = [centre(win[0]), centre(win[win.length - 1])];
+  root.append(svg("line", { class: "win-line", x1: a[0], y1: a[1], x2: b[0], y2: b[1], "data-testid": "win-line", "data-cells": win.join(",") }));
+}
+
 function drawGrid(render, opts) {
   const { rows, cols, cells } = render;
   const size = opts.size || 64;
@@ -86,6 +95,7 @@ function drawGrid(render, opts) {
         );
       }
     }
+    winLine(root, render, size, x0, y0);
     if (interactive) {
       for (let c = 0; c < cols; c++) {
         if (!actions.has(c)) continue;
@@ -148,6 +158,7 @@ function drawGrid(render, opts) {
       root.append(group);
     }
   }
+  winLine(root, render, size, x0, y0);
   return root;
 }
 

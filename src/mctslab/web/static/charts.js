@@ -10,13 +10,18 @@ import { fmtValue, svg, valueColour } from "./dom.js";
  * `player` names the player to move.
  */
 export function rootStatsChart(children, chosen, { player = "the player to move", scale = [-1, 1] } = {}) {
-  const rows = [...children].sort((a, b) => b.visits - a.visits || a.action - b.action).slice(0, 24);
+  const ranked = [...children].sort((a, b) => b.visits - a.visits || a.action - b.action);
+  const rows = ranked.slice(0, TOP_BARS);
+  const rest = ranked.slice(TOP_BARS);
   const most = Math.max(1, ...rows.map((c) => c.visits));
   const labelW = 56;
   const barW = 220;
   const rowH = 20;
-  const width = labelW + barW + 150;
-  const height = rows.length * rowH + 24;
+  const notes = rows.map((child) => noteText(child, chosen, scale));
+  // Wide enough for the longest figure ("1,234  +0.412  P 0.25  ◀ played"): about 7 px a
+  // character at the chart's font size.
+  const width = labelW + barW + Math.max(150, 12 + 7 * Math.max(0, ...notes.map((n) => n.length)));
+  const height = rows.length * rowH + 24 + (rest.length ? rowH : 0);
   const root = svg("svg", { class: "bars", width, height, viewBox: `0 0 ${width} ${height}`, "data-testid": "root-stats-chart" });
   const priors = rows.some((c) => typeof c.prior === "number") ? " · P: prior" : "";
   root.append(svg("text", { class: "axis-label", x: labelW, y: 12 }, [`visits (bar) · value for ${player} (${scaleText(scale)}) (colour, figure)${priors}`]));
@@ -27,14 +32,27 @@ export function rootStatsChart(children, chosen, { player = "the player to move"
     const g = svg("g", { class: `bar${played ? " played" : ""}`, "data-action": child.action });
     g.append(svg("text", { class: "bar-label", x: labelW - 6, y: y + 13 }, [child.label ?? String(child.action)]));
     g.append(svg("rect", { x: labelW, y: y + 2, width: w, height: rowH - 5, rx: 2, fill: valueColour(toUnit(moveValue(child, scale), scale)) }));
-    let note = `${child.visits}  ${valueText(child, scale)}`;
-    // PUCT: the evaluator's prior P of the move, beside N and the value.
-    if (typeof child.prior === "number") note += `  P ${child.prior.toFixed(2)}`;
-    if (played) note += "  ◀ played";
-    g.append(svg("text", { class: "bar-value", x: labelW + w + 6, y: y + 13 }, [note]));
+    g.append(svg("text", { class: "bar-value", x: labelW + w + 6, y: y + 13 }, [notes[i]]));
     root.append(g);
   });
+  if (rest.length) {
+    // Go's 82 moves: the most visited are drawn, the others counted.
+    const visits = rest.reduce((sum, c) => sum + c.visits, 0);
+    const y = 20 + rows.length * rowH + 13;
+    root.append(svg("text", { class: "axis-label", x: labelW, y, "data-testid": "root-stats-more" }, [`+${rest.length.toLocaleString("en")} more moves (${visits.toLocaleString("en")} visits)`]));
+  }
   return root;
+}
+
+/** The bars drawn: the most visited moves. */
+const TOP_BARS = 24;
+
+/** A bar's figures: visits, the value, PUCT's prior P, and a mark on the move played. */
+function noteText(child, chosen, scale) {
+  let note = `${child.visits.toLocaleString("en")}  ${valueText(child, scale)}`;
+  if (typeof child.prior === "number") note += `  P ${child.prior.toFixed(2)}`;
+  if (child.action === chosen) note += "  ◀ played";
+  return note;
 }
 
 /**
@@ -74,10 +92,13 @@ export function provenText(p) {
 }
 
 /**
- * The exploration term c·sqrt(ln N / n) against a child's visits n (log scale), one
- * curve per parent count N: exploration fades as n grows, and only slowly with N.
+ * The selection rule's exploration term against a child's visits n (log scale), one curve
+ * per parent count N: UCT's c·sqrt(ln N / n), which fades as n grows and grows only slowly
+ * with N, or under PUCT c·P·sqrt(N) / (1 + n) for a child of prior P, which fades as 1/n
+ * and grows as sqrt(N).
  */
-export function explorationChart(c, currentN = null) {
+export function explorationChart(c, currentN = null, { rule = "uct", prior = 0.25 } = {}) {
+  const term = rule === "puct" ? (N, n) => (c * prior * Math.sqrt(N)) / (1 + n) : (N, n) => c * Math.sqrt(Math.log(N) / n);
   const W = 300;
   const H = 190;
   const left = 36;
@@ -86,7 +107,7 @@ export function explorationChart(c, currentN = null) {
   const bottom = 30;
   const Ns = [10, 100, 1000, 10000];
   const nMax = 10000;
-  const yMax = Math.max(0.05, c * Math.sqrt(Math.log(nMax)));
+  const yMax = Math.max(0.05, ...[...Ns, currentN || 1].map((N) => term(N, 1)));
   const x = (n) => left + ((W - left - right) * Math.log10(n)) / Math.log10(nMax);
   const y = (v) => top + (H - top - bottom) * (1 - v / yMax);
   const root = svg("svg", { class: "explore", width: W, height: H, viewBox: `0 0 ${W} ${H}`, "data-testid": "exploration-chart" });
@@ -105,7 +126,7 @@ export function explorationChart(c, currentN = null) {
     const pts = [];
     for (let k = 0; k <= 60; k++) {
       const n = Math.pow(N, k / 60);
-      pts.push(`${x(n).toFixed(1)},${y(c * Math.sqrt(Math.log(N) / n)).toFixed(1)}`);
+      pts.push(`${x(n).toFixed(1)},${y(term(N, n)).toFixed(1)}`);
     }
     root.append(svg("polyline", { class: `curve curve-${i}`, points: pts.join(" ") }));
     // A legend at the top right, where the curves have already faded to the axis.
@@ -118,13 +139,14 @@ export function explorationChart(c, currentN = null) {
     const pts = [];
     for (let k = 0; k <= 60; k++) {
       const n = Math.pow(currentN, k / 60);
-      pts.push(`${x(n).toFixed(1)},${y(c * Math.sqrt(Math.log(currentN) / n)).toFixed(1)}`);
+      pts.push(`${x(n).toFixed(1)},${y(term(currentN, n)).toFixed(1)}`);
     }
     root.append(svg("polyline", { class: "curve current", points: pts.join(" ") }));
     const ly = top + 24 + Ns.length * 14;
     root.append(svg("line", { class: "curve current", x1: W - right - 78, y1: ly - 4, x2: W - right - 58, y2: ly - 4 }));
     root.append(svg("text", { class: "curve-label", x: W - right - 52, y: ly }, [`root: ${currentN}`]));
   }
-  root.append(svg("text", { class: "chart-title", x: W - right, y: top + 8 }, [`c = ${Number(c).toFixed(2)}`]));
+  const title = rule === "puct" ? `c = ${Number(c).toFixed(2)}, P = ${Number(prior).toFixed(2)}` : `c = ${Number(c).toFixed(2)}`;
+  root.append(svg("text", { class: "chart-title", x: W - right, y: top + 8, "data-testid": "exploration-title" }, [title]));
   return root;
 }

@@ -69,6 +69,17 @@ export function meanColour(v) {
   return `rgb(${mix.join(",")})`;
 }
 
+/**
+ * A tree node's fill: the mean's colour (meanColour) mixed 55% toward white, so that the
+ * node's dark text reads at WCAG AA contrast (4.5:1 and more) on the reddest and the
+ * greenest fill alike; the hue still says the mean.
+ */
+export function nodeFill(v) {
+  if (v === null || v === undefined || Number.isNaN(v)) return "#ffffff";
+  const rgb = meanColour(v).match(/\d+/g).map(Number);
+  return `rgb(${rgb.map((c) => Math.round(c + (255 - c) * 0.55)).join(",")})`;
+}
+
 /** The same scale for a mean return in [-1, 1]. */
 export function valueColour(v) {
   if (v === null || v === undefined || Number.isNaN(v)) return "#ffffff";

@@ -373,7 +373,10 @@ function noExpansionReason(trace) {
 
 function resultText(sim, who) {
   const rewards = sim.rewards || [];
-  const parts = rewards.map((r, p) => `${who(p)}: ${r === 1 ? "win" : r === 0 ? "loss" : r === 0.5 ? "draw" : fmtMean(r)} (${fmtMean(r)})`);
+  // A win, loss or draw with its reward in brackets; any other reward (a heuristic's
+  // verdict, a score) once: "Red: 0.56 (0.56)" said the same number twice.
+  const word = (r) => (r === 1 ? "win" : r === 0 ? "loss" : r === 0.5 ? "draw" : null);
+  const parts = rewards.map((r, p) => `${who(p)}: ${word(r) === null ? fmtMean(r) : `${word(r)} (${fmtMean(r)})`}`);
   return `${sim.cutoff ? "Cut off, scored by the heuristic" : "Result"}: ${parts.join(", ")}`;
 }
 

@@ -6,7 +6,7 @@
 // RAVE score, with progressive bias its w·H beside the score); it is filled on the exports'
 // red - yellow - green scale of Q/N; a thick border and a mark show a proven node.
 
-import { fmtMean, fmtUct, html, svg, meanColour } from "./dom.js";
+import { fmtMean, fmtUct, html, svg, nodeFill } from "./dom.js";
 
 export const BOX_W = 104;
 export const BOX_H = 56;
@@ -235,7 +235,7 @@ export class TreeView {
         width: BOX_W,
         height: boxH,
         rx: 6,
-        fill: node.player === null || node.player === undefined ? "#e4e7ee" : meanColour(shown.value),
+        fill: node.player === null || node.player === undefined ? "#e4e7ee" : nodeFill(shown.value),
       }),
     );
     const label = depth === 0 && (node.label === null || node.label === undefined) ? "root" : node.label ?? String(node.action);
