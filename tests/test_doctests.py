@@ -21,8 +21,8 @@ from conftest import extras_required
 
 DOCTESTED = [
     "mctslab.arena.analyze",
-    "mctslab.arena.ratings",
     "mctslab.arena.growth",
+    "mctslab.arena.ratings",
     "mctslab.arena.store",
     "mctslab.arena.tournament",
     "mctslab.arena.tune",
@@ -40,13 +40,13 @@ DOCTESTED = [
     "mctslab.games.sgf",
     "mctslab.players.network",
     "mctslab.players.player",
-    "mctslab.web.render",
     "mctslab.players.time_control",
     "mctslab.search.budget",
     "mctslab.search.ismcts",
     "mctslab.search.mcts",
     "mctslab.search.minimax",
     "mctslab.search.options",
+    "mctslab.web.render",
 ]
 
 # Imported at the top of some modules (the web lab's server), installed by an extra.

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
+from rich.markup import escape
 
 from mctslab.cli.app import (
     CliError,
@@ -278,32 +278,37 @@ class _Display:
         elif kind == "generation":
             self._row(payload["record"])
 
-    #: The table's columns and their widths: each generation is printed as it ends, as a
-    #: table of one row, so the widths are fixed for the rows to line up.
+    #: The table's columns and their widths: each generation is printed as it ends, a
+    #: line of fixed-width columns (the scores last, as long as they are), so that the
+    #: rows line up whatever the terminal's width.
     COLUMNS = (
         ("gen", 4), ("games", 6), ("pos/s", 7), ("evals/s", 8), ("loss v", 7),
-        ("loss p", 7), ("Elo [95%]", 18), ("min", 6), ("scores", None),
+        ("loss p", 7), ("Elo [95%]", 18), ("min", 6),
     )  # fmt: skip
 
+    def _line(self, cells: list[str]) -> str:
+        widths = [width for _, width in self.COLUMNS]
+        fixed = " ".join(f"{cell:>{w}}" for cell, w in zip(cells[:-1], widths, strict=True))
+        return f"{fixed}  {cells[-1]}"
+
     def _row(self, r: dict[str, Any]) -> None:
-        table = Table(show_header=not self.shown, box=None, pad_edge=False)
+        self.close()
         if not self.shown:
             self.console.print(
                 "Elo: each generation's as rated when it was evaluated (the games to then; "
-                "training.png rates all generations from every game to date)"
+                "training.png rates all generations from every game to date)",
+                soft_wrap=True,
             )
+            head = self._line([name for name, _ in self.COLUMNS] + ["scores"])
+            self.console.print(escape(head), style="bold", soft_wrap=True)
         self.shown = True
-        for col, width in self.COLUMNS:
-            table.add_column(
-                col, justify="left" if width is None else "right", width=width, no_wrap=True
-            )
         elo = "-"
         if r.get("elo") is not None:
             lo, hi = r.get("elo_low"), r.get("elo_high")
             span = f" [{lo:.0f}, {hi:.0f}]" if lo is not None and hi is not None else ""
             elo = f"{r['elo']:.0f}{span}"
         scores = " ".join(f"{k}:{v['score']:.2f}" for k, v in (r.get("scores") or {}).items())
-        table.add_row(
+        cells = [
             str(r["generation"]),
             f"{r['games']:,}",
             f"{r['positions_per_s']:,.0f}" if r.get("positions_per_s") else "-",
@@ -313,9 +318,8 @@ class _Display:
             elo,
             f"{r['wall_seconds'] / 60:.1f}",
             scores or "-",
-        )
-        self.close()
-        self.console.print(table)
+        ]
+        self.console.print(escape(self._line(cells)), soft_wrap=True)
 
 
 @app.command("export-model")

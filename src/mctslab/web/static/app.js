@@ -35,6 +35,7 @@ const app = {
   tree: null,
   think: null,
   treePath: "", // the node id whose path the tree always shows: the last step's
+  userSized: false, // a depth or top-k chosen by hand: new trees are not fitted
 };
 
 // ---------------------------------------------------------------------------------------
@@ -150,9 +151,10 @@ function wireControls() {
   for (const button of document.querySelectorAll("[data-run]")) {
     button.addEventListener("click", () => guarded(() => runIterations(Number(button.dataset.run))));
   }
-  $("depth").addEventListener("change", () => refreshTree());
-  $("top").addEventListener("change", () => refreshTree());
-  $("fit").addEventListener("click", () => fitTree().catch(showError));
+  // A depth or top-k chosen by hand stays; Fit goes back to fitting each new tree.
+  $("depth").addEventListener("change", () => ((app.userSized = true), refreshTree()));
+  $("top").addEventListener("change", () => ((app.userSized = true), refreshTree()));
+  $("fit").addEventListener("click", () => ((app.userSized = false), fitTree().catch(showError)));
   $("node-view-close").addEventListener("click", () => ($("node-view").hidden = true));
 }
 
@@ -471,7 +473,17 @@ function showView(view) {
   drawAiReport(view.last_ai);
   setCounts(view.tree);
   updateButtons();
-  refreshTree();
+  autoFitOrRefresh();
+}
+
+/**
+ * The tree of a new position: fitted to the panel (the depth and top-k whose tree fits,
+ * as Fit chooses them), so that the root and a step's path stay in view whatever the
+ * selection rule; as the user set it once they chose a depth or top-k or moved the view.
+ */
+async function autoFitOrRefresh() {
+  await refreshTree();
+  if (!app.userSized && !app.tree.userMoved && app.tree.root) await fitTree().catch(() => {});
 }
 
 function drawMainBoard() {
