@@ -45,7 +45,6 @@ from mctslab.search.single.result import Improvement, Watch
 
 __all__ = [
     "DEFAULT_RUN_SECONDS",
-    "DETERMINISTIC",
     "MAX_WEB_CITIES",
     "OPTIMIZE_GAMES",
     "SEARCH_DEFAULTS",
@@ -67,8 +66,6 @@ OPTIMIZE_GAMES = ("tsp", "samegame", "morpion_solitaire")
 MAX_WEB_CITIES = 300
 #: The travelling salesman's own searches.
 TSP_ONLY = ("nn", "2opt", "sa", "ga", "exact")
-#: Searches that end by themselves, before their time is spent.
-DETERMINISTIC = ("nn", "2opt", "exact", "greedy")
 
 #: Each search's options with their defaults (what :class:`Optimizer` uses when an
 #: option is left out), and a line about it.
