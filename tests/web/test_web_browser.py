@@ -625,19 +625,6 @@ def test_the_tree_changes_with_the_step_panel_phase_by_phase(page: Page) -> None
     assert re.search(r"N 1\b", str(back["text"])), back
 
 
-def boxes_overlap(page: Page, a: str, b: str) -> bool:
-    """Whether the on-screen boxes of the elements with these test ids intersect."""
-    overlap: bool = page.evaluate(
-        """([a, b]) => {
-            const r = document.querySelector(`[data-testid="${a}"]`).getBoundingClientRect();
-            const s = document.querySelector(`[data-testid="${b}"]`).getBoundingClientRect();
-            return r.left < s.right && s.left < r.right && r.top < s.bottom && s.top < r.bottom;
-        }""",
-        [a, b],
-    )
-    return overlap
-
-
 def test_pig_step_mode_names_chance_nodes_and_shortens_playouts(page: Page) -> None:
     """Pig's step mode: a die's outcome on the path is named in the backpropagation
     table (only the root is "root"); a playout of hundreds of moves shows its ends and
@@ -671,15 +658,24 @@ def test_pig_step_mode_names_chance_nodes_and_shortens_playouts(page: Page) -> N
     expect(page.get_by_test_id("playout-skipped")).to_have_text(f"… {len(labels) - 20} more …")
 
     page.get_by_test_id("depth-select").select_option("2")  # the outcomes' children hidden
-    marked = page.locator("[data-testid=tree] [data-testid^=chance-]")
-    expect(marked).not_to_have_count(0)
-    checked = 0
-    for testid in marked.evaluate_all("(els) => els.map((e) => e.dataset.testid)"):
-        node = testid.removeprefix("chance-")
-        if page.get_by_test_id(f"more-{node}").count():
-            assert not boxes_overlap(page, testid, f"more-{node}"), node
-            checked += 1
-    assert checked, "no chance outcome with hidden children"
+    wait_idle(page)
+    expect(page.get_by_test_id("depth-select")).to_have_value("2")  # not undone by a fit
+    expect(page.locator("[data-testid=tree] [data-testid^=chance-]")).not_to_have_count(0)
+    # Read every chance outcome and its "+N" mark in one go: one drawing of the tree.
+    pairs: list[list[object]] = page.evaluate(
+        """() => [...document.querySelectorAll('[data-testid=tree] [data-testid^="chance-"]')]
+            .map((e) => {
+                const node = e.dataset.testid.slice("chance-".length);
+                const more = document.querySelector(`[data-testid="more-${node}"]`);
+                if (!more) return null;
+                const r = e.getBoundingClientRect(), s = more.getBoundingClientRect();
+                const hit = r.left < s.right && s.left < r.right && r.top < s.bottom && s.top < r.bottom;
+                return [node, hit];
+            })
+            .filter((p) => p !== null)"""
+    )
+    assert pairs, "no chance outcome with hidden children"
+    assert not [node for node, hit in pairs if hit], pairs
     shot(page, "9-pig-step")
 
 

@@ -483,7 +483,7 @@ function showView(view) {
  */
 async function autoFitOrRefresh() {
   await refreshTree();
-  if (!app.userSized && !app.tree.userMoved && app.tree.root) await fitTree().catch(() => {});
+  if (!app.userSized && !app.tree.userMoved && app.tree.root) await fitTree(true).catch(() => {});
 }
 
 function drawMainBoard() {
@@ -719,7 +719,11 @@ function setTreeNote(kept) {
  * Fit: the depth and top-k whose tree fits the panel with its text at full size (the
  * most nodes; ties: the deeper), chosen from one request, then the tree redrawn.
  */
-async function fitTree() {
+/**
+ * Choose the largest depth and top-k whose tree fits the panel. An automatic fit (of a
+ * new tree) gives way to a depth or top-k the user chose while it was asking the server.
+ */
+async function fitTree(auto = false) {
   if (!app.view || !app.tree.root) return app.tree.fit();
   const room = app.tree.room();
   const options = (id) => [...$(id).options].map((o) => o.value).filter((v) => v !== "").map(Number);
@@ -731,6 +735,7 @@ async function fitTree() {
   const depth = Math.max(depths[0], ...tall);
   const top = Math.max(tops[0], ...wide);
   const tree = await api.tree(app.view.id, { depth, top });
+  if (auto && (app.userSized || app.tree.userMoved)) return;
   let best = { depth: depths[0], top: tops[0], nodes: 0 };
   for (const d of depths.filter((d) => d <= depth)) {
     for (const k of tops.filter((k) => k <= top)) {
