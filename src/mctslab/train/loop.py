@@ -443,9 +443,10 @@ def _dataset_examples(path: str, game: Any, c: TrainConfig) -> Examples:
             f"--from-dataset {path}: not a self-play dataset (write one with mctslab selfplay)"
         ) from None
     if meta.get("game") != c.game or dict(meta.get("params") or {}) != dict(c.game_params):
+        held = _named(str(meta.get("game")), dict(meta.get("params") or {}))
         raise TrainError(
-            f"--from-dataset {path} holds games of {meta.get('game')} "
-            f"{meta.get('params') or ''}, not of {c.game} {dict(c.game_params) or ''}".rstrip()
+            f"--from-dataset {path} holds games of {held}, "
+            f"not of {_named(c.game, dict(c.game_params))}"
         )
     info = game.info
     scale = max(abs(info.min_utility), abs(info.max_utility), 1e-12)
@@ -557,3 +558,10 @@ def _generation(run: _Run, g: int, pool: ProcessPoolExecutor | None) -> dict[str
         history = run.state["history"]
         record.update(evaluate_generation(run.out, c, run.game, g, history, run.emit))
     return record
+
+
+def _named(game: str, params: dict[str, object]) -> str:
+    """A game with its parameters, if any: ``connect_four`` or ``go (size=9)``."""
+    if not params:
+        return game
+    return f"{game} ({', '.join(f'{k}={v}' for k, v in sorted(params.items()))})"
