@@ -7,13 +7,20 @@ alive or in seki, against GNU Go's ``final_status_list dead`` on the finished ga
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import pytest
 
 import mctslab
 from mctslab.games.go import Go
-from mctslab.games.go_status import agreed_score, area_owners, final_status, strings
+from mctslab.games.go_status import (
+    SETTLED,
+    agreed_score,
+    area_owners,
+    final_status,
+    strings,
+)
 from mctslab.games.kernels import KernelState
 from mctslab.players.gtp import action_to_vertex, vertex_to_action
 
@@ -50,6 +57,33 @@ def test_dead_stones_as_gnugo_on_all_22_finished_games() -> None:
     assert not differ
     # Not only "nothing is dead": 17 games have dead stones, up to 31 of them.
     assert sum(1 for r in records if r["gnugo_dead"]) == 17
+
+
+def test_the_finished_games_are_settled_and_early_ends_are_not() -> None:
+    """A judgement needs a settled board (the mean of |ownership| at least 0.5):
+    the 21 games of the file played to the end are settled (the seki's shared liberties
+    included); the one stopped by two passes at move 28 is not, nor is any board of nine
+    random moves and a pass (the web lab judged "2 dead stones" on one of those)."""
+    records = json.loads(GAMES.read_text())
+    unsettled = []
+    for record in records:
+        game, state = _finished(record)
+        status = final_status(game, state)
+        mean = sum(abs(o) for o in status.ownership) / 81
+        assert status.settled == (mean >= SETTLED)
+        if not status.settled:
+            unsettled.append((record["name"], len(str(record["moves"]).split())))
+    assert unsettled == [("random vs mcts:iterations=500 seed 26", 28)]
+    game = _go(9)
+    for seed in range(8):
+        rng = random.Random(seed)
+        state = game.new_initial_state()
+        for _ in range(9):
+            state.apply_action(rng.choice([a for a in state.legal_actions() if a != 81]))
+        state.apply_action(81)
+        status = final_status(game, state)  # type: ignore[arg-type]
+        assert not status.settled, (seed, len(status.undecided))
+        assert agreed_score(game, state).settled is False  # type: ignore[arg-type]
 
 
 def test_the_seki_is_seki_though_the_playouts_break_it() -> None:

@@ -222,3 +222,14 @@ def test_a_finished_game_shows_its_dead_stones_and_the_score_by_agreement(
     assert board["score"] == 10 + 1 - 5 - 0.5
     assert board["dead"] == [14]
     assert board["agreed_score"] == 10 - 15 - 0.5
+
+
+def test_a_game_ended_early_by_two_passes_has_no_dead_stones(client: TestClient) -> None:
+    """9x9, four stones in the corners' 3-3 points and two passes: the board is not
+    settled (most points undecided), so no stone is judged dead and there is no score by
+    agreement; the result is the area count (komi wins it for White)."""
+    corners = [2 * 9 + 2, 2 * 9 + 6, 6 * 9 + 6, 6 * 9 + 2]
+    board = new(client, actions=[*corners, 81, 81])["state"]["render"]
+    assert board["score"] == -7.5  # two stones each; the empty region reaches both colours
+    assert board["dead"] == [] and board["agreed_score"] is None
+    assert board["undecided"] > 81 // 4

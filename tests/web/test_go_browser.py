@@ -169,6 +169,24 @@ def test_a_step_replays_its_playout_on_a_small_go_board(page: Page) -> None:
     expect(mini.locator(".go-point")).to_have_count(0)
 
 
+def test_an_early_end_by_two_passes_judges_no_stone_dead(page: Page) -> None:
+    """9x9, a stone each on two 3-3 points, then two passes: the page gives the area
+    count and says the board is not settled, with no stone crossed out and no score by
+    agreement (the lab once judged "2 dead stones" on such a board)."""
+    new_go_game(page, human="none")
+    for col, row in (("c", 3), ("g", 7)):
+        page.get_by_test_id(f"point-{at(col, row, 9)}").click()
+        wait_idle(page)
+    for _ in range(2):
+        page.get_by_test_id("pass").click()
+        wait_idle(page)
+    expect(page.get_by_test_id("go-score")).to_contain_text("W+7.5")
+    expect(page.get_by_test_id("go-unsettled")).to_contain_text("Not settled:")
+    expect(page.get_by_test_id("go-unsettled")).to_contain_text("no stones judged dead")
+    expect(page.get_by_test_id("go-agreed")).to_have_count(0)
+    expect(page.locator("[data-testid=board] .go-dead")).to_have_count(0)
+
+
 def test_dead_stones_are_marked_and_counted_by_agreement(page: Page) -> None:
     """5x5: walls on columns b (Black) and c (White), a black stone at e3 in White's
     area, two passes: the result counts it (B+5.5), the board crosses it out as dead

@@ -15,7 +15,7 @@
   ``bottom`` pits 0..5 (player 0's row), ``stores`` those of players 0 and 1;
   ``actions`` maps each legal pit index (as a string) to its action id.
 - Go: ``{"kind": "go", "size", "stones", "last", "to_play", "captures", "komi",
-  "pass", "actions", "territory", "score", "dead", "agreed_score"}``: ``stones`` lists the ``size * size``
+  "pass", "actions", "territory", "score", "dead", "agreed_score", "undecided"}``: ``stones`` lists the ``size * size``
   points in action order (index ``r * size + c``, row 0 at the *bottom*, as Go's
   actions), each 0 (empty), 1 (black) or 2 (white); ``last`` the last action played
   (a point or the pass) or ``None``; ``to_play`` 1 (Black) or 2 (White), ``None``
@@ -29,7 +29,11 @@
   the points of the stones :func:`~mctslab.games.go_status.final_status` judges dead
   (Monte-Carlo ownership: what a game stopped early would agree to remove) and
   ``agreed_score`` the area count without them (komi in): the score by agreement,
-  shown beside the result; all four ``None`` before.
+  shown beside the result; ``undecided`` the number of points the playouts do not
+  agree on. On a board that is not settled (:attr:`FinalStatus.settled
+  <mctslab.games.go_status.FinalStatus.settled>`: a game ended by two passes early)
+  nothing is judged: ``dead`` is ``[]`` and ``agreed_score`` ``None``. All five
+  ``None`` before the end.
 - Any other game: ``{"kind": "text"}``: the page shows :func:`state_text` and a
   button per legal move.
 
@@ -46,7 +50,7 @@ from mctslab.core.game import Game, State, player_label
 from mctslab.games.bohnenspiel import Bohnenspiel
 from mctslab.games.connect_four import ConnectFour
 from mctslab.games.go import Go
-from mctslab.games.go_status import agreed_score, area_owners
+from mctslab.games.go_status import agreed_score, area_owners, final_status
 from mctslab.games.kernels import KernelState
 from mctslab.games.nim import Nim
 from mctslab.games.tic_tac_toe import TicTacToe
@@ -185,7 +189,11 @@ def _go(game: Go, state: KernelState, legal: list[int]) -> dict[str, Any]:
         "actions": {str(a): a for a in legal},  # point index = action id; pass too
         "territory": area_owners(stones, n) if over else None,
         "score": game.score(state) if over else None,
-        **(_judged(game, tuple(history)) if over else {"dead": None, "agreed_score": None}),
+        **(
+            _judged(game, tuple(history))
+            if over
+            else {"dead": None, "agreed_score": None, "undecided": None}
+        ),
     }
 
 
@@ -197,5 +205,9 @@ def _judged(game: Go, history: tuple[int, ...]) -> dict[str, Any]:
     a finished game is drawn again with every view of it."""
     state = game.state_from_actions(list(history))
     assert isinstance(state, KernelState)
-    agreement = agreed_score(game, state, playouts=WEB_PLAYOUTS)
-    return {"dead": list(agreement.dead), "agreed_score": agreement.score}
+    status = final_status(game, state, playouts=WEB_PLAYOUTS)
+    if not status.settled:  # nothing to agree on: the playouts' dead stones are guesses
+        return {"dead": [], "agreed_score": None, "undecided": len(status.undecided)}
+    agreement = agreed_score(game, state, status=status)
+    undecided = len(status.undecided)
+    return {"dead": list(agreement.dead), "agreed_score": agreement.score, "undecided": undecided}
