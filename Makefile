@@ -21,9 +21,9 @@ $(STAMP_TEST): pyproject.toml | $(BIN)/python
 	touch $@ $(STAMP_RUN)
 
 # Start the web lab (play against MCTS, watch the tree grow) and print its address.
-# The server compiles the engine for the built-in games in a background thread (minutes
-# the first time after an install or a change of the code, seconds from numba's cache
-# after); the page says when a first move waits for it.
+# The server compiles the engine for the built-in games in a child process (minutes the
+# first time after an install or a change of the code, seconds from numba's cache after);
+# the page says when a first move waits for it.
 run: $(STAMP_RUN)
 	$(BIN)/mctslab serve
 

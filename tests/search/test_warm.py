@@ -5,6 +5,9 @@ reports the compilation apart from the search's seconds."""
 
 from __future__ import annotations
 
+import io
+import subprocess
+import sys
 import warnings
 
 import pytest
@@ -87,3 +90,55 @@ def test_puct_at_the_pages_fpu_spreads_its_first_visits(monkeypatch: pytest.Monk
             tree = client.get(f"/api/sessions/{sid}/tree", params={"depth": 1}).json()
             tried[fpu] = sum(1 for child in tree["children"] if child["visits"] > 0)
     assert tried[0.5] > tried[0.0], tried
+
+
+def test_the_first_games_are_warmed_first_path_by_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every path of tic-tac-toe, Connect Four and Go before any other game's: the page's
+    first games (Connect Four with a network included) are ready first. ``on_done`` hears
+    each step after it ends, with its seconds."""
+    monkeypatch.setattr(warm_module, "_READY", set())
+    monkeypatch.setattr(warm_module, "warm_path", lambda name, path: 0.25)
+    done: list[tuple[str, str, float]] = []
+    warm(["nim", "go", "connect_four"], on_done=lambda g, p, s: done.append((g, p, s)))
+    first = [(g, p, 0.25) for p in warm_module.PATHS for g in ("go", "connect_four")]
+    assert done == [*first, *[("nim", p, 0.25) for p in warm_module.PATHS]]
+
+
+def test_the_servers_warm_up_marks_what_the_child_cached(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The server reads ``mctslab warm``'s stderr: a ``warmed`` line makes that game and
+    path ready (in numba's cache) though this process never searched it; other lines
+    change nothing; an ``error:`` line becomes a note on the server's stderr."""
+    from mctslab.web.warmup import read_warm_lines
+
+    monkeypatch.setattr(warm_module, "_READY", set())
+    monkeypatch.setattr(warm_module, "_CACHED", set())
+    lines = [
+        "warming connect_four (uct) ...\n",
+        "warmed connect_four (uct) in 12.5 s\n",
+        "warming connect_four (network) ...\n",
+        "error: no room left on the device\n",
+    ]
+    read_warm_lines(io.StringIO("".join(lines)))
+    assert is_ready("connect_four", "uct")
+    assert not is_ready("connect_four", "network") and not is_ready("go", "uct")
+    note = "note: warming the compiled engine failed (no room left on the device)"
+    assert capsys.readouterr().err.strip() == note
+
+
+def test_the_warm_command_at_a_lower_priority_says_each_step() -> None:
+    """``mctslab warm --nice nim`` in a process of its own: its stderr has a ``warmed``
+    line for each path, which the server's warm-up reads."""
+    done = subprocess.run(
+        [sys.executable, "-m", "mctslab", "warm", "--nice", "nim"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    warmed = [
+        line.split(" in ")[0] for line in done.stderr.splitlines() if line.startswith("warmed")
+    ]
+    assert warmed == [f"warmed nim ({path})" for path in warm_module.PATHS]

@@ -85,8 +85,13 @@ def serve(
             + ("" if allowed_host else " (name it with --allowed-host to be answered)"),
             file=sys.stderr,
         )
-    # The compiled engine is warmed in the background: a first AI move then loads its code
-    # instead of waiting for the compiler (make run warms it before starting the server).
+    # The compiled engine is warmed by a child process (mctslab.web.warmup): a first AI
+    # move then loads its code from numba's cache instead of waiting for the compiler.
+    print(
+        "compiling the engine for the built-in games in the background (minutes the first"
+        " time after an install, seconds after; the page says when a move waits for it)",
+        file=sys.stderr,
+    )
     settings = Settings(allowed_hosts=(*LOOPBACK_HOSTS, *(allowed_host or ())), warm_engine=True)
     tune_process()
     uvicorn.run(create_app(settings), host=host, port=port, log_level="warning")

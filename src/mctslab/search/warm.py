@@ -8,9 +8,14 @@ cache; a later process loads it from there in a second or two. :func:`warm` runs
 game, the four searches that need it (UCT; PUCT with a built-in evaluator; PUCT with an
 evaluator written in Python, as a network is; several PUCT searches stepped together, as
 training's self-play runs them), each of two iterations, and says how long each game
-took. ``mctslab warm`` runs it (``make test`` first of all), and the web lab's server
-runs it in a background thread when it starts (a session says ``engine_ready`` once its
-game's code is loaded), tic-tac-toe and Connect Four first.
+took. ``mctslab warm`` runs it (``make test`` first of all), tic-tac-toe, Connect Four
+and Go first (:data:`FIRST`, every path), then the other games.
+
+The web lab's server runs ``mctslab warm`` in a child process when it starts (a thread
+would hold the server's interpreter while numba compiles: the page took 41 s to load
+during a cold warm-up in a thread), at a lower priority than the server, and hears each
+step it ends (``warmed GAME (PATH) in S s`` on its stderr): :func:`mark_cached`. A session
+says ``engine_ready`` once its game's code is in this process or in numba's cache.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ __all__ = [
     "PATHS",
     "WarmResult",
     "is_ready",
+    "mark_cached",
     "mark_ready",
     "path_of",
     "warm",
@@ -46,15 +52,24 @@ __all__ = [
 # The games whose compiled code this process has loaded (warmed, or searched), and the
 # game a warm() is on: what the web lab tells the page before a first move.
 _READY: set[tuple[str, str]] = set()
+_CACHED: set[tuple[str, str]] = set()  # written to numba's cache by another process
 _WARMING: list[str] = []
 _LOCK = threading.Lock()
 
 
 def is_ready(game: str, path: str = "uct") -> bool:
-    """Whether this process has the compiled engine's code for ``game``'s searches on
-    ``path`` (:data:`PATHS`) loaded."""
+    """Whether the compiled engine's code for ``game``'s searches on ``path``
+    (:data:`PATHS`) is loaded in this process, or in numba's cache (:func:`mark_cached`):
+    a first search then does not wait for the compiler."""
     with _LOCK:
-        return (game, path) in _READY
+        return (game, path) in _READY or (game, path) in _CACHED
+
+
+def mark_cached(game: str, path: str) -> None:
+    """Note that another process (the server's warm-up) wrote ``game``'s code for
+    ``path`` to numba's cache: this process loads it in a second or two."""
+    with _LOCK:
+        _CACHED.add((game, path))
 
 
 def mark_ready(game: str, path: str = "uct") -> None:
@@ -137,12 +152,14 @@ def warm_path(name: str, path: str) -> float:
 def warm(
     games: Sequence[str] | None = None,
     on_step: Callable[[str, str], None] | None = None,
+    on_done: Callable[[str, str, float], None] | None = None,
 ) -> list[WarmResult]:
-    """Warm ``games`` (default: :func:`warmable_games`): every game's UCT first, then
-    every game's PUCT, and so on (:data:`PATHS`), so that the searches people start
-    first are ready first; ``on_step(game, path)`` is told each step before it starts.
-    An unknown game, or one the compiled engine does not search, raises
-    :class:`~mctslab.core.errors.InvalidConfigError` before any is warmed."""
+    """Warm ``games`` (default: :func:`warmable_games`), the searches people start first
+    ready first: the :data:`FIRST` games among them path by path (:data:`PATHS`), then the
+    others path by path. ``on_step(game, path)`` is told each step before it starts,
+    ``on_done(game, path, seconds)`` after it ends. An unknown game, or one the compiled
+    engine does not search, raises :class:`~mctslab.core.errors.InvalidConfigError`
+    before any is warmed."""
     known = warmable_games()
     chosen = list(games) if games else known
     unknown = [g for g in chosen if g not in known]
@@ -152,16 +169,25 @@ def warm(
             f"{', '.join(known)}"
         )
     seconds = dict.fromkeys(chosen, 0.0)
-    for path in PATHS:
-        for name in chosen:
-            if on_step is not None:
-                on_step(name, path)
+    first = [g for g in chosen if g in FIRST]
+    steps = [
+        (g, p)
+        for group in (first, [g for g in chosen if g not in FIRST])
+        for p in PATHS
+        for g in group
+    ]
+    for name, path in steps:
+        if on_step is not None:
+            on_step(name, path)
+        with _LOCK:
+            _WARMING.append(name)
+        try:
+            took = warm_path(name, path)
+        finally:
             with _LOCK:
-                _WARMING.append(name)
-            try:
-                seconds[name] += warm_path(name, path)
-            finally:
-                with _LOCK:
-                    _WARMING.remove(name)
-            mark_ready(name, path)
+                _WARMING.remove(name)
+        seconds[name] += took
+        mark_ready(name, path)
+        if on_done is not None:
+            on_done(name, path, took)
     return [WarmResult(name, seconds[name]) for name in chosen]

@@ -40,8 +40,6 @@ this one.
 from __future__ import annotations
 
 import asyncio
-import sys
-import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -58,22 +56,9 @@ from mctslab.web.routes import add_routes
 from mctslab.web.schemas import DEFAULT_ITERATIONS, HOST_ERROR, OPENSPIEL_GAME, ErrorOut
 from mctslab.web.sessions import SessionStore
 from mctslab.web.settings import Settings
+from mctslab.web.warmup import WarmUp
 
 __all__ = ["create_app"]
-
-
-def _warm_quietly() -> None:
-    """The server's background warm-up (Settings.warm_engine): a failure only means the
-    first move compiles as it would have."""
-    from mctslab.search.warm import warm
-
-    try:
-        warm()
-    except Exception as err:  # never the server's end: the first move compiles instead
-        print(
-            f"note: warming the compiled engine failed ({err}); first moves compile",
-            file=sys.stderr,
-        )
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -90,11 +75,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 sessions.sweep()
 
         task = asyncio.create_task(sweeper())
+        warm_up = WarmUp()
         if settings.warm_engine:
-            threading.Thread(target=_warm_quietly, name="warm-engine", daemon=True).start()
+            warm_up.start()
         try:
             yield
         finally:
+            warm_up.stop()
             task.cancel()
             sessions.cancel_all()
             app.state.optimize.runs.stop_all()  # single-player runs end at their next check

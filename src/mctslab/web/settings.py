@@ -78,10 +78,10 @@ class Settings:
             may ask for (422 beyond).
         max_optimize_runs: single-player runs at once, the whole server (429 beyond).
         warm_engine: compile (or load from numba's cache) the compiled engine's code for
-            the built-in games in a background thread when the server starts
-            (:mod:`mctslab.search.warm`; ``mctslab serve`` sets it), so that a first AI
+            the built-in games in a child process when the server starts
+            (:mod:`mctslab.web.warmup`; ``mctslab serve`` sets it), so that a first AI
             move does not wait for the compiler; a session says ``engine_ready`` once its
-            game's code is loaded.
+            game's code is loaded or in numba's cache.
         max_step_trees: SP-MCTS step sessions held (``POST /api/optimize/step``); the
             least recently stepped is dropped beyond.
         max_step_nodes: nodes one step session's tree may make (413 beyond).
