@@ -197,3 +197,38 @@ def test_the_root_and_the_step_path_stay_in_the_panel_at_the_defaults(
         expect(page.get_by_test_id("phase-backpropagation")).to_have_class(re.compile(r"\bdone\b"))
         seen = page.evaluate(IN_VIEW)
         assert seen["root"] and seen["outside"] == 0, seen
+
+
+# Every node of the tree drawn, inside the panel or not.
+ALL_IN_VIEW = """() => {
+    const p = document.querySelector("[data-testid=tree]").getBoundingClientRect();
+    const nodes = [...document.querySelectorAll("[data-testid=tree] .node")];
+    const out = nodes.filter((el) => {
+        const r = el.getBoundingClientRect();
+        return r.right < p.left || r.left > p.right || r.bottom < p.top || r.top > p.bottom;
+    });
+    return { nodes: nodes.length, outside: out.length };
+}"""
+
+
+@pytest.mark.parametrize("engine", ["reference", "compiled"])
+def test_the_tree_is_fitted_before_the_page_is_idle(page: Page, engine: str) -> None:
+    """Connect Four, PUCT with the shipped network, the AI opening (the trial of issue
+    31): once the move's request is done the tree is drawn fitted, no node outside the
+    panel (it used to be drawn at depth 3 and top-k 5, 160 of 182 nodes off the panel,
+    and fitted only a moment later)."""
+    require_extra("torch", "nn")
+    page.goto("/")
+    wait_idle(page)
+    page.get_by_test_id("game-select").select_option("connect_four")
+    wait_idle(page)
+    page.get_by_test_id("human-select").select_option("1")  # the AI opens
+    page.get_by_test_id("engine-select").select_option(engine)
+    page.get_by_test_id("budget").fill("200")
+    page.get_by_test_id("selection-select").select_option("puct")
+    page.get_by_test_id("evaluator-select").select_option("network:connect_four")
+    page.get_by_test_id("new-game").click()
+    wait_idle(page)
+    expect(page.get_by_test_id("ai-report")).to_be_visible()
+    seen = page.evaluate(ALL_IN_VIEW)
+    assert seen["nodes"] > 1 and seen["outside"] == 0, seen

@@ -6,7 +6,7 @@ import { drawBoard } from "./board.js";
 import { explorationChart, rootStatsChart, scaleText, valueText } from "./charts.js";
 import { fmtValue, html, sleep } from "./dom.js";
 import { ThinkPanel } from "./think.js";
-import { TreeView, shownSize, sizeFits } from "./tree.js";
+import { TreeView, boxHeight, shownSize, sizeFits } from "./tree.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -31,6 +31,7 @@ const app = {
   view: null, // the last SessionView
   human: 0, // the human's player index, or null: the human plays both sides
   busy: false,
+  treeDrawn: Promise.resolve(), // the tree of the view shown last, once drawn (showView)
   playing: false,
   tree: null,
   think: null,
@@ -445,6 +446,7 @@ async function guarded(fn) {
   updateButtons();
   try {
     await fn();
+    await app.treeDrawn;
     hideError();
     return true;
   } catch (err) {
@@ -473,17 +475,25 @@ function showView(view) {
   drawAiReport(view.last_ai);
   setCounts(view.tree);
   updateButtons();
-  autoFitOrRefresh();
+  // The request that showed this view stays busy until its tree is drawn (guarded).
+  app.treeDrawn = autoFitOrRefresh().catch(() => {});
 }
 
 /**
  * The tree of a new position: fitted to the panel (the depth and top-k whose tree fits,
- * as Fit chooses them), so that the root and a step's path stay in view whatever the
- * selection rule; as the user set it once they chose a depth or top-k or moved the view.
+ * as Fit chooses them) before it is drawn, so that the root and a step's path stay in
+ * view whatever the selection rule; as the user set it once they chose a depth or top-k
+ * or moved the view.
  */
 async function autoFitOrRefresh() {
-  await refreshTree();
-  if (!app.userSized && !app.tree.userMoved && app.tree.root) await fitTree(true).catch(() => {});
+  if (app.userSized || app.tree.userMoved || !treeToShow()) return refreshTree();
+  await fitTree(true).catch(() => refreshTree());
+}
+
+/** Whether the tree panel has a tree to draw: this position's, or a kept search's. */
+function treeToShow() {
+  const searched = Number($("root-visits").dataset.n) > 0;
+  return (searched && !app.view.state.terminal) || Boolean(app.view.kept_tree);
 }
 
 function drawMainBoard() {
@@ -724,18 +734,20 @@ function setTreeNote(kept) {
  * new tree) gives way to a depth or top-k the user chose while it was asking the server.
  */
 async function fitTree(auto = false) {
-  if (!app.view || !app.tree.root) return app.tree.fit();
+  if (!app.view || (!auto && !app.tree.root)) return app.tree.fit();
   const room = app.tree.room();
   const options = (id) => [...$(id).options].map((o) => o.value).filter((v) => v !== "").map(Number);
   const depths = options("depth");
   const tops = options("top");
-  const boxH = app.tree.boxH; // taller boxes in a RAVE tree (a line of AMAF statistics)
-  const tall = depths.filter((d) => sizeFits({ cols: 1, levels: d + 1 }, room, boxH));
-  const wide = tops.filter((k) => sizeFits({ cols: k, levels: 1 }, room, boxH));
+  // The largest tree that could fit, at the boxes' smallest height; then the boxes of
+  // the tree fetched (taller in a RAVE tree: a line of AMAF statistics).
+  const tall = depths.filter((d) => sizeFits({ cols: 1, levels: d + 1 }, room));
+  const wide = tops.filter((k) => sizeFits({ cols: k, levels: 1 }, room));
   const depth = Math.max(depths[0], ...tall);
   const top = Math.max(tops[0], ...wide);
   const tree = await api.tree(app.view.id, { depth, top });
-  if (auto && (app.userSized || app.tree.userMoved)) return;
+  if (auto && (app.userSized || app.tree.userMoved)) return refreshTree();
+  const boxH = boxHeight(tree);
   let best = { depth: depths[0], top: tops[0], nodes: 0 };
   for (const d of depths.filter((d) => d <= depth)) {
     for (const k of tops.filter((k) => k <= top)) {

@@ -477,7 +477,7 @@ function heldBack(trace, phase) {
 }
 
 /** The boxes' height: one line more when the tree has AMAF statistics (RAVE). */
-function boxHeight(root) {
+export function boxHeight(root) {
   const stack = [root];
   while (stack.length) {
     const n = stack.pop();
