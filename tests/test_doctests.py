@@ -46,6 +46,8 @@ DOCTESTED = [
     "mctslab.search.mcts",
     "mctslab.search.minimax",
     "mctslab.search.options",
+    "mctslab.teaching.bandits",
+    "mctslab.teaching.ucb",
     "mctslab.web.render",
 ]
 

@@ -574,6 +574,7 @@ from mctslab.cli import (  # noqa: E402, F401
     bohnenspiel,
     exploitability,
     gtp,  # mctslab gtp: a Go engine speaking GTP
+    lessons,  # mctslab lessons: the course's notebooks
     optimize,  # mctslab optimize: single-player search (NRPA, NMCS, SP-MCTS)
     selfplay,
     serve,  # mctslab serve: the web lab

@@ -1,0 +1,128 @@
+"""The lessons (``lessons/*.ipynb``) run from start to end on an IPython kernel (nbclient,
+as ``make test`` runs them) and print what the course texts print: each notebook's last
+cell, tagged ``results``, prints its numbers as JSON, and the tests below check them
+against the texts' figures (to 4 decimals where the texts give them) and the orderings
+and intervals the lessons claim.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import require_extra
+
+LESSONS = Path(__file__).resolve().parents[2] / "lessons"
+#: What a lesson may import: mctslab's public API (the package and its teaching aids),
+#: the standard library, numpy and matplotlib.
+ALLOWED = {"mctslab", "mctslab.teaching.bandits", "mctslab.teaching.ucb", "numpy", "matplotlib"}
+ALLOWED_STDLIB = {"json", "math"}
+
+_RESULTS: dict[str, dict[str, Any]] = {}
+
+
+def notebooks() -> list[Path]:
+    return sorted(LESSONS.glob("*.ipynb"))
+
+
+def _code(path: Path) -> list[str]:
+    book = json.loads(path.read_text())
+    return ["".join(c["source"]) for c in book["cells"] if c["cell_type"] == "code"]
+
+
+def results(name: str) -> dict[str, Any]:
+    """Execute ``lessons/NAME.ipynb`` (once per test process) and read its results cell."""
+    if name not in _RESULTS:
+        nbformat = require_extra("nbformat", "dev")
+        nbclient = require_extra("nbclient", "dev")
+        book = nbformat.read(LESSONS / f"{name}.ipynb", as_version=4)
+        client = nbclient.NotebookClient(book, timeout=600, kernel_name="python3")
+        client.execute()
+        [cell] = [c for c in book.cells if "results" in c.metadata.get("tags", [])]
+        text = "".join(o["text"] for o in cell.outputs if o.get("name") == "stdout")
+        _RESULTS[name] = json.loads(text)
+    return _RESULTS[name]
+
+
+def test_the_lessons_are_there_numbered_and_saved_without_outputs() -> None:
+    names = [p.stem for p in notebooks()]
+    assert names == ["01_monte_carlo", "02_bandits", "04_worked_uct"]
+    for path in notebooks():
+        book = json.loads(path.read_text())
+        for cell in book["cells"]:
+            if cell["cell_type"] == "code":
+                assert cell["outputs"] == [] and cell["execution_count"] is None, path.name
+        tagged = [c for c in book["cells"] if "results" in c.get("metadata", {}).get("tags", [])]
+        assert len(tagged) == 1 and tagged[0] is book["cells"][-1], path.name
+
+
+@pytest.mark.parametrize("path", notebooks(), ids=lambda p: p.stem)
+def test_a_lesson_imports_only_the_public_api(path: Path) -> None:
+    """Lessons use what a student can: ``mctslab``'s public names and its teaching aids,
+    never an engine's internals, nor a re-implementation of what the package has."""
+    for source in _code(path):
+        lines = [ln for ln in source.splitlines() if not ln.lstrip().startswith("%")]
+        for node in ast.walk(ast.parse("\n".join(lines))):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            else:
+                continue
+            for name in names:
+                assert name in ALLOWED | ALLOWED_STDLIB or name.startswith("matplotlib."), (
+                    path.name,
+                    name,
+                )
+
+
+def test_lesson_1_monte_carlo() -> None:
+    found = results("01_monte_carlo")
+    estimates = {int(k): v for k, v in found["estimates"].items()}
+    assert set(estimates) == {2, 100, 10_000}
+    assert estimates[2] in (0.0, 0.5, 1.0)  # two tosses can say nothing else
+    assert abs(estimates[10_000] - 0.5) < 0.02  # 1.96 * sqrt(0.25 / 10,000) = 0.0098
+    values = {int(k): v for k, v in found["opening_values"].items()}
+    assert found["best_opening"] == 4 == max(values, key=lambda m: values[m])  # the centre
+    corners, edges = [values[m] for m in (0, 2, 6, 8)], [values[m] for m in (1, 3, 5, 7)]
+    assert min(corners) > max(edges)  # "the corners next"
+    assert found["exact_values"] == [0.0]  # solved, every opening draws
+
+
+def test_lesson_2_bandits() -> None:
+    found = results("02_bandits")
+    # The French lecture's figures for the exploration term, to 5 decimals.
+    logs = {int(k): v for k, v in found["logs"].items()}
+    assert [round(logs[n], 5) for n in (100, 1_000, 10_000)] == [4.60517, 6.90776, 9.21034]
+    # "n < ln N: under-explored": at most 4, 6 and 9 visits.
+    assert found["under_explored_at_most"] == {"100": 4, "1000": 6, "10000": 9}
+    # Greedy locks onto the worse restaurant; UCB1 still explores a 0.02 gap.
+    assert found["restaurant_pulls"]["greedy"][0] > 9_900
+    assert found["restaurant_pulls"]["ucb1"][1] > found["restaurant_pulls"]["ucb1"][0]
+    # At 10,000 pulls on 0.3 / 0.5 / 0.7: UCB1 < epsilon-greedy < greedy, the 95% intervals
+    # apart; UCB1's regret grows far slower than linearly (x10 for 10x the pulls).
+    final = found["final_regret"]
+    assert final["ucb1"][2] < final["epsilon-greedy"][1]
+    assert final["epsilon-greedy"][2] < final["greedy"][1]
+    assert 1.0 < found["ucb_growth_1000_to_10000"] < 3.0
+
+
+def test_lesson_4_the_worked_uct_example() -> None:
+    found = results("04_worked_uct")
+    # The Vietnamese text: UCT(B) = 10.6907 < UCT(C) = 10.9769 (c = sqrt 2, log10).
+    assert {k: round(v, 4) for k, v in found["base10"].items()} == {"B": 10.6907, "C": 10.9769}
+    # The standard formula's natural logarithm on the same tree.
+    assert {k: round(v, 4) for k, v in found["natural"].items()} == {"B": 11.0481, "C": 11.4823}
+    assert math.isclose(found["ucb_check"], found["base10"]["B"])
+    assert {k: round(v, 4) for k, v in found["base10_iteration3"].items()} == {
+        "B": 20.7759,
+        "C": 10.7759,
+    }
+    assert found["paths"] == [["A", "B"], ["A", "C"], ["A", "B", "E"], ["A", "C", "G"]]
+    assert found["same_choices"] is True  # the base does not change a choice here
+    assert found["final_means"] == {"B": 10.0, "C": 12.5}  # C is played

@@ -1,0 +1,89 @@
+"""The lessons' teaching aids (mctslab.teaching): the bandit simulator against its
+definitions, and the raw-reward, any-log UCB and its worked example against the texts."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from mctslab.core.errors import InvalidConfigError
+from mctslab.teaching.bandits import BanditError, regret_curves, simulate
+from mctslab.teaching.ucb import ucb, worked_example
+
+
+def test_a_run_is_its_seeds_and_its_regret_is_the_expected_loss() -> None:
+    means = [0.2, 0.5, 0.8]
+    a = simulate(means, "epsilon-greedy", steps=500, seed=7)
+    b = simulate(means, "epsilon-greedy", steps=500, seed=7)
+    assert np.array_equal(a.arms, b.arms) and np.array_equal(a.rewards, b.rewards)
+    assert not np.array_equal(a.arms, simulate(means, "epsilon-greedy", 500, seed=8).arms)
+    # Pseudo-regret: the best mean minus the chosen arm's, summed; pulls count the arms.
+    assert np.allclose(a.regret, np.cumsum(0.8 - np.asarray(means)[a.arms]))
+    assert a.pulls.tolist() == np.bincount(a.arms, minlength=3).tolist()
+    assert a.arms[:3].tolist() == [0, 1, 2]  # each arm once first
+
+
+def test_ucb1_pulls_the_worse_arm_about_logarithmically() -> None:
+    """Auer et al.'s bound: a worse arm with gap Delta is pulled at most about
+    8 ln T / Delta^2 times (plus a constant); its pulls grow far slower than T."""
+    pulls = {
+        steps: simulate([0.4, 0.6], "ucb1", steps=steps, seed=3).pulls[0]
+        for steps in (1_000, 10_000)
+    }
+    assert pulls[10_000] < 8 * math.log(10_000) / 0.2**2 + 2
+    assert pulls[10_000] < 3 * pulls[1_000]  # ten times the pulls, not ten times the errors
+
+
+def test_greedy_can_lock_onto_a_worse_arm_and_epsilon_never_stops_exploring() -> None:
+    greedy = simulate([0.9, 0.92], "greedy", steps=10_000, seed=0)
+    assert greedy.pulls[0] > 9_900  # one unlucky evening at the better one
+    explorer = simulate([0.9, 0.92], "epsilon-greedy", steps=10_000, seed=0, epsilon=0.2)
+    assert explorer.pulls[0] > 0.2 * 10_000 / 2 * 0.8  # about epsilon / K of the pulls
+
+
+def test_regret_curves_carry_intervals_over_seeds() -> None:
+    [curve] = regret_curves([0.3, 0.7], ["ucb1"], steps=300, seeds=10)
+    runs = np.stack([simulate([0.3, 0.7], "ucb1", 300, s).regret for s in range(10)])
+    assert curve.runs == 10 and np.allclose(curve.mean, runs.mean(axis=0))
+    assert np.all(curve.low <= curve.mean) and np.all(curve.mean <= curve.high)
+
+
+@pytest.mark.parametrize(
+    ("call", "word"),
+    [
+        (lambda: simulate([], "ucb1", 10), "means"),
+        (lambda: simulate([1.5], "ucb1", 10), "means"),
+        (lambda: simulate([0.5], "softmax", 10), "softmax"),
+        (lambda: simulate([0.5], "ucb1", 0), "steps"),
+        (lambda: simulate([0.5], "epsilon-greedy", 5, epsilon=2.0), "epsilon"),
+        (lambda: regret_curves([0.5], seeds=1), "seeds"),
+        (lambda: ucb(1.0, 1, 2, log_base=1.0), "log base"),
+    ],
+)
+def test_bad_input_is_a_value_error_naming_it(call: object, word: str) -> None:
+    with pytest.raises(InvalidConfigError, match=word) as err:
+        call()  # type: ignore[operator]
+    assert isinstance(err.value, ValueError)
+    if word != "log base":
+        assert isinstance(err.value, BanditError)
+
+
+def test_ucb_is_the_standard_formula_with_the_natural_log() -> None:
+    assert ucb(0.5, 0, 10) == math.inf
+    assert ucb(0.5, 4, 100) == pytest.approx(0.5 + math.sqrt(2) * math.sqrt(math.log(100) / 4))
+    assert ucb(0.5, 4, 100, c=0.0) == 0.5
+
+
+def test_the_worked_example_matches_the_text_and_the_choice_ignores_the_base() -> None:
+    """The Vietnamese text's example: UCT(B) = 10.6907 < UCT(C) = 10.9769 at the fourth
+    iteration with log10; 11.0481 and 11.4823 with ln; C selected and expanded into G
+    either way; any base selects the same nodes on this tree."""
+    ten = worked_example((20, 10, 0, 15), log_base=10)
+    assert [round(v, 4) for v in ten[3].scores.values()] == [10.6907, 10.9769]
+    assert ten[3].path == ("A", "C", "G") and ten[3].expanded == "C"
+    assert ten[2].expanded == "B" and ten[2].simulated == "E"
+    assert ten[3].after["A"] == (4, 11.25)
+    for base in (2.0, math.e, 10.0, 100.0):
+        assert [s.path for s in worked_example(log_base=base)] == [s.path for s in ten]
