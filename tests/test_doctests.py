@@ -47,6 +47,7 @@ DOCTESTED = [
     "mctslab.search.minimax",
     "mctslab.search.options",
     "mctslab.teaching.bandits",
+    "mctslab.teaching.graphs",
     "mctslab.teaching.ucb",
     "mctslab.web.render",
 ]

@@ -20,7 +20,15 @@ from conftest import require_extra
 LESSONS = Path(__file__).resolve().parents[2] / "lessons"
 #: What a lesson may import: mctslab's public API (the package and its teaching aids),
 #: the standard library, numpy and matplotlib.
-ALLOWED = {"mctslab", "mctslab.teaching.bandits", "mctslab.teaching.ucb", "numpy", "matplotlib"}
+ALLOWED = {
+    "mctslab",
+    "mctslab.teaching.bandits",
+    "mctslab.teaching.graphs",
+    "mctslab.teaching.ucb",
+    "numpy",
+    "matplotlib",
+    "graphviz",
+}
 ALLOWED_STDLIB = {"json", "math"}
 
 _RESULTS: dict[str, dict[str, Any]] = {}
@@ -51,7 +59,7 @@ def results(name: str) -> dict[str, Any]:
 
 def test_the_lessons_are_there_numbered_and_saved_without_outputs() -> None:
     names = [p.stem for p in notebooks()]
-    assert names == ["01_monte_carlo", "02_bandits", "04_worked_uct"]
+    assert names == ["01_monte_carlo", "02_bandits", "04_worked_uct", "05_bachet_minimax"]
     for path in notebooks():
         book = json.loads(path.read_text())
         for cell in book["cells"]:
@@ -126,3 +134,14 @@ def test_lesson_4_the_worked_uct_example() -> None:
     assert found["paths"] == [["A", "B"], ["A", "C"], ["A", "B", "E"], ["A", "C", "G"]]
     assert found["same_choices"] is True  # the base does not change a choice here
     assert found["final_means"] == {"B": 10.0, "C": 12.5}  # C is played
+
+
+def test_lesson_5_bachet_and_minimax() -> None:
+    found = results("05_bachet_minimax")
+    # 4 stones, take 1 or 2: 12 nodes as a tree, 8 positions merged (stones, mover).
+    assert (found["tree_nodes"], found["merged_nodes"]) == (12, 8)
+    # Backward induction: the first player wins by taking 1 (leaving 3).
+    assert found["start_returns"] == [1.0, -1.0] and found["start_best"] == ["1:1"]
+    # Multiples of 3 lose for the mover, the winning take is n mod 3: the solver agrees.
+    assert found["agree"] is True and found["takes"] is True
+    assert found["dot_has_colours"] is True

@@ -8,8 +8,10 @@ import math
 import numpy as np
 import pytest
 
+import mctslab
 from mctslab.core.errors import InvalidConfigError
 from mctslab.teaching.bandits import BanditError, regret_curves, simulate
+from mctslab.teaching.graphs import game_graph, to_dot
 from mctslab.teaching.ucb import ucb, worked_example
 
 
@@ -87,3 +89,33 @@ def test_the_worked_example_matches_the_text_and_the_choice_ignores_the_base() -
     assert ten[3].after["A"] == (4, 11.25)
     for base in (2.0, math.e, 10.0, 100.0):
         assert [s.path for s in worked_example(log_base=base)] == [s.path for s in ten]
+
+
+def test_the_merged_graph_of_tic_tac_toe_has_its_5478_positions_and_draws() -> None:
+    """The known count of tic-tac-toe's legal positions (the empty board included) is
+    5,478; backward induction values the start a draw, as the exact solver does."""
+    start = mctslab.make("tic_tac_toe").new_initial_state()
+    graph = game_graph(start, merge=True, max_nodes=6_000)
+    assert len(graph.nodes) == 5_478
+    assert graph.nodes[0].returns == (0.0, 0.0)
+    assert mctslab.solve(start).outcome == 0
+    # Every non-final node's best moves keep its value for the mover.
+    for node in graph.nodes[:200]:
+        kids = {move: graph.node(b) for a, b, move in graph.edges if a == node.id}
+        for move in node.best:
+            assert kids[move].returns == node.returns
+
+
+def test_a_graph_refuses_chance_and_size() -> None:
+    with pytest.raises(InvalidConfigError, match="chance"):
+        game_graph(mctslab.make("pig").new_initial_state())
+    with pytest.raises(InvalidConfigError, match="more than 100 nodes"):
+        game_graph(mctslab.make("tic_tac_toe").new_initial_state(), max_nodes=100)
+
+
+def test_the_drawing_shapes_the_mover_and_fills_the_outcome() -> None:
+    graph = game_graph(mctslab.make("bachet").new_initial_state(), merge=True)
+    dot = to_dot(graph, 'Bachet "4"')
+    assert dot.startswith("digraph game {") and 'label="Bachet \\"4\\""' in dot
+    assert dot.count("shape=box") == 3 and dot.count("shape=ellipse") == 3
+    assert dot.count("doubleoctagon") == 2 and dot.count('style="bold"') >= 1
