@@ -48,6 +48,7 @@ DOCTESTED = [
     "mctslab.search.options",
     "mctslab.teaching.bandits",
     "mctslab.teaching.graphs",
+    "mctslab.teaching.listing",
     "mctslab.teaching.ucb",
     "mctslab.web.render",
 ]

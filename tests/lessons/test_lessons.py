@@ -23,7 +23,9 @@ LESSONS = Path(__file__).resolve().parents[2] / "lessons"
 ALLOWED = {
     "mctslab",
     "mctslab.teaching.bandits",
+    "mctslab.search.trace",
     "mctslab.teaching.graphs",
+    "mctslab.teaching.listing",
     "mctslab.teaching.ucb",
     "numpy",
     "matplotlib",
@@ -59,7 +61,13 @@ def results(name: str) -> dict[str, Any]:
 
 def test_the_lessons_are_there_numbered_and_saved_without_outputs() -> None:
     names = [p.stem for p in notebooks()]
-    assert names == ["01_monte_carlo", "02_bandits", "04_worked_uct", "05_bachet_minimax"]
+    assert names == [
+        "01_monte_carlo",
+        "02_bandits",
+        "03_four_phases",
+        "04_worked_uct",
+        "05_bachet_minimax",
+    ]
     for path in notebooks():
         book = json.loads(path.read_text())
         for cell in book["cells"]:
@@ -145,3 +153,19 @@ def test_lesson_5_bachet_and_minimax() -> None:
     # Multiples of 3 lose for the mover, the winning take is n mod 3: the solver agrees.
     assert found["agree"] is True and found["takes"] is True
     assert found["dot_has_colours"] is True
+
+
+def test_lesson_3_the_four_phases_and_the_perspective() -> None:
+    found = results("03_four_phases")
+    # The first iterations each add an opening (unvisited children first).
+    assert len(set(found["first_nodes"])) == 3 and all("." not in n for n in found["first_nodes"])
+    # Rewards in [0, 1], alternating r, 1 - r up the path: the player who moved in.
+    assert found["first_rewards_alternate"] is True
+    assert found["root_visits"] == 40 and found["deeper_later"] is True
+    # The right perspective wins in one and blocks every time; the wrong one never.
+    assert found["outcomes"] == {
+        "win in one, credit mover": 20,
+        "win in one, credit to_move": 0,
+        "block, credit mover": 20,
+        "block, credit to_move": 0,
+    }

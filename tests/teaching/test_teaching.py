@@ -12,6 +12,7 @@ import mctslab
 from mctslab.core.errors import InvalidConfigError
 from mctslab.teaching.bandits import BanditError, regret_curves, simulate
 from mctslab.teaching.graphs import game_graph, to_dot
+from mctslab.teaching.listing import mcts
 from mctslab.teaching.ucb import ucb, worked_example
 
 
@@ -119,3 +120,27 @@ def test_the_drawing_shapes_the_mover_and_fills_the_outcome() -> None:
     assert dot.startswith("digraph game {") and 'label="Bachet \\"4\\""' in dot
     assert dot.count("shape=box") == 3 and dot.count("shape=ellipse") == 3
     assert dot.count("doubleoctagon") == 2 and dot.count('style="bold"') >= 1
+
+
+def test_the_listing_finds_wins_and_blocks_and_its_perspective_bug_does_not() -> None:
+    """The listing's UCT against the exact solver on the two lesson positions: the
+    correct credit plays a solver's best move in every seed; the player-to-move credit
+    plays a losing or drawing move instead."""
+    game = mctslab.make("tic_tac_toe")
+    for moves in ([0, 3, 1, 4], [0, 3, 8, 4]):
+        state = game.state_from_actions(moves)
+        best = set(mctslab.solve(state).best_actions)
+        assert all(mcts(state, 300, seed=s) in best for s in range(5))
+        assert not any(mcts(state, 300, seed=s, credit="to_move") in best for s in range(5))
+
+
+def test_the_listing_is_its_seed_and_refuses_what_it_cannot_do() -> None:
+    state = mctslab.make("tic_tac_toe").new_initial_state()
+    assert mcts(state, 50, seed=3) == mcts(state, 50, seed=3)
+    with pytest.raises(InvalidConfigError, match="iterations"):
+        mcts(state, 0)
+    with pytest.raises(InvalidConfigError, match="exploration"):
+        mcts(state, 10, exploration="triple")  # type: ignore[arg-type]
+    over = mctslab.make("tic_tac_toe").state_from_actions([0, 3, 1, 4, 2])
+    with pytest.raises(InvalidConfigError, match="over"):
+        mcts(over, 10)
