@@ -67,6 +67,7 @@ def test_the_lessons_are_there_numbered_and_saved_without_outputs() -> None:
         "03_four_phases",
         "04_worked_uct",
         "05_bachet_minimax",
+        "07_final_move_and_outcomes",
     ]
     for path in notebooks():
         book = json.loads(path.read_text())
@@ -168,4 +169,22 @@ def test_lesson_3_the_four_phases_and_the_perspective() -> None:
         "win in one, credit to_move": 0,
         "block, credit mover": 20,
         "block, credit to_move": 0,
+    }
+
+
+def test_lesson_7_final_move_rules_and_outcome_weights() -> None:
+    found = results("07_final_move_and_outcomes")
+    picks = found["picks"]
+    # On the lesson's Connect Four position at 300 iterations the rules disagree ...
+    assert picks["robust"]["action"] != picks["max"]["action"]
+    # ... and robust-max searches on until they agree, on max's move here.
+    assert picks["robust-max"]["stopped_by"] == "agreement"
+    assert 300 < picks["robust-max"]["iterations"] <= 330
+    assert picks["robust-max"]["action"] == picks["max"]["action"]
+    # A draw worth a loss: O stops blocking; loss 0 or -1 with a draw halfway: it blocks.
+    assert found["best_value"] == 0.0
+    assert found["optimal"] == {
+        "win 1, draw 0.5, loss 0": 20,
+        "win 1, draw 0, loss -1": 20,
+        "win 1, draw 0, loss 0": 0,
     }

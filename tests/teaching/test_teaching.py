@@ -144,3 +144,13 @@ def test_the_listing_is_its_seed_and_refuses_what_it_cannot_do() -> None:
     over = mctslab.make("tic_tac_toe").state_from_actions([0, 3, 1, 4, 2])
     with pytest.raises(InvalidConfigError, match="over"):
         mcts(over, 10)
+
+
+def test_the_listings_outcome_weights_change_what_it_plays() -> None:
+    """O must block a3 to draw: with a draw between a win and a loss it does (both
+    scales), with a draw worth a loss it never does (the lesson's position)."""
+    state = mctslab.make("tic_tac_toe").state_from_actions([2, 1, 7, 5, 8])
+    assert mctslab.solve(state).best_actions == (6,)
+    assert all(mcts(state, 400, seed=s) == 6 for s in range(5))
+    assert all(mcts(state, 400, seed=s, outcomes=(1.0, 0.0, -1.0)) == 6 for s in range(5))
+    assert not any(mcts(state, 400, seed=s, outcomes=(1.0, 0.0, 0.0)) == 6 for s in range(5))

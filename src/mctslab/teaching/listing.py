@@ -63,9 +63,13 @@ def mcts(
     c: float = math.sqrt(2),
     credit: Literal["mover", "to_move"] = "mover",
     exploration: Literal["standard", "doubled"] = "standard",
+    outcomes: tuple[float, float, float] = (1.0, 0.5, 0.0),
 ) -> int:
     """The most visited move after ``iterations`` iterations of the listing's UCT from
-    ``state`` (see the module's docstring for ``credit`` and ``exploration``)."""
+    ``state`` (see the module's docstring for ``credit`` and ``exploration``);
+    ``outcomes`` are the rewards of a win, a draw and a loss (``(1, 0.5, 0)``: the
+    engines' scale; ``(1, 0, -1)`` the returns themselves; ``(1, 0, 0)`` a draw worth no
+    more than a loss)."""
     if iterations < 1 or credit not in ("mover", "to_move"):
         raise InvalidConfigError(
             f"mcts: iterations >= 1 and credit 'mover' or 'to_move', got {iterations}, {credit!r}"
@@ -93,7 +97,8 @@ def mcts(
         # 3. Simulation: random moves to the end.
         while not position.is_terminal():
             position.apply_action(rng.choice(position.legal_actions()))
-        rewards = [(r + 1.0) / 2.0 for r in position.returns()]
+        win, draw, loss = outcomes
+        rewards = [win if r > 0 else loss if r < 0 else draw for r in position.returns()]
         # 4. Backpropagation: every node of the path, with the reward of its player.
         while node is not None:
             node.visits += 1
