@@ -12,8 +12,8 @@ took. ``mctslab warm`` runs it (``make test`` first of all), tic-tac-toe, Connec
 and Go first (:data:`FIRST`, every path), then the other games.
 
 The web lab's server runs ``mctslab warm`` in a child process when it starts (a thread
-would hold the server's interpreter while numba compiles: the page took 41 s to load
-during a cold warm-up in a thread), at a lower priority than the server, and hears each
+would hold the server's interpreter while numba compiles, and the page would not load),
+at a lower priority than the server, and hears each
 step it ends (``warmed GAME (PATH) in S s`` on its stderr): :func:`mark_cached`. A session
 says ``engine_ready`` once its game's code is in this process or in numba's cache.
 """

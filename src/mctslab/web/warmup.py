@@ -1,7 +1,7 @@
 """The web lab's warm-up: ``mctslab warm`` in a child process while the server serves.
 
 Numba compiles in Python and holds the interpreter while it does: a warm-up in one of
-the server's threads kept the page from loading for 41 s after a cold start. A child
+the server's threads kept the page from loading during a cold start. A child
 process compiles the built-in games' code into numba's cache (:mod:`mctslab.search.warm`:
 tic-tac-toe, Connect Four and Go first) at a lower priority than the server (``mctslab
 warm --nice``), and the server reads each step it ends from the child's stderr
