@@ -27,11 +27,13 @@ ALLOWED = {
     "mctslab.teaching.graphs",
     "mctslab.teaching.listing",
     "mctslab.teaching.ucb",
+    "mctslab.players.network",
+    "mctslab.train",
     "numpy",
     "matplotlib",
     "graphviz",
 }
-ALLOWED_STDLIB = {"json", "math"}
+ALLOWED_STDLIB = {"json", "math", "tempfile", "time", "pathlib"}
 
 _RESULTS: dict[str, dict[str, Any]] = {}
 
@@ -68,6 +70,7 @@ def test_the_lessons_are_there_numbered_and_saved_without_outputs() -> None:
         "04_worked_uct",
         "05_bachet_minimax",
         "07_final_move_and_outcomes",
+        "10_alphazero",
     ]
     for path in notebooks():
         book = json.loads(path.read_text())
@@ -188,3 +191,18 @@ def test_lesson_7_final_move_rules_and_outcome_weights() -> None:
         "win 1, draw 0, loss -1": 20,
         "win 1, draw 0, loss 0": 0,
     }
+
+
+def test_lesson_10_alphazero_from_scratch() -> None:
+    """Tic-tac-toe trained from scratch in the notebook (16 small generations, seconds):
+    the network alone goes from about half optimal moves to nine in ten or more (measured
+    56.5% and 97.2%), the winning move's prior sharpens, and with equal simulations the
+    network's PUCT does not lose to plain UCT (measured 8 wins, 12 draws, 0 losses)."""
+    require_extra("torch", "nn")
+    found = results("10_alphazero")
+    assert found["generations"] == 16
+    assert found["share"]["untrained"] < 0.7 and found["share"]["trained"] >= 0.9
+    assert found["c1_prior"]["trained"] > 0.5 > found["c1_prior"]["untrained"]
+    tally = found["tally"]
+    assert sum(tally.values()) == 20
+    assert tally["mcts wins"] <= 2 and tally["az wins"] > tally["mcts wins"]

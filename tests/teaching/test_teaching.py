@@ -96,10 +96,17 @@ def test_the_merged_graph_of_tic_tac_toe_has_its_5478_positions_and_draws() -> N
     """The known count of tic-tac-toe's legal positions (the empty board included) is
     5,478; backward induction values the start a draw, as the exact solver does."""
     start = mctslab.make("tic_tac_toe").new_initial_state()
-    graph = game_graph(start, merge=True, max_nodes=6_000)
+    graph = game_graph(start, merge=True, max_nodes=6_000, label=str)
     assert len(graph.nodes) == 5_478
     assert graph.nodes[0].returns == (0.0, 0.0)
     assert mctslab.solve(start).outcome == 0
+    # A node's history rebuilds it; its best actions are the exact solver's, as a set.
+    game = mctslab.make("tic_tac_toe")
+    for node in graph.nodes[:: len(graph.nodes) // 150]:
+        state = game.state_from_actions(list(node.history))
+        assert str(state) == node.label
+        if node.player >= 0:
+            assert set(node.best_actions) == set(mctslab.solve(state).best_actions)
     # Every non-final node's best moves keep its value for the mover.
     for node in graph.nodes[:200]:
         kids = {move: graph.node(b) for a, b, move in graph.edges if a == node.id}

@@ -36,7 +36,9 @@ __all__ = ["GameGraph", "GraphNode", "game_graph", "to_dot"]
 class GraphNode:
     """A position: its ``id`` (``n0`` the start), ``label``, the ``player`` to move
     (``-1`` once the game is over), its depth in moves, its ``returns`` by backward
-    induction, and ``best``: the moves (edge labels) that keep them for the mover."""
+    induction, ``best``: the moves (edge labels) that keep them for the mover, and
+    ``best_actions`` the same moves as action ids; ``history``: the actions from the start
+    that first reached it (``game.state_from_actions(history)`` rebuilds it)."""
 
     id: str
     label: str
@@ -44,6 +46,8 @@ class GraphNode:
     depth: int
     returns: tuple[float, ...]
     best: tuple[str, ...]
+    best_actions: tuple[int, ...] = ()
+    history: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -74,7 +78,8 @@ def game_graph(
     name = label or (lambda s: str(s).splitlines()[0] if str(s) else "")
     ids: dict[object, str] = {}
     found: dict[str, tuple[State, int]] = {}
-    children: dict[str, list[tuple[str, str]]] = {}
+    paths: dict[str, tuple[int, ...]] = {}
+    children: dict[str, list[tuple[str, str, int]]] = {}
 
     def visit(s: State, depth: int, path: tuple[int, ...]) -> str:
         key = _position(s) if merge else path
@@ -85,28 +90,29 @@ def game_graph(
         node_id = f"n{len(ids)}"
         ids[key] = node_id
         found[node_id] = (s, depth)
+        paths[node_id] = path
         kids = []
         if not s.is_terminal():
             for action in s.legal_actions():
                 child = s.clone()
                 child.apply_action(action)
-                kids.append((visit(child, depth + 1, (*path, action)), _move_name(s, action)))
+                kid = visit(child, depth + 1, (*path, action))
+                kids.append((kid, _move_name(s, action), action))
         children[node_id] = kids
         return node_id
 
     visit(state.clone(), 0, ())
     returns: dict[str, tuple[float, ...]] = {}
-    best: dict[str, tuple[str, ...]] = {}
+    best: dict[str, list[tuple[str, str, int]]] = {}
     for node_id in sorted(found, key=lambda i: -found[i][1]):  # deepest first
         s, _ = found[node_id]
         if s.is_terminal():
-            returns[node_id], best[node_id] = tuple(float(r) for r in s.returns()), ()
+            returns[node_id], best[node_id] = tuple(float(r) for r in s.returns()), []
             continue
         mover = s.current_player()
-        top = max(returns[kid][mover] for kid, _ in children[node_id])
-        chosen = [(kid, move) for kid, move in children[node_id] if returns[kid][mover] == top]
-        returns[node_id] = returns[chosen[0][0]]
-        best[node_id] = tuple(move for _, move in chosen)
+        top = max(returns[kid][mover] for kid, _, _ in children[node_id])
+        best[node_id] = [k for k in children[node_id] if returns[k[0]][mover] == top]
+        returns[node_id] = returns[best[node_id][0][0]]
     nodes = tuple(
         GraphNode(
             node_id,
@@ -114,11 +120,13 @@ def game_graph(
             -1 if s.is_terminal() else s.current_player(),
             depth,
             returns[node_id],
-            best[node_id],
+            tuple(move for _, move, _ in best[node_id]),
+            tuple(action for _, _, action in best[node_id]),
+            paths[node_id],
         )
         for node_id, (s, depth) in found.items()
     )
-    edges = tuple((a, kid, move) for a, kids in children.items() for kid, move in kids)
+    edges = tuple((a, kid, move) for a, kids in children.items() for kid, move, _ in kids)
     return GameGraph(nodes, edges, merge)
 
 
