@@ -573,6 +573,7 @@ from mctslab.cli import (  # noqa: E402, F401
     arena,
     bohnenspiel,
     exploitability,
+    grade,  # mctslab grade: lesson 11's autograder
     gtp,  # mctslab gtp: a Go engine speaking GTP
     lessons,  # mctslab lessons: the course's notebooks
     optimize,  # mctslab optimize: single-player search (NRPA, NMCS, SP-MCTS)
