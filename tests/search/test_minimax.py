@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 import mctslab
-from mctslab.search.minimax import alphabeta, solve
+from mctslab.search import minimax
+from mctslab.search.minimax import alphabeta, iterative_deepening, solve
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "connect4_Test_L3_R1.txt"
 C4 = mctslab.make("connect_four")
@@ -112,3 +113,101 @@ def test_solver_refuses_what_it_cannot_solve() -> None:
     info = mctslab.GameInfo("three", 1, 3, 9, 9, True, -1.0, 1.0)
     with pytest.raises(mctslab.InvalidConfigError, match="two-player"):
         solve(game.new_initial_state(), game_info=info)
+
+
+def test_iterative_deepening_matches_alphabeta_at_the_depth_it_reached() -> None:
+    """With a generous clock and ``max_depth``, the deepest search is plain alpha-beta at
+    that depth: the same value on Connect Four positions (whose plies fix the depth left,
+    so the values tables agree), the moves tried in another order."""
+    for actions, _ in connect4_positions()[:12]:
+        state = C4.state_from_actions(actions)
+        for depth in (1, 3, 5):
+            deep = iterative_deepening(state, 60.0, max_depth=depth)
+            plain = alphabeta(state, depth)
+            assert deep.value == pytest.approx(plain.value, abs=1e-12)
+            # A proven win or loss, or a search to every end, stops before max_depth.
+            assert deep.depth == depth or deep.exact
+            assert deep.depth <= depth
+
+
+def test_iterative_deepening_is_exact_where_it_reaches_every_end() -> None:
+    """Tic-tac-toe is searched to its last ply in well under a second: the result says
+    ``exact`` and agrees with the solver (value and an optimal move) on every position
+    of a few random games."""
+    game = mctslab.make("tic_tac_toe")
+    rng = mctslab.Rng(5)
+    for _ in range(6):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            found = iterative_deepening(state, 30.0)
+            truth = solve(state)
+            assert found.exact and found.value == truth.value
+            assert found.action in truth.best_actions
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.randint(len(legal))])
+
+
+def test_iterative_deepening_takes_a_win_and_blocks() -> None:
+    win = C4.state_from_actions([0, 6, 1, 6, 2, 6])  # x to move: column 4 wins
+    found = iterative_deepening(win, 30.0)
+    assert found.action == 3 and found.value == 1.0 and found.exact and found.depth == 1
+    block = C4.state_from_actions([0, 6, 1, 6, 2])  # o must block column 4
+    assert iterative_deepening(block, 30.0, max_depth=6).action == 3
+
+
+class _Clock:
+    """A clock that moves ``step`` seconds each time it is read."""
+
+    def __init__(self, step: float) -> None:
+        self.now, self.step = 0.0, step
+
+    def perf_counter(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+def test_iterative_deepening_stops_at_its_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Depth 1 always finishes; a deeper search the clock interrupts is dropped, and the
+    result names the depth that finished (a fake clock: no wall-clock assertion)."""
+    state = mctslab.make("bohnenspiel").new_initial_state()
+    monkeypatch.setattr(minimax, "time", _Clock(10.0))
+    found = iterative_deepening(state, 1.0)
+    assert found.depth == 1 and not found.exact
+    assert found.action == alphabeta(state, 1).action
+    monkeypatch.setattr(minimax, "time", _Clock(1e-6))
+    # 1e-6 s a clock reading: the deadline of 0.05 s passes after some 50,000 readings.
+    deeper = iterative_deepening(state, 0.05)
+    assert 1 < deeper.depth < 40 and not deeper.exact
+
+
+@pytest.mark.parametrize(
+    ("budget", "depth", "match"),
+    [
+        (0.0, None, "time budget"),
+        (float("nan"), None, "time budget"),
+        (True, None, "time budget"),
+        (1.0, 0, "max_depth"),
+        (1.0, 2.5, "max_depth"),
+    ],
+)
+def test_iterative_deepening_refuses_bad_budgets(budget: float, depth: object, match: str) -> None:
+    with pytest.raises(mctslab.InvalidConfigError, match=match):
+        iterative_deepening(C4.new_initial_state(), budget, max_depth=depth)  # type: ignore[arg-type]
+
+
+def test_minimax_player_with_a_clock() -> None:
+    """``minimax:time=S`` deepens within ``S`` seconds a move, ``depth`` caps it."""
+    info = C4.info
+    player = mctslab.make_player("minimax:time=5,depth=2", info)
+    assert player.name == "minimax-t5"
+    state = C4.state_from_actions([0, 6, 1, 6, 2])
+    assert player.choose(state) == 3
+    assert player.last is not None and player.last.depth == 2  # type: ignore[attr-defined]
+    for bad, match in [
+        ("minimax:time=0", "positive"),
+        ("minimax:time=-1", "positive"),
+        ("minimax:time=x", "time"),
+        ("minimax:deep=3", "valid options: depth, time"),
+    ]:
+        with pytest.raises(mctslab.InvalidSpecError, match=match):
+            mctslab.make_player(bad, info)

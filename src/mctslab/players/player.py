@@ -11,6 +11,7 @@ Spec strings, usable everywhere a player is named (CLI, arena)::
     puct:evaluator=heuristic,noise=0.25,alpha=0.3,temperature=1
     gumbel:simulations=16,considered=8,scale=1               # Gumbel root search (mctslab.search.gumbel)
     minimax:depth=4
+    minimax:time=0.5   # iterative deepening, 0.5 s a move
     minimax            # exact
     random
     human
@@ -46,6 +47,7 @@ players against each other (:func:`play_game`, the arena, ``mctslab play``,
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import fields, replace
@@ -63,7 +65,7 @@ from mctslab.players.openspiel import make_openspiel_player
 from mctslab.search.engine import ENGINES, Searcher, make_searcher
 from mctslab.search.ismcts import ISMCTS, PIMC, ISMCTSConfig, PIMCConfig
 from mctslab.search.mcts import SearchConfig, SearchResult
-from mctslab.search.minimax import alphabeta, solve
+from mctslab.search.minimax import MinimaxResult, alphabeta, iterative_deepening, solve
 from mctslab.search.puct import PuctConfig
 
 __all__ = [
@@ -215,17 +217,31 @@ class ISMCTSPlayer:
 
 
 class MinimaxPlayer:
-    """Exact minimax (``depth=None``) or depth-limited alpha-beta with the heuristic."""
+    """Exact minimax (no budget), depth-limited alpha-beta with the heuristic (``depth``),
+    or iterative deepening within ``time`` seconds a move (up to ``depth`` if given)."""
 
-    def __init__(self, info: GameInfo, depth: int | None = None) -> None:
-        self.name = "minimax" if depth is None else f"minimax-d{depth}"
+    def __init__(self, info: GameInfo, depth: int | None = None, time: float | None = None):
+        self.name = (
+            "minimax"
+            if depth is None and time is None
+            else f"minimax-d{depth}"
+            if time is None
+            else f"minimax-t{time:g}"
+        )
         self.info = info
         self.depth = depth
+        self.time = time
+        #: The last move's search (``None`` before the first, or for the exact solver).
+        self.last: MinimaxResult | None = None
 
     def choose(self, state: State) -> int:
+        if self.time is not None:
+            self.last = iterative_deepening(state, self.time, self.info, self.depth)
+            return self.last.action
         if self.depth is None:
             return solve(state, self.info).best_actions[0]
-        return alphabeta(state, self.depth, self.info).action
+        self.last = alphabeta(state, self.depth, self.info)
+        return self.last.action
 
     def inform(self, action: int) -> None:
         pass
@@ -662,13 +678,20 @@ def make_player(spec: str, info: GameInfo, seed: int = 0) -> Player:
             raise InvalidSpecError(f"pig-hold: at must be >= 1, got {at}")
         return PigHoldPlayer(at)
     if kind == "minimax":
-        unknown = sorted(set(options) - {"depth"})
+        unknown = sorted(set(options) - {"depth", "time"})
         if unknown:
-            raise InvalidSpecError(f"unknown minimax option {unknown[0]!r}; valid options: depth")
+            raise InvalidSpecError(
+                f"unknown minimax option {unknown[0]!r}; valid options: depth, time"
+            )
         depth = _convert("depth", options["depth"]) if "depth" in options else None
         if depth is not None and depth < 1:
             raise InvalidSpecError(f"minimax depth must be >= 1, got {depth}")
-        return MinimaxPlayer(info, depth)
+        seconds = _convert("time", options["time"]) if "time" in options else None
+        if seconds is not None and not (math.isfinite(seconds) and seconds > 0):
+            raise InvalidSpecError(
+                f"minimax time must be a positive number of seconds, got {seconds}"
+            )
+        return MinimaxPlayer(info, depth, seconds)
     if options:
         raise InvalidSpecError(f"player {kind!r} takes no options, got {', '.join(options)}")
     if kind == "random":

@@ -9,6 +9,11 @@ game of the State API:
 - :func:`alphabeta`: search ``depth`` plies and score the frontier with the
   game's ``heuristic()``: the classic reference AI MCTS players are measured
   against (e.g. the depth-4 minimax of the Bohnenspiel course project).
+- :func:`iterative_deepening`: :func:`alphabeta` at depth 1, 2, 3, ... until a time
+  budget runs out, playing the move of the deepest search that finished (Slate and
+  Atkin 1977, Chess 4.5; the usual way a minimax player is given a clock). Each
+  depth tries first the best moves the previous one found; it stops early once a
+  search reached no frontier (the value is then the game's) or proved a win or a loss.
 
 Values are on ``[-1, 1]``: terminal returns are mapped linearly from
 ``[min_utility, max_utility]``, heuristics are already there. Players may move
@@ -31,12 +36,22 @@ from typing import Any
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import CHANCE, GameInfo, State, heuristic_or_none, state_key
 
-__all__ = ["PROGRESS_EVERY", "MinimaxResult", "ProgressFn", "SolveResult", "alphabeta", "solve"]
+__all__ = [
+    "PROGRESS_EVERY",
+    "MinimaxResult",
+    "ProgressFn",
+    "SolveResult",
+    "alphabeta",
+    "iterative_deepening",
+    "solve",
+]
 
 _EXACT, _LOWER, _UPPER = 0, 1, 2
 _INF_DEPTH = 1 << 30
 #: :func:`solve` calls its ``on_progress`` every this many nodes (a power of two: a mask test).
 PROGRESS_EVERY = 1 << 12
+#: :func:`iterative_deepening` reads the clock every this many nodes (a power of two).
+CLOCK_EVERY = 1 << 8
 #: ``on_progress(nodes)``: told the nodes searched so far.
 ProgressFn = Callable[[int], None]
 
@@ -64,13 +79,23 @@ class SolveResult:
 
 @dataclass(frozen=True)
 class MinimaxResult:
-    """The move a depth-limited search picks, its value on ``[-1, 1]``, nodes searched."""
+    """The move a depth-limited search picks, its value on ``[-1, 1]``, nodes searched.
+
+    ``depth`` is the depth searched (for :func:`iterative_deepening`, the deepest search
+    that finished); ``exact`` says that the search reached no frontier, every line to the
+    end of the game, or proved a win or a loss: ``value`` is then the game's value.
+    """
 
     action: int
     value: float
     depth: int
     nodes: int
     seconds: float
+    exact: bool = False
+
+
+class _OutOfTime(Exception):
+    """Raised inside a search when its deadline passes (caught by :func:`iterative_deepening`)."""
 
 
 class _Negamax:
@@ -88,6 +113,10 @@ class _Negamax:
         self.max_nodes = max_nodes
         self.on_progress = on_progress
         self.progress_mask = PROGRESS_EVERY - 1
+        self.deadline: float | None = None  # perf_counter() time past which to stop
+        self.cut = False  # whether the heuristic scored a frontier position
+        #: The best move found at a position by an earlier, shallower search (move ordering).
+        self.hints: dict[Hashable, int] = {}
 
     def terminal_value(self, state: State, me: int) -> float:
         return 2.0 * (state.returns()[me] - self.lo) / self.span - 1.0
@@ -116,6 +145,12 @@ class _Negamax:
             raise InvalidConfigError(f"the search exceeded max_nodes={self.max_nodes}")
         if self.on_progress is not None and not self.nodes & self.progress_mask:
             self.on_progress(self.nodes)
+        if (
+            self.deadline is not None
+            and not self.nodes & (CLOCK_EVERY - 1)
+            and time.perf_counter() > self.deadline
+        ):
+            raise _OutOfTime
         me = state.current_player()
         if me == CHANCE:
             raise InvalidConfigError("minimax does not take games with chance nodes")
@@ -123,10 +158,11 @@ class _Negamax:
             h = heuristic_or_none(state)
             if h is None:
                 raise InvalidConfigError("depth-limited minimax needs the game's heuristic()")
+            self.cut = True
             return h[me]
         key = state_key(state)
         entry = self.tt.get(key)
-        first = -1
+        first = self.hints.get(key, -1)
         if entry is not None:
             e_depth, flag, value, first = entry
             if e_depth >= depth and (
@@ -148,6 +184,19 @@ class _Negamax:
         flag = _UPPER if best <= alpha0 else _LOWER if best >= beta else _EXACT
         self.tt[key] = (depth, flag, best, best_move)
         return best
+
+    def root(self, state: State, depth: int, first: int) -> tuple[int, float]:
+        """The best move at ``state`` searched to ``depth`` (``first`` tried first) and its
+        value for the player to move; ties go to the first move in the order."""
+        me = state.current_player()
+        best_action, best = -1, -math.inf
+        alpha = -math.inf
+        for a in self.ordered(state, first):
+            v = self.child_value(state.child(a), me, depth, alpha, math.inf)
+            if v > best:
+                best_action, best = a, v
+                alpha = max(alpha, v)
+        return best_action, best
 
 
 def _check(state: State, info: GameInfo) -> None:
@@ -224,18 +273,76 @@ def alphabeta(state: State, depth: int, game_info: GameInfo | None = None) -> Mi
     _check(state, info)
     start = time.perf_counter()
     engine = _Negamax(info)
-    me = state.current_player()
-    best_action, best = -1, -math.inf
-    alpha = -math.inf
-    for a in engine.ordered(state, -1):
-        v = engine.child_value(state.child(a), me, depth, alpha, math.inf)
-        if v > best:
-            best_action, best = a, v
-            alpha = max(alpha, v)
+    best_action, best = engine.root(state, depth, -1)
     return MinimaxResult(
         action=best_action,
         value=best,
         depth=depth,
         nodes=engine.nodes,
         seconds=time.perf_counter() - start,
+        exact=not engine.cut or abs(best) >= 1.0,
+    )
+
+
+def iterative_deepening(
+    state: State,
+    time_budget: float,
+    game_info: GameInfo | None = None,
+    max_depth: int | None = None,
+) -> MinimaxResult:
+    """Alpha-beta at depth 1, 2, 3, ... until ``time_budget`` seconds have passed (or
+    ``max_depth``), the move of the deepest search that finished.
+
+    Depth 1 always finishes (a move is always found, however short the budget); a deeper
+    search the clock interrupts is dropped, and the result says the depth that finished.
+    Each depth starts from a fresh transposition table of values but tries first the
+    moves the shallower searches found best (the root's best move included). The
+    deepening stops early when a search is ``exact``: it scored no frontier position
+    with the heuristic (every line reached the end of the game), or its value is a
+    proven win or loss (``+-1``).
+
+    >>> import mctslab
+    >>> game = mctslab.make("tic_tac_toe")
+    >>> result = iterative_deepening(game.new_initial_state(), 5.0)
+    >>> result.exact, result.value, result.depth <= 9
+    (True, 0.0, True)
+    """
+    if (
+        not isinstance(time_budget, int | float)
+        or isinstance(time_budget, bool)
+        or not math.isfinite(time_budget)
+        or time_budget <= 0
+    ):
+        raise InvalidConfigError(
+            f"the time budget must be a positive number of seconds, got {time_budget!r}"
+        )
+    if max_depth is not None and (
+        not isinstance(max_depth, int) or isinstance(max_depth, bool) or max_depth < 1
+    ):
+        raise InvalidConfigError(f"max_depth must be a positive integer, got {max_depth!r}")
+    info = _info(state, game_info)
+    _check(state, info)
+    start = time.perf_counter()
+    engine = _Negamax(info)
+    action, value, depth, exact = -1, 0.0, 0, False
+    while max_depth is None or depth < max_depth:
+        engine.tt, engine.cut = {}, False
+        engine.deadline = None if depth == 0 else start + time_budget
+        try:
+            found = engine.root(state, depth + 1, action)
+        except _OutOfTime:
+            break
+        # The values table's best moves become the next depth's first tries.
+        engine.hints.update((key, entry[3]) for key, entry in engine.tt.items())
+        (action, value), depth = found, depth + 1
+        exact = not engine.cut or abs(value) >= 1.0
+        if exact or time.perf_counter() - start >= time_budget:
+            break
+    return MinimaxResult(
+        action=action,
+        value=value + 0.0,
+        depth=depth,
+        nodes=engine.nodes,
+        seconds=time.perf_counter() - start,
+        exact=exact,
     )
