@@ -30,6 +30,8 @@ DOCTESTED = [
     "mctslab.cli.gtp.analysis",
     "mctslab.cli.gtp.clock",
     "mctslab.cli.gtp.protocol",
+    "mctslab.core.fixed_chance",
+    "mctslab.core.game",
     "mctslab.core.registry",
     "mctslab.core.rng",
     "mctslab.core.text",

@@ -6,6 +6,8 @@
   in plain Python (the rules are the subclass's, the rest is shared);
 - :mod:`~mctslab.core.infoset`: the hidden-information API (information keys,
   determinizations, opponent models);
+- :mod:`~mctslab.core.fixed_chance`: dice determinization, a state whose chance nodes a
+  fixed stream of numbers decides (``pimc:chance=fixed``);
 - :mod:`~mctslab.core.registry`: ``make(name, **params)`` and the game registry;
 - :mod:`~mctslab.core.errors`: the typed errors (every user error is a ``ValueError``);
 - :mod:`~mctslab.core.rng`: the SplitMix64 generator behind every random choice;

@@ -232,7 +232,17 @@ def sample_chance_outcome(state: State, rng: Rng) -> int:
 
 def draw_outcome(outcomes: Sequence[tuple[int, float]], rng: Rng) -> int:
     """An outcome drawn from ``[(outcome, probability), ...]`` (one ``rng.random()``)."""
-    x = rng.random()
+    return outcome_at(outcomes, rng.random())
+
+
+def outcome_at(outcomes: Sequence[tuple[int, float]], x: float) -> int:
+    """The outcome at ``x`` in ``[0, 1)`` of ``[(outcome, probability), ...]`` (the inverse of
+    its cumulative distribution, in the listed order): a uniform ``x`` draws an outcome by
+    its probability; the same ``x`` always gives the same outcome.
+
+    >>> [outcome_at([(0, 0.5), (1, 0.25), (2, 0.25)], x) for x in (0.0, 0.6, 0.8)]
+    [0, 1, 2]
+    """
     for action, prob in outcomes:
         x -= prob
         if x < 0:

@@ -20,6 +20,7 @@ Spec strings, usable everywhere a player is named (CLI, arena)::
     ismcts:iterations=1000,c=0.7,variant=so   # Information Set MCTS (mctslab.search.ismcts)
     ismcts:smooth=1,final=sample              # Smooth UCT, playing its average strategy
     pimc:determinizations=20,iterations=1000  # determinized UCT
+    pimc:chance=fixed,determinizations=10     # ... with the dice determinized too
     pig-hold:at=20                            # Pig's "hold at 20" strategy
     az:model=connect_four,simulations=200     # PUCT with a trained network (mctslab.players.network)
     policy:model=connect_four                 # the network's policy alone, no search

@@ -11,7 +11,10 @@ Carlo sampling in game tree search"): draw ``determinizations`` worlds, search
 each as a game of perfect information with the reference UCT engine (the
 budget split evenly), add up the root statistics, play the most visited move.
 Known flaws: *strategy fusion* (each world's search assumes it will know the
-world later) and *non-locality*.
+world later) and *non-locality*. ``chance="fixed"`` determinizes the future too
+(dice determinization, :mod:`mctslab.core.fixed_chance`): each world also fixes the
+outcomes of the chance nodes below the root, so its search is of a deterministic
+game; by default (``"sampled"``) each world's UCT samples them as it goes.
 
 **Information Set MCTS** (Cowling, Powley and Whitehouse 2012, "Information set
 Monte Carlo tree search", IEEE TCIAIG 4(2)) grows one tree whose nodes are
@@ -73,6 +76,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from mctslab.core.errors import InvalidConfigError
+from mctslab.core.fixed_chance import ChanceStream, FixedChanceState
 from mctslab.core.game import CHANCE, GameInfo, OpponentModel, State, sample_chance_outcome
 from mctslab.core.infoset import determinize, information_key
 from mctslab.core.rng import Rng
@@ -112,8 +116,10 @@ __all__ = [
 
 Variant = Literal["so", "mo"]
 FinalRule = Literal["robust", "max", "sample"]
+ChanceRule = Literal["sampled", "fixed"]
 _VARIANTS = ("so", "mo")
 _FINAL_RULES = ("robust", "max", "sample")
+_CHANCE_RULES = ("sampled", "fixed")
 
 
 @dataclass(frozen=True)
@@ -486,6 +492,13 @@ class PIMCConfig:
     ``time`` (seconds) replaces the iteration budget when given: each world gets an
     equal share of it. ``c`` is UCT's constant on rewards in ``[0, 1]``; ``seed``
     seeds the worlds and the searches.
+
+    ``chance``: what a world fixes of the chance nodes below the root (dice, later
+    deals). ``"sampled"`` (the default): nothing, each world's UCT keeps them as chance
+    nodes and samples their outcomes as it goes. ``"fixed"``: dice determinization, the
+    world also draws a stream of numbers that decides every chance node below the root
+    (:class:`~mctslab.core.fixed_chance.FixedChanceState`), and UCT searches that
+    deterministic game: a search that knows how the dice will fall.
     """
 
     determinizations: int = 10
@@ -493,6 +506,7 @@ class PIMCConfig:
     iterations: int | None = 1000
     time: float | None = None
     seed: int = 0
+    chance: ChanceRule = "sampled"
 
     def __post_init__(self) -> None:
         where = "pimc config"
@@ -504,6 +518,7 @@ class PIMCConfig:
         check_exploration(where, self.c)
         check_seed(where, self.seed)
         check_budget(where, self.iterations, self.time)
+        check_choice(where, "chance", self.chance, _CHANCE_RULES)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -518,7 +533,8 @@ class PIMC:
         self.rng = Rng(self.config.seed)
 
     def search(self, state: State, game_info: GameInfo | None = None) -> SearchResult:
-        """Search ``determinizations`` worlds drawn for the player to move."""
+        """Search ``determinizations`` worlds drawn for the player to move (with
+        ``chance="fixed"``, each with its own stream of chance outcomes)."""
         info = _start(state, game_info)
         config, rng = self.config, self.rng
         player = state.current_player()
@@ -532,7 +548,9 @@ class PIMC:
         start = time.perf_counter()
         iterations = nodes = 0
         for _ in range(n):
-            world = determinize(state, player, rng, self.model)
+            world: State = determinize(state, player, rng, self.model)
+            if config.chance == "fixed":
+                world = FixedChanceState(world, ChanceStream(rng.next_u64() >> 1))
             sub = SearchConfig(
                 c=config.c,
                 iterations=share,
