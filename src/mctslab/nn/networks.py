@@ -61,6 +61,7 @@ class ResNet(nn.Module):  # type: ignore[misc]
     ) -> None:
         super().__init__()
         planes, rows, columns = observation_shape
+        self.observation_shape = (planes, rows, columns)
         cells = rows * columns
         self.stem = nn.Sequential(
             nn.Conv2d(planes, channels, 3, padding=1, bias=False),
