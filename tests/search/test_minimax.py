@@ -211,3 +211,19 @@ def test_minimax_player_with_a_clock() -> None:
     ]:
         with pytest.raises(mctslab.InvalidSpecError, match=match):
             mctslab.make_player(bad, info)
+
+
+def test_iterative_deepening_stops_at_its_deepest_in_a_circling_end_game(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two beans circling in Bohnenspiel (stores 36 and 34): every depth ends in the
+    heuristic (the ply limit is far), so without a cap the deepening went on until
+    Python's recursion limit (a RecursionError in a 3 s match). With a clock that never
+    runs out it now stops at ``MAX_DEPTH``."""
+    game = mctslab.make("bohnenspiel")
+    moves = [5, 7, 3, 6, 5, 8, 5, 10, 2, 7, 3, 9, 4, 6, 3, 11, 3, 8, 1, 11, 5, 6, 4, 7, 0, 6]
+    state = game.state_from_actions([*moves, 3, 11, 2, 9, 1, 8, 2])
+    assert sum(game.pits(state)) == 2 and sorted(game.stores(state)) == [34, 36]
+    monkeypatch.setattr(minimax, "time", _Clock(0.0))
+    found = iterative_deepening(state, 1.0)
+    assert found.depth == minimax.MAX_DEPTH and not found.exact

@@ -37,6 +37,7 @@ from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import CHANCE, GameInfo, State, heuristic_or_none, state_key
 
 __all__ = [
+    "MAX_DEPTH",
     "PROGRESS_EVERY",
     "MinimaxResult",
     "ProgressFn",
@@ -52,6 +53,10 @@ _INF_DEPTH = 1 << 30
 PROGRESS_EVERY = 1 << 12
 #: :func:`iterative_deepening` reads the clock every this many nodes (a power of two).
 CLOCK_EVERY = 1 << 8
+#: The deepest :func:`iterative_deepening` goes: each ply is two Python frames, and
+#: Python's default recursion limit is 1,000 (a Bohnenspiel end game with a few beans
+#: circling deepens without end: the ply limit of 1,000 is far and nothing is exact).
+MAX_DEPTH = 200
 #: ``on_progress(nodes)``: told the nodes searched so far.
 ProgressFn = Callable[[int], None]
 
@@ -295,6 +300,8 @@ def iterative_deepening(
 
     Depth 1 always finishes (a move is always found, however short the budget); a deeper
     search the clock interrupts is dropped, and the result says the depth that finished.
+    It never goes deeper than the plies left before the game's ``max_game_length`` (the
+    whole rest of the game), nor than :data:`MAX_DEPTH`.
     Each depth starts from a fresh transposition table of values but tries first the
     moves the shallower searches found best (the root's best move included). The
     deepening stops early when a search is ``exact``: it scored no frontier position
@@ -324,8 +331,10 @@ def iterative_deepening(
     _check(state, info)
     start = time.perf_counter()
     engine = _Negamax(info)
+    left = info.max_game_length - len(state.history())
+    deepest = min(MAX_DEPTH, max(1, left), max_depth or MAX_DEPTH)
     action, value, depth, exact = -1, 0.0, 0, False
-    while max_depth is None or depth < max_depth:
+    while depth < deepest:
         engine.tt, engine.cut = {}, False
         engine.deadline = None if depth == 0 else start + time_budget
         try:
