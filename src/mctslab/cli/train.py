@@ -346,3 +346,25 @@ def export_model_command(
             raise CliError(f"exporting needs PyTorch: pip install 'mctslab[nn]' ({err})") from None
         model, card = export_model(run, out, generation=generation, description=description)
     print(f"wrote {model} and {card}")
+
+
+@app.command("export-onnx")
+def export_onnx_command(
+    model: Annotated[
+        str,
+        typer.Argument(help="A model: a shipped name or a checkpoint (.pt).", show_default=False),
+    ],
+    out: Annotated[
+        Path | None, _opt("--out", "The ONNX file to write (default: beside the model, .onnx).")
+    ] = None,
+) -> None:
+    """Export a network to ONNX, the file az: players run in ONNX Runtime (backend=onnx,
+    the default where onnxruntime is installed); needs the onnx package."""
+    with user_errors():
+        try:
+            from mctslab.players.network import resolve_model
+            from mctslab.train.export import export_onnx
+        except ImportError as err:
+            raise CliError(f"exporting needs PyTorch: pip install 'mctslab[nn]' ({err})") from None
+        written = export_onnx(resolve_model(model), out)
+    print(f"wrote {written}")

@@ -19,6 +19,15 @@ game) and the network is loaded at the first move, where the game's parameters a
 known (a Connect Four network of 6x7 refuses a 5x4 board: ``CheckpointError``).
 Loaded networks are shared by the players of one process (keyed by the file's path,
 size and modification time).
+
+**Inference backend** (``az:...,backend=auto|onnx|torch``): the network runs in ONNX
+Runtime where it can (:func:`network_evaluator`; several times PyTorch's evaluations a
+second at the small batches a search asks for: ``benchmarks/bench_inference.py``), else
+in PyTorch. ``onnx`` needs ``onnxruntime`` and either the ``.onnx`` file beside the
+checkpoint (the shipped networks have theirs) or the ``onnx`` package to export it; an
+ONNX network is checked against PyTorch's outputs on a few positions when it is loaded
+(a stale ``.onnx`` is refused). ``auto`` (the default) uses ONNX when that works and says
+why not otherwise; the player's ``backend`` and ``backend_note`` attributes say which ran.
 """
 
 from __future__ import annotations
@@ -38,12 +47,14 @@ from mctslab.core.rng import Rng
 
 __all__ = [
     "AZ_SIMULATIONS",
+    "BACKENDS",
     "NETWORK_KINDS",
     "NetworkPolicyPlayer",
     "check_model",
     "load_model",
     "make_network_player",
     "model_card",
+    "network_evaluator",
     "network_game",
     "observed_games",
     "resolve_model",
@@ -54,6 +65,10 @@ __all__ = [
 NETWORK_KINDS = ("az", "policy")
 #: ``az:``'s default budget (simulations a move).
 AZ_SIMULATIONS = 200
+#: Where ``az:`` runs its network (``backend=``): the fastest available, ONNX Runtime, PyTorch.
+BACKENDS = ("auto", "onnx", "torch")
+#: An ONNX network may differ from PyTorch's by float32 rounding, not more.
+ONNX_TOLERANCE = 1e-4
 
 _MODELS_PACKAGE = "mctslab.nn"
 _MODELS_DIR = "models"
@@ -154,6 +169,88 @@ def load_model(path: str | Path, game: Any) -> Any:
     return net
 
 
+_onnx_cache: dict[tuple[str, int, int, str], Any] = {}
+
+
+def _probe(game: Any, count: int = 8) -> Any:
+    """Observations of the first positions of a seeded random game: what a loaded ONNX
+    network is checked on against PyTorch."""
+    rng = Rng(12345)
+    state = game.new_initial_state()
+    seen: list[Any] = []
+    while len(seen) < count:
+        if state.is_terminal():
+            state = game.new_initial_state()
+        seen.append(np.asarray(state.observation_tensor(state.current_player()), np.float32))
+        legal = state.legal_actions()
+        state.apply_action(legal[rng.randint(len(legal))])
+    return np.stack(seen).reshape(count, *game.observation_shape())
+
+
+def _onnx_evaluator(path: Path, game: Any, net: Any) -> Any:
+    """The network at ``path`` in ONNX Runtime: its ``.onnx`` sidecar, else exported now;
+    checked against ``net`` (PyTorch's) on :func:`_probe`. Raises ``InvalidSpecError``
+    saying why it cannot be."""
+    import torch
+
+    from mctslab.nn.export import ExportError, onnx_bytes
+    from mctslab.search.evaluators import EvaluatorError, OnnxEvaluator
+
+    sidecar = path.with_suffix(".onnx")
+    x = _probe(game)
+    with torch.inference_mode():
+        want_logits, want_values = (t.numpy() for t in net(torch.from_numpy(x)))
+    sources = [sidecar.read_bytes()] if sidecar.is_file() else []
+    for i in range(2):
+        if i == len(sources):
+            try:
+                sources.append(onnx_bytes(net, game.observation_shape()))
+            except ExportError as err:
+                raise InvalidSpecError(str(err)) from None
+        try:
+            evaluator = OnnxEvaluator(sources[i], name="onnx:" + path.stem)
+            logits, values = evaluator.session.run(None, {evaluator.input_name: x})
+        except EvaluatorError as err:
+            raise InvalidSpecError(f"{sidecar.name}: {err}") from None
+        diff = max(np.abs(logits - want_logits).max(), np.abs(values - want_values).max())
+        if diff <= ONNX_TOLERANCE:
+            return evaluator
+    raise InvalidSpecError(
+        f"the ONNX network of {path.name} does not give PyTorch's outputs (by {diff:.2g})"
+    )
+
+
+def network_evaluator(path: str | Path, game: Any, backend: str = "auto") -> tuple[Any, str, str]:
+    """The network at ``path`` for ``game`` as PUCT's evaluator on ``backend``
+    (:data:`BACKENDS`): ``(evaluator, backend used, note)``. ``"torch"``: the PyTorch
+    module (:func:`load_model`); ``"onnx"``: an :class:`~mctslab.search.evaluators.OnnxEvaluator`
+    or :class:`InvalidSpecError` saying why not; ``"auto"``: ONNX where it works, else
+    PyTorch, the note saying why. Loaded once per process."""
+    if backend not in BACKENDS:
+        raise InvalidSpecError(
+            f"unknown backend {backend!r}; valid backends: {', '.join(BACKENDS)}"
+        )
+    net = load_model(path, game)
+    if backend == "torch":
+        return net, "torch", "asked for"
+    p = Path(path).resolve()
+    stat = p.stat()
+    from mctslab.core.game import rules_fingerprint
+
+    key = (str(p), stat.st_size, stat.st_mtime_ns, repr(rules_fingerprint(game)))
+    try:
+        with _cache_lock:
+            evaluator = _onnx_cache.get(key)
+            if evaluator is None:
+                evaluator = _onnx_evaluator(p, game, net)
+                _onnx_cache[key] = evaluator
+    except InvalidSpecError as err:
+        if backend == "onnx":
+            raise
+        return net, "torch", f"ONNX Runtime not used: {err}"
+    return evaluator, "onnx", "ONNX Runtime, checked against PyTorch"
+
+
 def network_game(state: State) -> Any:
     """The game of ``state``, which a network player needs to load its network."""
     game = getattr(state, "game", None)
@@ -252,6 +349,10 @@ def make_network_player(
         return NetworkPolicyPlayer(path, temperature, own_seed)
     if "evaluator" in options:
         raise InvalidSpecError("az: the network is the evaluator; evaluator= does not apply")
+    if options.get("backend", "auto") not in BACKENDS:
+        raise InvalidSpecError(
+            f"az: unknown backend {options['backend']!r}; valid backends: {', '.join(BACKENDS)}"
+        )
     if options.pop("gumbel", "0").lower() in ("1", "true", "yes", "on"):
         options["gumbel"] = "1"
     if not {"simulations", "iterations", "iters", "n", "time"} & set(options):

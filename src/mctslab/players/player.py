@@ -60,7 +60,12 @@ from mctslab.core.game import CHANCE, GameInfo, State, sample_chance_outcome
 from mctslab.core.infoset import is_perfect_information
 from mctslab.core.rng import Rng
 from mctslab.players.gtp import make_gtp_player
-from mctslab.players.network import NETWORK_KINDS, load_model, make_network_player, network_game
+from mctslab.players.network import (
+    NETWORK_KINDS,
+    make_network_player,
+    network_evaluator,
+    network_game,
+)
 from mctslab.players.openspiel import KINDS as OPENSPIEL_KINDS
 from mctslab.players.openspiel import make_openspiel_player
 from mctslab.search.engine import ENGINES, Searcher, make_searcher
@@ -175,15 +180,23 @@ class AzPlayer(MCTSPlayer):
     (:mod:`mctslab.players.network`), loaded at the first move, where the game and its
     parameters are known."""
 
-    def __init__(self, info: GameInfo, path: Path, config: SearchConfig, engine: str) -> None:
+    def __init__(
+        self, info: GameInfo, path: Path, config: SearchConfig, engine: str, backend: str = "auto"
+    ) -> None:
         super().__init__(info, config, engine, name="az")
         self.path = path
+        #: ``backend=`` as asked (``auto``, ``onnx``, ``torch``); after the first move, the
+        #: backend that runs the network, and ``backend_note`` why.
+        self.backend = backend
+        self.backend_note = ""
 
     def choose(self, state: State) -> int:
         puct = self.config.puct
         if puct is not None and isinstance(puct.evaluator, str):
-            net = load_model(self.path, network_game(state))
-            self.config = replace(self.config, puct=replace(puct, evaluator=net))
+            evaluator, self.backend, self.backend_note = network_evaluator(
+                self.path, network_game(state), self.backend
+            )
+            self.config = replace(self.config, puct=replace(puct, evaluator=evaluator))
         return super().choose(state)
 
 
@@ -653,8 +666,10 @@ def make_player(spec: str, info: GameInfo, seed: int = 0) -> Player:
             return made
         path, options = made
         engine = options.pop("engine", "auto")
+        backend = options.pop("backend", "auto")
         # The placeholder "uniform" is replaced by the network at the first move.
-        return AzPlayer(info, path, puct_config({**options, "evaluator": "uniform"}, seed), engine)
+        config = puct_config({**options, "evaluator": "uniform"}, seed)
+        return AzPlayer(info, path, config, engine, backend)
     if kind == "mcts":
         engine = options.pop("engine", "auto")
         return MCTSPlayer(info, search_config(options, seed), engine)

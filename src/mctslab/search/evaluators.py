@@ -29,8 +29,11 @@ Built in (by name, ``make_evaluator("...")``):
   players).
 
 and around user code: :class:`FunctionEvaluator` (any ``fn(batch) -> (priors,
-values)``) and :class:`TorchEvaluator` (a ``torch.nn.Module`` mapping observations
-``[B, *shape]`` to ``(policy_logits [B, A], value [B] or [B, 1])``; the ``nn`` extra).
+values)``), :class:`TorchEvaluator` (a ``torch.nn.Module`` mapping observations
+``[B, *shape]`` to ``(policy_logits [B, A], value [B] or [B, 1])``; the ``nn`` extra) and
+:class:`OnnxEvaluator` (the same network exported to ONNX, run by ONNX Runtime: several
+times PyTorch's evaluations a second at the small batches a search asks for, see
+``benchmarks/bench_inference.py``).
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ __all__ = [
     "FunctionEvaluator",
     "HeuristicEvaluator",
     "LeafBatch",
+    "OnnxEvaluator",
     "TorchEvaluator",
     "UniformEvaluator",
     "UniformRolloutEvaluator",
@@ -263,6 +267,60 @@ class TorchEvaluator:
             priors = torch.softmax(logits, dim=1)
             value = value.float().reshape(-1) if value.dim() == 2 else value.float()
         return priors.cpu().double().numpy(), value.cpu().double().numpy()
+
+
+def masked_softmax(logits: Any, legal_mask: BoolArray) -> FloatArray:
+    """The softmax of ``logits`` [B, A] over the legal moves (illegal ones get 0)."""
+    z = np.where(legal_mask, np.asarray(logits, dtype=np.float64), -np.inf)
+    z = np.exp(z - z.max(axis=1, keepdims=True))
+    return z / z.sum(axis=1, keepdims=True)  # type: ignore[no-any-return]
+
+
+class OnnxEvaluator:
+    """A policy-value network exported to ONNX (``model``: the file's bytes or its path),
+    run by ONNX Runtime's CPU provider on ``threads`` threads.
+
+    The network's contract is :class:`TorchEvaluator`'s: one input, the observations
+    ``[B, *shape]`` float32, and two outputs, the policy logits ``[B, A]`` and the value
+    ``[B]`` (``tanh``, for the player to move). Illegal moves' logits are masked before
+    the softmax. ``onnxruntime`` is imported here: :class:`EvaluatorError` if absent.
+    """
+
+    rollout = False
+
+    def __init__(self, model: bytes | str | Any, threads: int = 1, name: str = "onnx") -> None:
+        try:
+            import onnxruntime as ort  # type: ignore[import-untyped, import-not-found, unused-ignore]
+        except ImportError as err:
+            raise EvaluatorError(
+                "OnnxEvaluator needs ONNX Runtime: pip install 'mctslab[nn]'"
+            ) from err
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        source = model if isinstance(model, bytes) else str(model)
+        try:
+            self.session = ort.InferenceSession(source, options, providers=["CPUExecutionProvider"])
+        except Exception as err:  # onnxruntime's own errors: a file that is not a network
+            raise EvaluatorError(f"ONNX Runtime cannot load the network: {err}") from None
+        inputs, outputs = self.session.get_inputs(), self.session.get_outputs()
+        if len(inputs) != 1 or len(outputs) != 2:
+            raise EvaluatorError(
+                "an ONNX network evaluator needs one input (observations) and two outputs "
+                f"(policy logits, value); this one has {len(inputs)} and {len(outputs)}"
+            )
+        self.input_name = inputs[0].name
+        self.name = name
+
+    def evaluate(self, batch: LeafBatch) -> tuple[FloatArray, FloatArray]:
+        x = np.ascontiguousarray(batch.observations, dtype=np.float32)
+        logits, value = self.session.run(None, {self.input_name: x})
+        if tuple(logits.shape) != tuple(batch.legal_mask.shape):
+            raise EvaluatorError(
+                f"the network's policy has shape {tuple(logits.shape)}; expected "
+                f"{tuple(batch.legal_mask.shape)} (batch, number of actions)"
+            )
+        return masked_softmax(logits, batch.legal_mask), np.asarray(value, np.float64).reshape(-1)
 
 
 #: The evaluators ``make_evaluator`` knows by name.

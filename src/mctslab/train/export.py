@@ -17,11 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from mctslab.core.registry import make
-from mctslab.nn.checkpoint import load_checkpoint, save_checkpoint
+from mctslab.nn.checkpoint import load_checkpoint, peek_checkpoint, save_checkpoint
+from mctslab.nn.export import onnx_bytes
 from mctslab.nn.networks import parameter_count
 from mctslab.train.run_directory import TrainError, load_run, run_file
 
-__all__ = ["export_model"]
+__all__ = ["export_model", "export_onnx"]
 
 
 def export_model(
@@ -90,3 +91,35 @@ def export_model(
     except OSError as err:
         raise TrainError(f"cannot write {err.filename or dest} ({err.strerror or err})") from None
     return dest, dest.with_suffix(".json")
+
+
+def export_onnx(model: str | Path, out: str | Path | None = None) -> Path:
+    """Write the network of the checkpoint ``model`` as ONNX (``out``, default: beside it,
+    ``.onnx``), the file ``az:`` players run in ONNX Runtime
+    (:func:`mctslab.players.network.network_evaluator`). The game is the checkpoint's, its
+    parameters those of the model card beside it (``.json``) if there is one. Raises
+    :class:`~mctslab.train.run_directory.TrainError` (or the checkpoint's and the exporter's
+    errors, all ``ValueError``) for a file it cannot export."""
+    model = Path(model)
+    dest = model.with_suffix(".onnx") if out is None else Path(out)
+    if dest.suffix != ".onnx":
+        raise TrainError(f"{dest}: an ONNX file ends in .onnx")
+    header = peek_checkpoint(model)
+    card_path = model.with_suffix(".json")
+    params: dict[str, Any] = {}
+    if card_path.is_file():
+        try:
+            card = json.loads(card_path.read_text())
+        except (OSError, ValueError) as err:
+            raise TrainError(f"{card_path}: not a model card ({err})") from None
+        params = dict(card.get("game_params") or {}) if isinstance(card, dict) else {}
+    game = make(str(header["game"].get("name")), **params)
+    net, _ = load_checkpoint(model, game)
+    blob = onnx_bytes(net, game.observation_shape())  # type: ignore[attr-defined]
+    try:
+        tmp = dest.with_name(f".{dest.name}.tmp")
+        tmp.write_bytes(blob)
+        tmp.replace(dest)
+    except OSError as err:
+        raise TrainError(f"cannot write {err.filename or dest} ({err.strerror or err})") from None
+    return dest
