@@ -27,7 +27,7 @@ from mctslab.search.engine import make_searcher, search
 from mctslab.search.evaluators import Evaluator, LeafBatch, make_evaluator
 from mctslab.search.ismcts import ISMCTS, PIMC, ISMCTSConfig, PIMCConfig
 from mctslab.search.mcts import MCTS, ChildStats, SearchConfig, SearchResult
-from mctslab.search.minimax import MinimaxResult, SolveResult, alphabeta, solve
+from mctslab.search.minimax import MinimaxResult, SolveResult, alphabeta, iterative_deepening, solve
 from mctslab.search.puct import PuctConfig
 
 __version__ = "0.1.0"
@@ -75,6 +75,7 @@ __all__ = [
     "check_game",
     "compute_ratings",
     "exploitability",
+    "iterative_deepening",
     "make",
     "make_evaluator",
     "make_player",

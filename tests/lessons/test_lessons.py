@@ -75,6 +75,7 @@ def test_the_lessons_are_there_numbered_and_saved_without_outputs() -> None:
         "05_bachet_minimax",
         "06_expansion_and_playouts",
         "07_final_move_and_outcomes",
+        "08_mcts_or_minimax",
         "09_dice_and_cards",
         "10_alphazero",
         "11_find_the_bugs",
@@ -252,6 +253,40 @@ def test_lesson_7_final_move_rules_and_outcome_weights() -> None:
         "win 1, draw 0, loss -1": 20,
         "win 1, draw 0, loss 0": 0,
     }
+
+
+def test_lesson_8_mcts_or_minimax() -> None:
+    """MCTS against iterative-deepening alpha-beta at equal time. The games' shapes (all
+    small branching factors); what 0.1 s buys each (alpha-beta solves tic-tac-toe and
+    looks 8-9 plies ahead on the others; measured); short matches with Wilson intervals
+    (measured: tic-tac-toe 0.50, Connect Four 0.83 [0.55, 0.95], Bohnenspiel 0.94
+    [0.60, 0.99]); and the benchmark's rows read from
+    benchmarks/results/mcts_vs_minimax.json, where minimax is the stronger at
+    Bohnenspiel at the course's 3 s a move (MCTS 0.338 [0.211, 0.492]), as the lesson says."""
+    found = results("08_mcts_or_minimax")
+    shapes = found["shapes"]
+    assert shapes["tic_tac_toe"]["most_moves"] == 9 and shapes["connect_four"]["most_moves"] == 7
+    assert shapes["bohnenspiel"]["most_moves"] <= 6
+    assert shapes["bohnenspiel"]["plies"] > shapes["connect_four"]["plies"]
+    budget = found["budget"]
+    assert budget["tic_tac_toe"]["exact"] and budget["tic_tac_toe"]["depth"] == 9
+    for name in ("connect_four", "bohnenspiel"):  # a clock, not a fixed count: loose
+        assert not budget[name]["exact"] and budget[name]["depth"] >= 3
+        assert budget[name]["iterations"] > 1000
+    for name, m in found["matches"].items():
+        assert m["wins"] + m["draws"] + m["losses"] == m["games"] == len(m["plies"]) >= 8, name
+        assert m["low"] <= m["score"] <= m["high"], name
+    # Both sides play tic-tac-toe perfectly at once: the random opening decides each pair.
+    assert found["matches"]["tic_tac_toe"]["score"] == 0.5
+    bench = found["benchmark"]
+    assert {"tic_tac_toe_1s", "connect_four_1s", "bohnenspiel_1s", "bohnenspiel_3s"} <= set(bench)
+    for tag, row in bench.items():
+        assert row["games"] == 40 and row["errors"] == 0, tag
+        assert row["low"] <= row["score"] <= row["high"], tag
+    # What the lesson reads from the file: MCTS ahead at Connect Four, behind at
+    # Bohnenspiel at 3 s, level at tic-tac-toe.
+    assert bench["connect_four_1s"]["low"] > 0.5 and bench["bohnenspiel_3s"]["high"] < 0.5
+    assert bench["tic_tac_toe_1s"]["score"] == 0.5
 
 
 def test_lesson_9_dice_and_cards() -> None:
