@@ -174,8 +174,9 @@ def test_iterative_deepening_stops_at_its_clock(monkeypatch: pytest.MonkeyPatch)
     found = iterative_deepening(state, 1.0)
     assert found.depth == 1 and not found.exact
     assert found.action == alphabeta(state, 1).action
-    monkeypatch.setattr(minimax, "time", _Clock(1e-6))
-    # 1e-6 s a clock reading: the deadline of 0.05 s passes after some 50,000 readings.
+    monkeypatch.setattr(minimax, "time", _Clock(1e-4))
+    # 1e-4 s a clock reading, one every 256 nodes: the deadline of 0.05 s passes after
+    # some 500 readings, about 128,000 nodes.
     deeper = iterative_deepening(state, 0.05)
     assert 1 < deeper.depth < 40 and not deeper.exact
 
