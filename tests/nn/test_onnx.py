@@ -104,6 +104,11 @@ def test_auto_uses_onnx_and_replaces_a_stale_sidecar(tmp_path: Path) -> None:
     batch = _batch("tic_tac_toe", 20, seed=4)
     want = make_evaluator(load_model(stale_path, game)).evaluate(batch)
     np.testing.assert_allclose(evaluator.evaluate(batch)[1], want[1], atol=1e-5, rtol=0)
+    stale_path.with_suffix(".onnx").write_bytes(b"not a network")  # unreadable: replaced too
+    network._onnx_cache.clear()
+    evaluator, backend, _ = network_evaluator(stale_path, game, "onnx")
+    assert backend == "onnx"
+    np.testing.assert_allclose(evaluator.evaluate(batch)[1], want[1], atol=1e-5, rtol=0)
 
 
 def test_without_onnx_runtime_auto_falls_back_and_onnx_says_why(

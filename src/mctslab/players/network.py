@@ -189,8 +189,9 @@ def _probe(game: Any, count: int = 8) -> Any:
 
 def _onnx_evaluator(path: Path, game: Any, net: Any) -> Any:
     """The network at ``path`` in ONNX Runtime: its ``.onnx`` sidecar, else exported now;
-    checked against ``net`` (PyTorch's) on :func:`_probe`. Raises ``InvalidSpecError``
-    saying why it cannot be."""
+    checked against ``net`` (PyTorch's) on :func:`_probe`; a sidecar that does not load or
+    does not agree (stale) gives way to a fresh export. Raises ``InvalidSpecError`` saying
+    why it cannot be."""
     import torch
 
     from mctslab.nn.export import ExportError, onnx_bytes
@@ -200,24 +201,25 @@ def _onnx_evaluator(path: Path, game: Any, net: Any) -> Any:
     x = _probe(game)
     with torch.inference_mode():
         want_logits, want_values = (t.numpy() for t in net(torch.from_numpy(x)))
-    sources = [sidecar.read_bytes()] if sidecar.is_file() else []
-    for i in range(2):
-        if i == len(sources):
-            try:
-                sources.append(onnx_bytes(net, game.observation_shape()))
-            except ExportError as err:
-                raise InvalidSpecError(str(err)) from None
+    problem = "no .onnx file"
+    for fresh in (False, True):
+        if not fresh and not sidecar.is_file():
+            continue
         try:
-            evaluator = OnnxEvaluator(sources[i], name="onnx:" + path.stem)
+            blob = onnx_bytes(net, game.observation_shape()) if fresh else sidecar.read_bytes()
+        except ExportError as err:
+            raise InvalidSpecError(f"{problem}, and {err}") from None
+        try:
+            evaluator = OnnxEvaluator(blob, name="onnx:" + path.stem)
             logits, values = evaluator.session.run(None, {evaluator.input_name: x})
-        except EvaluatorError as err:
-            raise InvalidSpecError(f"{sidecar.name}: {err}") from None
+        except EvaluatorError as err:  # an unreadable sidecar is replaced like a stale one
+            problem = f"{sidecar.name}: {err}"
+            continue
         diff = max(np.abs(logits - want_logits).max(), np.abs(values - want_values).max())
         if diff <= ONNX_TOLERANCE:
             return evaluator
-    raise InvalidSpecError(
-        f"the ONNX network of {path.name} does not give PyTorch's outputs (by {diff:.2g})"
-    )
+        problem = f"{sidecar.name} does not give PyTorch's outputs (by {diff:.2g})"
+    raise InvalidSpecError(f"the ONNX network of {path.name}: {problem}")
 
 
 def network_evaluator(path: str | Path, game: Any, backend: str = "auto") -> tuple[Any, str, str]:
