@@ -141,3 +141,44 @@ def test_export_onnx_command(tmp_path: Path) -> None:
     assert done.exit_code == 2 and "ends in .onnx" in done.stderr
     done = runner.invoke(app, ["export-onnx", "no_such_model"])
     assert done.exit_code == 2 and "unknown model" in done.stderr
+
+
+def test_a_sidecar_naming_a_file_outside_itself_is_not_read(tmp_path: Path) -> None:
+    """A ``.onnx`` is data: one whose weights point at another file (ONNX's external
+    data, here an absolute path and one climbing out of its folder) is refused by ONNX
+    Runtime (the graph is given as bytes) and replaced by a fresh export."""
+    onnx = require_extra("onnx", "nn")
+    path, game = _own_checkpoint(tmp_path, seed=7)
+    secret = tmp_path / "secret.bin"
+    secret.write_bytes(b"\0\0\x80\x3f")  # 1.0f: it would load, were it read
+    want = make_evaluator(load_model(path, game)).evaluate(_batch("tic_tac_toe", 10, seed=8))
+    for location in (str(secret), "../secret.bin"):
+        weight = onnx.TensorProto(name="w", data_type=onnx.TensorProto.FLOAT, dims=[1])
+        weight.data_location = onnx.TensorProto.EXTERNAL
+        weight.external_data.add(key="location", value=location)
+        graph = onnx.helper.make_graph(
+            [
+                onnx.helper.make_node("Add", ["x", "w"], ["y"]),
+                onnx.helper.make_node("Identity", ["y"], ["z"]),
+            ],
+            "hostile",
+            [onnx.helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [1])],
+            [
+                onnx.helper.make_tensor_value_info(name, onnx.TensorProto.FLOAT, [1])
+                for name in ("y", "z")
+            ],
+            [weight],
+        )
+        model = onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 17)])
+        (tmp_path / "inner").mkdir(exist_ok=True)
+        inner = tmp_path / "inner" / "mine.pt"
+        shutil.copy(path, inner)
+        inner.with_suffix(".onnx").write_bytes(model.SerializeToString())
+        # Two outputs, as an evaluator's: only the file it names stops it loading.
+        with pytest.raises(mctslab.MctslabError, match="External data path"):
+            OnnxEvaluator(inner.with_suffix(".onnx").read_bytes())
+        network._onnx_cache.clear()
+        evaluator, backend, _ = network_evaluator(inner, game, "onnx")
+        assert backend == "onnx"
+        got = evaluator.evaluate(_batch("tic_tac_toe", 10, seed=8))
+        np.testing.assert_allclose(got[1], want[1], atol=1e-5, rtol=0)
