@@ -13,12 +13,18 @@ Run ``python benchmarks/bench_training.py [--part NAME ...] [--model NAME_OR_PAT
   ``--games`` games each (default 100), colours alternated, two random opening plies
   (the arena's ``openings=2``), in the arena's SQLite store
   ``benchmarks/results/training.db`` (a rerun continues the unfinished runs);
-- ``time``: ``az`` against UCT + solver at 0.5 s a move each (``--time-games``, default 40),
-  and the simulations each side makes in 0.5 s: one fresh search of each player from
-  each of ``--time-positions`` positions (default 10: the empty board and positions of
-  plies 2 to 18 of a seeded game of UCT with 1,000 iterations a move against itself),
-  their medians (``simulations_per_move``) and ``simulations_ratio`` = UCT's median /
-  ``az``'s (timing: the numbers depend on the machine and its load);
+- ``time``: equal time: ``az`` against UCT + solver at 0.5 s a move each, with each
+  inference path and leaves a network call (:data:`TIME_MATCHES`; ``--time-match`` picks,
+  ``--time-games`` games each, default 100), and the moonshot, ``az`` at 0.1 s against
+  UCT + solver at 1 s; then the simulations each side makes in 0.5 s: one fresh search of
+  each player from each of ``--time-positions`` positions (default 10: the empty board and
+  positions of plies 2 to 18 of a seeded game of UCT with 1,000 iterations a move against
+  itself), their medians (``simulations_per_move``) and ``simulations_ratio`` = UCT's
+  median / ``az``'s (timing: the numbers depend on the machine and its load);
+- ``search_rate``: ``az`` inside a 0.5 s search from the same positions, on each inference
+  path (PyTorch, ONNX Runtime) and with 1 to 32 leaves a network call (virtual loss): the
+  median simulations, network evaluations a second, and the share of the time spent in the
+  evaluator (the rest is the search itself);
 - ``quality``: move quality against the exact solver
   (:class:`mctslab.games.connect_four_solver.ConnectFourSolver`): ``--positions``
   positions (default 1,000) at plies 8 to 30 from games of UCT (1,000 iterations a move,
@@ -53,7 +59,7 @@ from common import save_part
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
 OUT = RESULTS / "training.json"
-PARTS = ("throughput", "strength", "time", "quality", "curve")
+PARTS = ("throughput", "strength", "time", "search_rate", "quality", "curve")
 
 
 def wilson(points: float, n: int) -> tuple[float, float, float]:
@@ -184,23 +190,35 @@ def part_strength(args: argparse.Namespace) -> None:
     save("strength", {"model": m, "rows": rows})
 
 
+#: ``time``'s matches: (name, az's spec after ``az:model=M,``, the opponent, target).
+#: ``time0.5_*``: equal time, 0.5 s a move each, by inference path and leaves a network
+#: call; ``moonshot_*``: ``az`` at 0.1 s against UCT + solver at 1 s (ten times its time).
+TIME_MATCHES = (
+    ("time0.5_onnx_b8", "time=0.5,backend=onnx,batch=8", "mcts:time=0.5,solver=1", 0.60),
+    ("time0.5_onnx_b1", "time=0.5,backend=onnx,batch=1", "mcts:time=0.5,solver=1", 0.60),
+    ("moonshot_onnx_b8", "time=0.1,backend=onnx,batch=8", "mcts:time=1,solver=1", 0.50),
+    ("time0.5_onnx_b16", "time=0.5,backend=onnx,batch=16", "mcts:time=0.5,solver=1", 0.60),
+    ("time0.5_torch_b1", "time=0.5,backend=torch,batch=1", "mcts:time=0.5,solver=1", 0.60),
+)
+
+
 def part_time(args: argparse.Namespace) -> None:
     m = args.model
-    row = _match(
-        "time0.5",
-        f"az:model={m},time=0.5",
-        "mcts:time=0.5,solver=1",
-        args.time_games,
-        23,
-        args.workers,
-    )
-    row["target"] = 0.5
-    row["met"] = row["score"] >= 0.5
+    chosen = args.time_match or [name for name, *_ in TIME_MATCHES]
+    rows = []
+    for name, az, opponent, target in TIME_MATCHES:
+        if name not in chosen:
+            continue
+        row = _match(name, f"az:model={m},{az}", opponent, args.time_games, 23, args.workers)
+        row["target"] = target
+        row["met"] = row["score"] >= target
+        rows.append(row)
+        save("time", {"model": m, "rows": rows, **_kept_counts()})
     specs = {"az": f"az:model={m},time=0.5", "uct_solver": "mcts:time=0.5,solver=1"}
     ctx = multiprocessing.get_context("spawn")
-    with ctx.Pool(1) as pool:  # a fresh process: one PyTorch thread, as the arena's players
+    with ctx.Pool(1) as pool:  # a fresh process: one thread, as the arena's players
         counts = pool.apply(_simulations_at_equal_time, (specs, args.time_positions))
-    medians = {name: sorted(c)[len(c) // 2] for name, c in counts.items()}
+    medians = {name: _median(c) for name, c in counts.items()}
     print(
         f"simulations in 0.5 s a move (median of {args.time_positions} positions): "
         f"az {medians['az']:,}, UCT + solver {medians['uct_solver']:,}"
@@ -209,7 +227,7 @@ def part_time(args: argparse.Namespace) -> None:
         "time",
         {
             "model": m,
-            "rows": [row],
+            "rows": rows,
             "simulations_per_move": medians,
             "simulations_ratio": medians["uct_solver"] / max(1, medians["az"]),
             "simulations_by_position": counts,
@@ -218,19 +236,22 @@ def part_time(args: argparse.Namespace) -> None:
     )
 
 
+def _kept_counts() -> dict[str, Any]:
+    """The simulation counts of the last ``time`` run, kept while its matches are redone."""
+    if not OUT.exists():
+        return {}
+    old = json.loads(OUT.read_text()).get("time", {})
+    keys = ("simulations_per_move", "simulations_ratio", "simulations_by_position", "positions")
+    return {k: old[k] for k in keys if k in old}
+
+
 def _simulations_at_equal_time(specs: dict[str, str], count: int) -> dict[str, list[int]]:
     """Each player's simulations in one fresh search from each of ``count`` positions."""
     from mctslab.core.registry import make
     from mctslab.players.player import make_player
 
     game = make("connect_four")
-    uct = make_player("mcts:iterations=1000", game.info, 5)
-    state = game.new_initial_state()
-    positions = [state.clone()]
-    while len(positions) < count and not state.is_terminal():
-        state.apply_action(uct.choose(state.clone()))
-        if len(state.history()) % 2 == 0:
-            positions.append(state.clone())
+    positions = _game_positions(game, count)
     out: dict[str, list[int]] = {name: [] for name in specs}
     for name, spec in specs.items():
         make_player(spec, game.info, 0).choose(game.new_initial_state())  # warm up
@@ -239,6 +260,130 @@ def _simulations_at_equal_time(specs: dict[str, str], count: int) -> dict[str, l
             player.choose(position.clone())
             out[name].append(player.last_result.iterations)  # type: ignore[attr-defined]
     return out
+
+
+# 3b. The network's rate inside a search -----------------------------------------------------
+
+#: ``search_rate``'s settings of ``az``: the inference path and the leaves per network call.
+RATE_SETTINGS = (
+    ("torch", 1),
+    ("onnx", 1),
+    ("onnx", 4),
+    ("onnx", 8),
+    ("onnx", 16),
+    ("onnx", 32),
+)
+
+
+class _Timed:
+    """An evaluator that adds up the seconds its inner evaluator takes (observations
+    encoded, the network run, the priors masked) and the leaves it is asked for."""
+
+    rollout = False
+
+    def __init__(self, inner: Any) -> None:
+        from mctslab.search.evaluators import make_evaluator
+
+        self.inner = make_evaluator(inner)  # a PyTorch module is wrapped as the search would
+        self.name = getattr(self.inner, "name", "network")
+        self.seconds = 0.0
+        self.leaves = 0
+        self.calls = 0
+
+    def evaluate(self, batch: Any) -> tuple[Any, Any]:
+        start = time.perf_counter()
+        out = self.inner.evaluate(batch)
+        self.seconds += time.perf_counter() - start
+        self.leaves += len(batch)
+        self.calls += 1
+        return out  # type: ignore[no-any-return]
+
+
+def _search_rates(model: str, seconds: float, count: int) -> list[dict[str, Any]]:
+    """One fresh ``seconds`` search of ``az`` from each of ``count`` positions, at each of
+    :data:`RATE_SETTINGS`: the median simulations, network evaluations a second, mean
+    leaves a call, and the share of the search's time spent in the evaluator."""
+    from dataclasses import replace
+
+    from mctslab.core.registry import make
+    from mctslab.players.player import make_player
+
+    game = make("connect_four")
+    positions = _game_positions(game, count)
+    rows = []
+    for backend, batch in RATE_SETTINGS:
+        spec = f"az:model={model},time={seconds},backend={backend},batch={batch}"
+        warm = make_player(spec, game.info, 0)
+        warm.choose(game.new_initial_state())  # loads the network; compiles the engine
+        loaded = warm.config.puct.evaluator  # type: ignore[attr-defined]
+        sims, evals, shares, means = [], [], [], []
+        for position in positions:
+            player = make_player(spec, game.info, 0)  # a fresh tree, the network as loaded:
+            timed = _Timed(loaded)
+            cfg = player.config  # type: ignore[attr-defined]
+            player.config = replace(cfg, puct=replace(cfg.puct, evaluator=timed))  # type: ignore[attr-defined]
+            start = time.perf_counter()
+            player.choose(position.clone())
+            wall = time.perf_counter() - start
+            sims.append(player.last_result.iterations)  # type: ignore[attr-defined]
+            evals.append(timed.leaves / wall)
+            shares.append(timed.seconds / wall)
+            means.append(timed.leaves / max(1, timed.calls))
+        row = {
+            "backend": warm.backend,  # type: ignore[attr-defined]
+            "batch": batch,
+            "simulations": _median(sims),
+            "evaluations_per_s": _median(evals),
+            "mean_batch": _median(means),
+            "evaluator_share": _median(shares),
+            "simulations_by_position": sims,
+        }
+        print(
+            f"{backend:>5} batch {batch:>2}: {row['simulations']:>7,} simulations, "
+            f"{row['evaluations_per_s']:>8,.0f} evaluations/s, "
+            f"{100 * row['evaluator_share']:.0f}% in the evaluator",
+            flush=True,
+        )
+        rows.append(row)
+    return rows
+
+
+def _median(values: list[Any]) -> Any:
+    return sorted(values)[len(values) // 2]
+
+
+def _game_positions(game: Any, count: int) -> list[Any]:
+    """The empty board and positions of plies 2, 4, ... of a seeded game of UCT (1,000
+    iterations a move) against itself: ``count`` positions in all."""
+    from mctslab.players.player import make_player
+
+    uct = make_player("mcts:iterations=1000", game.info, 5)
+    state = game.new_initial_state()
+    positions = [state.clone()]
+    while len(positions) < count and not state.is_terminal():
+        state.apply_action(uct.choose(state.clone()))
+        if len(state.history()) % 2 == 0:
+            positions.append(state.clone())
+    return positions
+
+
+def part_search_rate(args: argparse.Namespace) -> None:
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Pool(1) as pool:  # a fresh process: one thread for each inference path
+        rows = pool.apply(_search_rates, (args.model, 0.5, args.time_positions))
+    base = rows[0]["evaluations_per_s"]
+    for row in rows:
+        row["speedup"] = row["evaluations_per_s"] / base
+    save(
+        "search_rate",
+        {
+            "model": args.model,
+            "seconds": 0.5,
+            "positions": args.time_positions,
+            "rows": rows,
+            "note": "speedup: evaluations a second over the first row (PyTorch, batch 1)",
+        },
+    )
 
 
 # 4. Move quality against the exact solver ----------------------------------------------------
@@ -496,7 +641,13 @@ def main() -> None:
     )
     parser.add_argument("--model", default="connect_four", help="the network (name or path)")
     parser.add_argument("--games", type=int, default=100, help="games a strength match")
-    parser.add_argument("--time-games", type=int, default=40, help="games at 0.5 s a move")
+    parser.add_argument("--time-games", type=int, default=100, help="games a time match")
+    parser.add_argument(
+        "--time-match",
+        action="append",
+        choices=[name for name, *_ in TIME_MATCHES],
+        help="time: the matches to play (default: all)",
+    )
     parser.add_argument(
         "--time-positions", type=int, default=10, help="positions for simulations at 0.5 s"
     )
