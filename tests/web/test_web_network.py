@@ -32,7 +32,7 @@ import mctslab
 from mctslab.nn.checkpoint import save_checkpoint
 from mctslab.nn.networks import make_network
 from mctslab.players import network
-from mctslab.players.network import NetworkPolicyPlayer, load_model
+from mctslab.players.network import NetworkPolicyPlayer, network_evaluator
 from mctslab.search.mcts import SearchConfig
 from mctslab.search.puct import PuctConfig
 from mctslab.web import networks
@@ -121,6 +121,9 @@ def test_a_network_session_searches_with_the_networks_priors_and_value(
     view = r.json()
     sid = view["id"]
     assert view["config"]["evaluator"] == NET
+    assert view["inference"] == "onnx"  # ONNX Runtime is installed in the tests: az's path
+    plain = client.post("/api/sessions", json={"game": C4, "config": {"iterations": 10}})
+    assert plain.json()["inference"] is None  # no network, no inference path
     state = mctslab.make(C4).new_initial_state()
     priors, value = NetworkPolicyPlayer(model).evaluate(state)
     # Step mode: the leaf (the root) is the network's to evaluate.
@@ -147,7 +150,9 @@ def test_a_network_session_searches_with_the_networks_priors_and_value(
     expected = mctslab.search(
         state,
         SearchConfig(
-            seed=3, iterations=40, puct=PuctConfig(evaluator=load_model(model, state.game))
+            seed=3,
+            iterations=40,
+            puct=PuctConfig(evaluator=network_evaluator(model, state.game, "onnx")[0]),
         ),
         engine="reference",
     )

@@ -176,14 +176,18 @@ def models_for(game: str | None) -> list[ModelOut]:
 
 class NetworkEvaluator:
     """A shipped network as PUCT's evaluator, named ``network:NAME`` (the name the step
-    mode's trace gives). It asks the network's shared
-    :class:`~mctslab.search.evaluators.TorchEvaluator`."""
+    mode's trace gives). It asks the network's shared evaluator on the fastest inference
+    path that works here, as ``az:`` does
+    (:func:`mctslab.players.network.network_evaluator`): ``backend`` says which
+    (``"onnx"``, ONNX Runtime, or ``"torch"``, PyTorch) and ``backend_note`` why."""
 
     rollout = False
 
-    def __init__(self, name: str, module: Any) -> None:
+    def __init__(self, name: str, inner: Any, backend: str = "torch", note: str = "") -> None:
         self.name = NETWORK_PREFIX + name
-        self.inner: Evaluator = make_evaluator(module)
+        self.inner: Evaluator = make_evaluator(inner)
+        self.backend = backend
+        self.backend_note = note
 
     def evaluate(self, batch: LeafBatch) -> tuple[Any, Any]:
         return self.inner.evaluate(batch)
@@ -209,7 +213,7 @@ def network_evaluator(evaluator: str, game: Game) -> NetworkEvaluator:
     from mctslab.nn.checkpoint import CheckpointError
 
     try:
-        module = shipped.load_model(path, game)
+        inner, backend, note = shipped.network_evaluator(path, game, "auto")
     except CheckpointError as err:  # trained for other parameters (a 6x7 board, not 5x4)
         raise InvalidConfigError(f"config.evaluator: {evaluator} does not fit: {err}") from None
-    return NetworkEvaluator(name, module)
+    return NetworkEvaluator(name, inner, backend, note)

@@ -340,6 +340,11 @@ class SessionView(BaseModel):
         description="False while the compiled engine's code for this game is not loaded in "
         "the server yet: the first AI move compiles it (or loads it from numba's cache).",
     )
+    inference: str | None = Field(
+        default=None,
+        description="Where the config's network evaluator runs: 'onnx' (ONNX Runtime) or "
+        "'torch' (PyTorch, where ONNX Runtime is not installed); null without a network.",
+    )
     human_player: int | None
     busy: bool = Field(description="Whether a search is running on the session.")
     state: StateView

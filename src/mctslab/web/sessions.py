@@ -192,6 +192,7 @@ class Session:
             engine=self.engine,
             engine_ready=self.engine != "compiled"
             or is_ready(self.game.info.name, path_of(self.config)),
+            inference=getattr(self.config.puct and self.config.puct.evaluator, "backend", None),
             human_player=self.spec.human_player,
             busy=self.busy,
             state=state_view(self.state, self.game),
