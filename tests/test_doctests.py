@@ -52,6 +52,7 @@ DOCTESTED = [
     "mctslab.teaching.graphs",
     "mctslab.teaching.listing",
     "mctslab.teaching.ucb",
+    "mctslab.train.learner",
     "mctslab.web.render",
 ]
 

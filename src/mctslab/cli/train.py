@@ -124,6 +124,20 @@ def train(
     pretrain_steps: Annotated[
         int | None, _opt("--pretrain-steps", "Steps on --from-dataset (default: 2 epochs).")
     ] = None,
+    value_mix: Annotated[
+        float | None,
+        _opt("--value-mix", "Value target (1-m)*outcome + m*root value, m in [0, 1] [0]."),
+    ] = None,
+    lr_schedule: Annotated[
+        str | None, _opt("--lr-schedule", "constant or cosine (to --lr-min) [constant].")
+    ] = None,
+    lr_min: Annotated[
+        float | None, _opt("--lr-min", "The cosine schedule's last learning rate [1e-05].")
+    ] = None,
+    init: Annotated[
+        str | None,
+        _opt("--init", "Start from this network's weights (a checkpoint or a shipped name)."),
+    ] = None,
     param: ParamOpt = None,
     progress: ProgressOpt = True,
 ) -> None:
@@ -136,6 +150,8 @@ def train(
         config = config_type(game=game, game_params=tuple(sorted(params.items())), **values)
         if resume and from_dataset is not None:
             raise CliError("--from-dataset starts a run; a resumed run has its data already")
+        if resume and init is not None:
+            raise CliError("--init starts a run; a resumed run has its own network")
         console = make_console(stderr=True)
         display = _Display(console, progress)
         result = run_training(
@@ -189,6 +205,10 @@ _CONFIG_OPTIONS = (
     "device",
     "from_dataset",
     "pretrain_steps",
+    "value_mix",
+    "lr_schedule",
+    "lr_min",
+    "init",
 )
 
 

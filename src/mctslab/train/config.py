@@ -8,7 +8,7 @@ from typing import Any
 
 from mctslab.core.errors import InvalidConfigError
 from mctslab.nn.networks import NETWORK_KINDS
-from mctslab.train.learner import OPTIMIZERS
+from mctslab.train.learner import LR_SCHEDULES, OPTIMIZERS
 from mctslab.train.selfplay import SelfPlayOptions
 
 __all__ = ["DEFAULT_BASELINES", "LIMITS", "RESUMABLE", "TrainConfig"]
@@ -61,7 +61,12 @@ class TrainConfig:
     with ``resign_playout`` of the games played out to measure false resignations.
     Learning: a replay buffer of the last ``buffer`` positions, ``replay_ratio`` samples a
     new position (steps = ``replay_ratio * new positions / batch_size``), ``optimizer``
-    (``adam`` or ``sgd`` with ``momentum``), learning rate ``lr``, L2 weight ``l2``.
+    (``adam`` or ``sgd`` with ``momentum``), learning rate ``lr`` on the schedule
+    ``lr_schedule`` (``constant``, or ``cosine`` down to ``lr_min`` at the last generation:
+    :func:`~mctslab.train.learner.learning_rate`), L2 weight ``l2``, the value target mixing
+    the outcome and the root value by ``value_mix`` (:mod:`mctslab.train.selfplay`).
+    ``init``: a checkpoint (or a shipped network's name) whose weights the run starts
+    from instead of random ones; its sizes must be the run's.
     Evaluation: every ``eval_every`` generations, ``eval_games`` games against the
     previous evaluated generation and each of ``baselines`` with ``eval_simulations``
     (default: ``simulations``) and ``eval_openings`` random opening plies, drawn for each
@@ -107,6 +112,10 @@ class TrainConfig:
     device: str = "auto"
     from_dataset: str | None = None
     pretrain_steps: int | None = None
+    value_mix: float = 0.0
+    lr_schedule: str = "constant"
+    lr_min: float = 1e-5
+    init: str | None = None
 
     def __post_init__(self) -> None:
         def positive(name: str, value: Any) -> None:
@@ -135,9 +144,21 @@ class TrainConfig:
             raise InvalidConfigError(
                 f"unknown optimizer {self.optimizer!r}; valid: {', '.join(OPTIMIZERS)}"
             )
+        if self.lr_schedule not in LR_SCHEDULES:
+            raise InvalidConfigError(
+                f"unknown learning-rate schedule {self.lr_schedule!r}; "
+                f"valid: {', '.join(LR_SCHEDULES)}"
+            )
         for name in ("lr", "replay_ratio"):
             if not (math.isfinite(getattr(self, name)) and getattr(self, name) > 0):
                 raise InvalidConfigError(f"{name} must be > 0, got {getattr(self, name)!r}")
+        if not (math.isfinite(self.lr_min) and self.lr_min >= 0):
+            raise InvalidConfigError(f"lr_min must be >= 0, got {self.lr_min!r}")
+        if self.lr_schedule == "cosine" and self.lr_min > self.lr:
+            raise InvalidConfigError(
+                f"the cosine schedule goes from lr down to lr_min: lr_min ({self.lr_min}) "
+                f"must be at most lr ({self.lr})"
+            )
         if not (self.l2 >= 0 and 0 <= self.momentum < 1):
             raise InvalidConfigError("l2 must be >= 0 and momentum in [0, 1)")
         if self.device not in ("auto", "cpu", "cuda"):
@@ -163,6 +184,7 @@ class TrainConfig:
             resign_playout=self.resign_playout,
             parallel_games=self.parallel_games,
             max_moves=self.max_moves,
+            value_mix=self.value_mix,
         )
 
     def to_dict(self) -> dict[str, Any]:

@@ -11,10 +11,17 @@ against the search's visits, and an L2 penalty of weight ``c`` on the weights. T
 term is applied as the optimizer's weight decay ``2c`` (the gradient of ``c||theta||^2``),
 with SGD with momentum (AlphaZero's optimizer) or Adam (the default here: less
 sensitive to its learning rate on small runs).
+
+The learning rate of generation ``g`` of ``G`` follows a schedule
+(:func:`learning_rate`): ``constant``, or ``cosine`` (Loshchilov and Hutter 2017, SGDR
+without restarts), ``lr_g = lr_min + (lr - lr_min) (1 + cos(pi (g - 1) / (G - 1))) / 2``:
+the full rate at the first generation, ``lr_min`` at the last. Large steps early, while
+the self-play data changes fast, and small ones late, to settle on what it has learned.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,10 +32,45 @@ from mctslab.core.errors import InvalidConfigError
 from mctslab.train.buffer import ReplayBuffer
 from mctslab.train.symmetry import Symmetry
 
-__all__ = ["OPTIMIZERS", "Losses", "make_optimizer", "train_steps"]
+__all__ = [
+    "LR_SCHEDULES",
+    "OPTIMIZERS",
+    "Losses",
+    "learning_rate",
+    "make_optimizer",
+    "set_learning_rate",
+    "train_steps",
+]
 
 #: The optimizers :func:`make_optimizer` knows.
 OPTIMIZERS = ("adam", "sgd")
+#: The learning-rate schedules :func:`learning_rate` knows.
+LR_SCHEDULES = ("constant", "cosine")
+
+
+def learning_rate(lr: float, schedule: str, lr_min: float, g: int, generations: int) -> float:
+    """The learning rate of generation ``g`` (1 to ``generations``) under ``schedule``
+    (see the module docstring); past the last generation, the last one's.
+
+    >>> learning_rate(1e-3, "constant", 1e-5, 7, 10)
+    0.001
+    >>> [round(learning_rate(1.0, "cosine", 0.0, g, 3), 3) for g in (1, 2, 3, 4)]
+    [1.0, 0.5, 0.0, 0.0]
+    """
+    if schedule not in LR_SCHEDULES:
+        raise InvalidConfigError(
+            f"unknown learning-rate schedule {schedule!r}; valid: {', '.join(LR_SCHEDULES)}"
+        )
+    if schedule == "constant" or generations <= 1:
+        return lr
+    t = min(max(g - 1, 0), generations - 1) / (generations - 1)
+    return lr_min + (lr - lr_min) * (1.0 + math.cos(math.pi * t)) / 2.0
+
+
+def set_learning_rate(optimizer: torch.optim.Optimizer, lr: float) -> None:
+    """Every parameter group of ``optimizer`` at ``lr`` (its state, Adam's moments, kept)."""
+    for group in optimizer.param_groups:
+        group["lr"] = lr
 
 
 @dataclass(frozen=True)

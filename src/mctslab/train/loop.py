@@ -62,7 +62,13 @@ from mctslab.train.evaluation import (
     evaluate_generation,
     opening_seeds,
 )
-from mctslab.train.learner import Losses, make_optimizer, train_steps
+from mctslab.train.learner import (
+    Losses,
+    learning_rate,
+    make_optimizer,
+    set_learning_rate,
+    train_steps,
+)
 from mctslab.train.report import write_metrics
 from mctslab.train.run_directory import (
     RUN_FORMAT,
@@ -287,6 +293,9 @@ class _Run:
     def learn(self, g: int, positions: int) -> Losses:
         c = self.config
         steps = max(1, math.ceil(c.replay_ratio * positions / c.batch_size))
+        set_learning_rate(
+            self.optimizer, learning_rate(c.lr, c.lr_schedule, c.lr_min, g, c.generations)
+        )
         rng = np.random.default_rng(derive_seed(c.seed, "minibatches", g))
         torch.manual_seed(derive_seed(c.seed, "torch", g) % 2**63)
         return train_steps(
@@ -383,6 +392,8 @@ def _start_new(run: _Run, command: list[str] | None) -> None:
     losses: Losses | None = None
     pretrained = 0
     examples = _dataset_examples(c.from_dataset, run.game, c) if c.from_dataset else None
+    if c.init is not None:
+        _init_weights(run, c.init)
     out.mkdir(parents=True, exist_ok=True)
     if examples is not None:
         run.buffer.add(examples)
@@ -428,6 +439,29 @@ def _start_new(run: _Run, command: list[str] | None) -> None:
         record.update(_loss_fields(losses))
     run.save_net(0)
     run.commit(0, record, 0.0)
+
+
+def _init_weights(run: _Run, init: str) -> None:
+    """``--init``: the run's network starts from the weights of the checkpoint ``init``
+    names (a path, or a shipped network's name), which must be a network of the run's
+    game and sizes. Read once, when the run is made: a resumed run has its own."""
+    from mctslab.nn.checkpoint import CheckpointError, load_checkpoint
+    from mctslab.players.network import resolve_model
+
+    try:
+        path = resolve_model(init)
+        net, _ = load_checkpoint(path, run.game)
+    except (CheckpointError, ValueError) as err:
+        raise TrainError(f"--init {init}: {err}") from None
+    theirs = {k: v for k, v in getattr(net, "mctslab_spec", {}).items() if k != "seed"}
+    ours = {k: v for k, v in getattr(run.net, "mctslab_spec", {}).items() if k != "seed"}
+    if theirs != ours:
+        wanted = ", ".join(f"{k} {v}" for k, v in theirs.items())
+        raise TrainError(
+            f"--init {init} is a network of other sizes ({wanted}); give the run the same "
+            "--network, --channels, --blocks, --hidden and --layers"
+        )
+    run.net.load_state_dict(net.state_dict())
 
 
 def _dataset_examples(path: str, game: Any, c: TrainConfig) -> Examples:
