@@ -21,7 +21,7 @@ from mctslab.cli.main import app  # noqa: E402
 from mctslab.core.errors import InvalidSpecError  # noqa: E402
 from mctslab.nn.checkpoint import CheckpointError, save_checkpoint  # noqa: E402
 from mctslab.nn.networks import make_network  # noqa: E402
-from mctslab.players.network import AZ_TIME_BATCH, NetworkPolicyPlayer  # noqa: E402
+from mctslab.players.network import NetworkPolicyPlayer  # noqa: E402
 from mctslab.players.player import AzPlayer, make_player, play_game  # noqa: E402
 
 GAMES = ("tic_tac_toe", "connect_four")
@@ -198,24 +198,6 @@ def test_az_refuses_an_evaluator_and_policy_unknown_options(nets: dict[str, Path
         make_player(f"az:model={path},evaluator=uniform", info)
     with pytest.raises(InvalidSpecError, match="foo"):
         make_player(f"policy:model={path},foo=1", info)
-
-
-@pytest.mark.parametrize(
-    ("options", "batch"),
-    [("time=0.1", AZ_TIME_BATCH), ("time=0.1,batch=2", 2), ("simulations=50", 1), ("", 1)],
-)
-def test_az_batches_its_leaves_by_default_only_with_a_time_budget(
-    nets: dict[str, Path], options: str, batch: int
-) -> None:
-    """At a time budget more simulations a second pay (AZ_TIME_BATCH leaves a network
-    call); at a budget of simulations they buy nothing, and batch=1 keeps the tree the
-    same in both engines. An explicit batch= wins."""
-    info = mctslab.make("tic_tac_toe").info
-    player = make_player(
-        f"az:model={nets['tic_tac_toe']}" + (f",{options}" if options else ""), info
-    )
-    assert isinstance(player, AzPlayer)
-    assert player.config.puct is not None and player.config.puct.batch == batch
 
 
 @pytest.mark.parametrize("kind", ["az", "policy"])

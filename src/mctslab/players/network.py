@@ -13,8 +13,7 @@ Spec strings::
 ``connect_four``, ``tic_tac_toe``) or the path of a checkpoint written by
 :func:`mctslab.nn.checkpoint.save_checkpoint` (``mctslab train`` writes them). ``az:``
 takes every ``puct:`` option but ``evaluator`` (:func:`~mctslab.players.player.puct_config`);
-its default budget is :data:`AZ_SIMULATIONS`; with a time budget (``time=S``) it
-evaluates :data:`AZ_TIME_BATCH` leaves a network call unless ``batch=`` is given. Networks need the ``nn`` extra (PyTorch);
+its default budget is :data:`AZ_SIMULATIONS`. Networks need the ``nn`` extra (PyTorch);
 a spec is checked when the player is made (the model exists, is a checkpoint, plays this
 game) and the network is loaded at the first move, where the game's parameters are
 known (a Connect Four network of 6x7 refuses a 5x4 board: ``CheckpointError``).
@@ -48,7 +47,6 @@ from mctslab.core.rng import Rng
 
 __all__ = [
     "AZ_SIMULATIONS",
-    "AZ_TIME_BATCH",
     "BACKENDS",
     "NETWORK_KINDS",
     "NetworkPolicyPlayer",
@@ -67,13 +65,6 @@ __all__ = [
 NETWORK_KINDS = ("az", "policy")
 #: ``az:``'s default budget (simulations a move).
 AZ_SIMULATIONS = 200
-#: Leaves a network call (``batch=``, virtual loss keeping them apart) of an ``az:``
-#: search with a time budget, unless ``batch=`` says otherwise. More simulations a
-#: second at a small cost to each (``benchmarks/bench_training.py --part search_rate``:
-#: ONNX Runtime at 8 leaves a call makes about twice the simulations of one at a time in
-#: 0.5 s; ``--part time``: 0.630 [0.532, 0.718] against UCT + solver at 0.5 s a move).
-#: A budget of simulations keeps ``batch=1``: there more simulations a second buy nothing.
-AZ_TIME_BATCH = 8
 #: Where ``az:`` runs its network (``backend=``): the fastest available, ONNX Runtime, PyTorch.
 BACKENDS = ("auto", "onnx", "torch")
 #: An ONNX network may differ from PyTorch's by float32 rounding, not more.
@@ -368,6 +359,4 @@ def make_network_player(
         options["gumbel"] = "1"
     if not {"simulations", "iterations", "iters", "n", "time"} & set(options):
         options["simulations"] = str(AZ_SIMULATIONS)
-    if "time" in options and "batch" not in options and "gumbel" not in options:
-        options["batch"] = str(AZ_TIME_BATCH)
     return path, options
