@@ -192,11 +192,14 @@ def part_strength(args: argparse.Namespace) -> None:
 
 #: ``time``'s matches: (name, az's spec after ``az:model=M,``, the opponent, target).
 #: ``time0.5_*``: equal time, 0.5 s a move each, by inference path and leaves a network
-#: call; ``moonshot_*``: ``az`` at 0.1 s against UCT + solver at 1 s (ten times its time).
+#: call (``_solver``: ``az`` with MCTS-Solver too, as its opponent); ``moonshot_*``:
+#: ``az`` at 0.1 s against UCT + solver at 1 s (ten times its time).
 TIME_MATCHES = (
     ("time0.5_onnx_b8", "time=0.5,backend=onnx,batch=8", "mcts:time=0.5,solver=1", 0.60),
     ("time0.5_onnx_b1", "time=0.5,backend=onnx,batch=1", "mcts:time=0.5,solver=1", 0.60),
     ("moonshot_onnx_b8", "time=0.1,backend=onnx,batch=8", "mcts:time=1,solver=1", 0.50),
+    ("moonshot_onnx_b1", "time=0.1,backend=onnx,batch=1", "mcts:time=1,solver=1", 0.50),
+    ("time0.5_onnx_b1_solver", "time=0.5,solver=1", "mcts:time=0.5,solver=1", 0.60),
     ("time0.5_onnx_b16", "time=0.5,backend=onnx,batch=16", "mcts:time=0.5,solver=1", 0.60),
     ("time0.5_torch_b1", "time=0.5,backend=torch,batch=1", "mcts:time=0.5,solver=1", 0.60),
 )
