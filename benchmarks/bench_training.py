@@ -33,9 +33,12 @@ Run ``python benchmarks/bench_training.py [--part NAME ...] [--model NAME_OR_PAT
   intervals): the network alone (``policy:``), ``az`` at 50 / 200 / 800 simulations,
   compiled UCT at 2,000 / 20,000 / 200,000 iterations; a table and
   ``benchmarks/results/training_quality.png``;
-- ``curve``: Elo by generation against the fixed baselines, with wall time, from the
-  training run's directory (``--run``, default ``runs/connect_four``; skipped when it
-  is not there) into ``benchmarks/results/training_curve.png``.
+- ``curve``: Elo by generation and by hours of training against the fixed baselines,
+  from training runs (``--run``, repeated for runs that continue one another with
+  ``--init``, each a run directory or a saved segment's JSON such as
+  ``results/curve_connect_four_run1.json``, the shipped network's run, whose directory
+  is not kept; default ``runs/connect_four``; skipped when none is there) into
+  ``benchmarks/results/training_curve.png``.
 
 Strength is a score (win 1, draw 1/2) with its 95% Wilson interval; a target is met when
 the point estimate meets it, and the interval says what the games allow. The run always
@@ -597,13 +600,16 @@ def plot_quality(rows: list[dict[str, Any]]) -> None:
 # 5. The training curve -------------------------------------------------------------------
 
 
-def part_curve(args: argparse.Namespace) -> None:
-    run = Path(args.run)
+def _run_curve(run: Path) -> dict[str, Any] | None:
+    """A training run's curve: every generation's wall time and Elo (with its interval,
+    from the run's last ratings), the baselines' Elo; from a run directory, or from a
+    JSON file of an earlier ``curve`` segment (a run whose directory is gone: its rows as
+    this part saved them). ``None`` where ``run`` is neither."""
+    if run.suffix == ".json" and run.is_file():
+        data: dict[str, Any] = json.loads(run.read_text())
+        return data
     if not (run / "state.json").exists():
-        print(f"curve: no training run at {run}; skipped")
-        return
-    import shutil
-
+        return None
     state = json.loads((run / "state.json").read_text())
     history = state["history"]
     last = next((h["ratings"] for h in reversed(history) if h.get("ratings")), {})
@@ -620,19 +626,90 @@ def part_curve(args: argparse.Namespace) -> None:
                 "scores": h.get("scores"),
             }
         )
-    baselines = {k: v for k, v in last.items() if not k.startswith("gen-")}
-    shutil.copyfile(run / "training.png", RESULTS / "training_curve.png")
-    print(
-        f"curve: {state['generation']} generations, {state['wall_seconds'] / 60:.0f} min of training"
-    )
+    run_json = json.loads((run / "run.json").read_text())
+    return {
+        "run": str(run),
+        "config": run_json.get("config", {}),
+        "generations": state["generation"],
+        "wall_seconds": state["wall_seconds"],
+        "baselines": {k: v for k, v in last.items() if not k.startswith("gen-")},
+        "rows": rows,
+    }
+
+
+def plot_curve(segments: list[dict[str, Any]]) -> None:
+    """Elo by generation and by hours of training, the runs one after another (a run
+    started with ``--init`` from the last one's network continues its curve); the
+    baselines of the last run as dashed lines."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+    gen0 = wall0 = 0.0
+    for i, seg in enumerate(segments):
+        rated = [r for r in seg["rows"] if r["elo"] is not None]
+        label = f"run {i + 1}: {seg.get('label') or seg.get('run', '')}"
+        for ax, x_of in (
+            (axes[0], lambda r, g=gen0: g + r["generation"]),
+            (axes[1], lambda r, w=wall0: (w + (r["wall_seconds"] or 0.0)) / 3600),
+        ):
+            ax.errorbar(
+                [x_of(r) for r in rated],
+                [r["elo"] for r in rated],
+                yerr=[
+                    [r["elo"] - r["low"] for r in rated],
+                    [r["high"] - r["elo"] for r in rated],
+                ],
+                marker="o",
+                markersize=3,
+                capsize=2,
+                label=label,
+            )
+        gen0 += seg["generations"]
+        wall0 += seg["wall_seconds"]
+    baselines = segments[-1]["baselines"]
+    for ax, xlabel in (
+        (axes[0], "generation"),
+        (axes[1], "hours of training (this 2-core machine)"),
+    ):
+        for j, (name, b) in enumerate(sorted(baselines.items())):
+            ax.axhline(b["elo"], linestyle="--", color=f"C{j + 3}", alpha=0.6, label=name)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("Elo (uct100 = 0), 95% interval")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    axes[0].set_title("Connect Four network: Elo by generation", fontsize=10)
+    axes[1].set_title("... and by wall time", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(RESULTS / "training_curve.png", dpi=90)
+    plt.close(fig)
+
+
+def part_curve(args: argparse.Namespace) -> None:
+    segments = []
+    for i, name in enumerate(args.run or [str(ROOT / "runs" / "connect_four")]):
+        seg = _run_curve(Path(name))
+        if seg is None:
+            print(f"curve: no training run at {name}; skipped")
+            continue
+        if args.label and i < len(args.label):
+            seg["label"] = args.label[i]
+        segments.append(seg)
+        print(
+            f"curve: {name}: {seg['generations']} generations, "
+            f"{seg['wall_seconds'] / 60:.0f} min of training"
+        )
+    if not segments:
+        return
+    plot_curve(segments)
     save(
         "curve",
         {
-            "run": str(run),
-            "generations": state["generation"],
-            "wall_seconds": state["wall_seconds"],
-            "baselines": baselines,
-            "rows": rows,
+            "segments": segments,
+            "generations": sum(s["generations"] for s in segments),
+            "wall_seconds": sum(s["wall_seconds"] for s in segments),
         },
     )
 
@@ -656,7 +733,13 @@ def main() -> None:
     )
     parser.add_argument("--positions", type=int, default=1000, help="positions for move quality")
     parser.add_argument("--workers", type=int, default=2, help="processes")
-    parser.add_argument("--run", default=str(ROOT / "runs" / "connect_four"), help="training run")
+    parser.add_argument(
+        "--run",
+        action="append",
+        help="curve: a training run's directory, or a saved segment's JSON; repeat for runs "
+        "that continue one another (--init); default runs/connect_four",
+    )
+    parser.add_argument("--label", action="append", help="curve: each --run's label")
     parser.add_argument(
         "--label-only", action="store_true", help="quality: only make and label the positions"
     )
