@@ -204,7 +204,6 @@ TIME_MATCHES = (
     ("moonshot_onnx_b1", "time=0.1,backend=onnx,batch=1", "mcts:time=1,solver=1", 0.50),
     ("moonshot_torch_b1", "time=0.1,backend=torch,batch=1", "mcts:time=1,solver=1", 0.50),
     ("time0.5_onnx_b1_solver", "time=0.5,solver=1", "mcts:time=0.5,solver=1", 0.60),
-    ("time0.5_onnx_b16", "time=0.5,backend=onnx,batch=16", "mcts:time=0.5,solver=1", 0.60),
     ("time0.5_torch_b1", "time=0.5,backend=torch,batch=1", "mcts:time=0.5,solver=1", 0.60),
 )
 
