@@ -11,7 +11,9 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import require_extra
+from mctslab.cli import models
 from mctslab.cli.main import app
+from mctslab.core.errors import InvalidSpecError
 from mctslab.players import network
 from mctslab.players.network import shipped_models
 
@@ -40,6 +42,23 @@ def test_without_onnx_runtime_the_listing_says_pytorch_and_why(
     (row,) = json.loads(done.stdout)
     assert row["inference"]["backend"] == "torch"
     assert "ONNX Runtime not used" in row["inference"]["note"]
+
+
+def test_without_pytorch_the_networks_are_listed_from_their_cards(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def no_torch(*_: object) -> str:
+        raise ImportError("No module named 'torch'")
+
+    def no_players(*_: object) -> None:
+        raise InvalidSpecError("network players need PyTorch: pip install 'mctslab[nn]'")
+
+    monkeypatch.setattr(models, "_checkpoint_game", no_torch)
+    monkeypatch.setattr(models, "network_evaluator", no_players)
+    done = CliRunner().invoke(app, ["models"])
+    assert done.exit_code == 0, done.output
+    assert "connect_four: a network for connect_four" in done.stdout
+    assert "az cannot run it here (network players need PyTorch" in done.stdout
 
 
 @pytest.mark.parametrize(

@@ -28,7 +28,10 @@ def model_rows(game: str | None = None) -> list[dict[str, Any]]:
     rows = []
     for name, path in shipped_models().items():
         card = model_card(name)
-        game_name = _checkpoint_game(path)
+        try:
+            game_name = _checkpoint_game(path)
+        except ImportError:  # no PyTorch: the card says the game
+            game_name = str(card.get("game", "unknown"))
         if game is not None and game_name != game:
             continue
         try:
@@ -78,8 +81,11 @@ def models_command(
         return
     for row in rows:
         how = row["inference"]
-        where = {"onnx": "ONNX Runtime", "torch": "PyTorch"}.get(how["backend"], "unavailable")
+        where = {"onnx": "ONNX Runtime", "torch": "PyTorch"}.get(how["backend"])
         print(f"{row['name']}: a network for {row['game']} (az:model={row['name']})")
         if row["description"]:
             print(f"  {row['description']}")
-        print(f"  az runs it in {where} here ({how['note']})")
+        if where is None:
+            print(f"  az cannot run it here ({how['note']})")
+        else:
+            print(f"  az runs it in {where} here ({how['note']})")
