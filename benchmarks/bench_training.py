@@ -33,6 +33,9 @@ Run ``python benchmarks/bench_training.py [--part NAME ...] [--model NAME_OR_PAT
   intervals): the network alone (``policy:``), ``az`` at 50 / 200 / 800 simulations,
   compiled UCT at 2,000 / 20,000 / 200,000 iterations; a table and
   ``benchmarks/results/training_quality.png``;
+- ``versus``: ``--model`` against ``--against`` (default the shipped ``connect_four``),
+  200 simulations each, ``--games`` games, colours alternated, two random opening plies:
+  whether a newly trained network ships;
 - ``curve``: Elo by generation and by hours of training against the fixed baselines,
   from training runs (``--run``, repeated for runs that continue one another with
   ``--init``, each a run directory or a saved segment's JSON such as
@@ -62,7 +65,7 @@ from common import save_part
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
 OUT = RESULTS / "training.json"
-PARTS = ("throughput", "strength", "time", "search_rate", "quality", "curve")
+PARTS = ("throughput", "strength", "time", "search_rate", "quality", "versus", "curve")
 
 
 def wilson(points: float, n: int) -> tuple[float, float, float]:
@@ -165,6 +168,23 @@ def _match(
         f"{name}: {az} vs {opponent}: {score:.3f} [{low:.3f}, {high:.3f}] over {len(scored)} games"
     )
     return row
+
+
+def part_versus(args: argparse.Namespace) -> None:
+    """``--model`` against the shipped network (``--against``, default ``connect_four``),
+    200 simulations each, ``--games`` games: what decides whether a new network ships."""
+    if args.model == args.against:
+        print(f"versus: --model and --against are both {args.model}; skipped")
+        return
+    row = _match(
+        "versus",
+        f"az:model={args.model},simulations=200",
+        f"az:model={args.against},simulations=200",
+        args.games,
+        31,
+        args.workers,
+    )
+    save("versus", {"model": args.model, "against": args.against, "rows": [row]})
 
 
 def part_strength(args: argparse.Namespace) -> None:
@@ -720,6 +740,9 @@ def main() -> None:
         "--part", action="append", choices=PARTS, help="parts to run (default: all)"
     )
     parser.add_argument("--model", default="connect_four", help="the network (name or path)")
+    parser.add_argument(
+        "--against", default="connect_four", help="versus: the network it meets (name or path)"
+    )
     parser.add_argument("--games", type=int, default=100, help="games a strength match")
     parser.add_argument("--time-games", type=int, default=100, help="games a time match")
     parser.add_argument(
