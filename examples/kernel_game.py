@@ -266,7 +266,7 @@ class Hex(KernelGame):
 
     def parse_action(self, state: KernelState, text: str) -> int | None:
         t = text.strip().lower()
-        if len(t) >= 2 and t[0] in LETTERS and t[1:].isdigit():
+        if len(t) >= 2 and t[0] in LETTERS and t[1:].isascii() and t[1:].isdigit():
             column, row = LETTERS.index(t[0]), int(t[1:]) - 1
             if column < self.columns and 0 <= row < self.rows:
                 return row * self.columns + column

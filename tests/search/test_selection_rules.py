@@ -164,8 +164,12 @@ def test_uct_keeps_no_squares() -> None:
     [
         ({"selection": "ucb2"}, "selection must be one of uct, ucb1-tuned"),
         ({"selection": "rave"}, "selection must be one of"),
-        ({"selection": "ucb1-tuned", "rave": 100.0}, "rave and progressive_bias extend"),
-        ({"selection": "ucb1-tuned", "progressive_bias": 1.0}, "rave and progressive_bias"),
+        ({"selection": "ucb1-tuned", "rave": 100.0}, "rave, progressive_bias and knowledge extend"),
+        (
+            {"selection": "ucb1-tuned", "progressive_bias": 1.0},
+            "rave, progressive_bias and knowledge",
+        ),
+        ({"selection": "ucb1-tuned", "knowledge": 1.0}, "rave, progressive_bias and knowledge"),
     ],
 )
 def test_bad_selections_are_refused(kwargs: dict[str, Any], match: str) -> None:

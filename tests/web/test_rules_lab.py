@@ -58,7 +58,9 @@ def test_an_unknown_rule_is_a_422_naming_the_choices(client: TestClient) -> None
         "/api/move",
         json={"game": "tic_tac_toe", "config": {"selection": "ucb1-tuned", "rave": 100}},
     )
-    assert r.status_code == 400 and "rave and progressive_bias extend" in r.json()["detail"]
+    assert (
+        r.status_code == 400 and "rave, progressive_bias and knowledge extend" in r.json()["detail"]
+    )
 
 
 def test_the_move_service_is_node_identical_under_ucb1_tuned(client: TestClient) -> None:

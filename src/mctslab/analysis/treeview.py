@@ -35,6 +35,8 @@ from mctslab.search.compiled import (
     AMAF_SUM,
     AMAF_VISITS,
     BIAS,
+    KNOW_VISITS,
+    KNOW_WINS,
     NONE,
     SQUARES,
     TREE_FIELDS,
@@ -164,6 +166,9 @@ class _Stats:
     bias: float = 0.0
     # UCB1-Tuned's sum of squared rewards (0 when not kept).
     squares: float = 0.0
+    # Prior knowledge's virtual visits and wins of the move into the node (0 when off).
+    prior_visits: float = 0.0
+    prior_wins: float = 0.0
 
 
 class _Reader(Generic[H]):
@@ -203,6 +208,8 @@ class _ReferenceReader(_Reader[Node]):
             node.amaf_sum,
             node.bias,
             node.squares,
+            node.prior_visits,
+            node.prior_wins,
         )
 
 
@@ -238,12 +245,16 @@ class _CompiledReader(_Reader[int]):
     def stats(self, node: int) -> _Stats:
         proven = int(self._proven[node])
         amaf_visits, amaf_sum, bias, squares = 0, 0.0, 0.0, 0.0
+        prior_visits, prior_wins = 0.0, 0.0
         if self._stats is not None:
             amaf_visits = int(self._stats[AMAF_VISITS, node])
             amaf_sum = float(self._stats[AMAF_SUM, node])
             bias = float(self._stats[BIAS, node])
             if self._stats.shape[0] > SQUARES:
                 squares = float(self._stats[SQUARES, node])
+            if self._stats.shape[0] > KNOW_WINS:
+                prior_visits = float(self._stats[KNOW_VISITS, node])
+                prior_wins = float(self._stats[KNOW_WINS, node])
         return _Stats(
             int(self._action[node]),
             int(self._visits[node]),
@@ -255,6 +266,8 @@ class _CompiledReader(_Reader[int]):
             amaf_sum,
             bias,
             squares,
+            prior_visits,
+            prior_wins,
         )
 
 

@@ -194,6 +194,13 @@ class RuleKernels:
     #: ``k``-th move, ``k = rng_randint(rng, n)``). Every random playout move of both
     #: engines is then this kernel's, and the game's ``playout`` makes its draws.
     light_action: Callable[[IntArray, IntArray, UIntArray, IntArray], int] | None = None
+    #: The game's prior knowledge of every move, ``knowledge(state, params, visits, wins)``
+    #: (optional): for each action ``a`` (``num_actions`` entries of two ``int64``
+    #: arrays), the virtual visits and wins, for the player to move, that a new child
+    #: for ``a`` starts with under the ``knowledge`` option of the search (Gelly and
+    #: Silver 2007; Go's: :mod:`mctslab.games.go.priors`). Read for legal actions only;
+    #: ``0 <= wins <= visits``. Both engines call it when a node's children are made.
+    knowledge: Callable[[IntArray, IntArray, IntArray, IntArray], None] | None = None
     #: A single-player game's code of a move in its context, ``move_code(state, params,
     #: action) -> code`` in ``[0, KernelGame.num_move_codes())``: what Nested Rollout
     #: Policy Adaptation (Rosin 2011) learns a weight for (optional: the action itself).
@@ -335,6 +342,19 @@ class KernelState:
         from ``rng``, whose state advances as the compiled engine's word does), or
         ``None`` for a game without one."""
         return self._draw(self._game.kernels.heavy_action, rng)
+
+    def knowledge(self) -> tuple[IntArray, IntArray] | None:
+        """The game's prior knowledge of every action here, ``(visits, wins)`` arrays of
+        ``num_actions`` entries (its ``knowledge`` kernel's), or ``None`` for a game
+        without one."""
+        kernel = self._game.kernels.knowledge
+        if kernel is None:
+            return None
+        n = max(1, self._game.info.num_actions)
+        visits = np.zeros(n, dtype=np.int64)
+        wins = np.zeros(n, dtype=np.int64)
+        kernel(self.array, self._game.params, visits, wins)
+        return visits, wins
 
     def _draw(self, kernel: Callable[..., int] | None, rng: Rng) -> int | None:
         """``kernel(state, params, word, scratch)``'s move, ``word`` holding ``rng``'s

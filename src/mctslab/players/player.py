@@ -502,8 +502,9 @@ _FLOAT_KEYS = {
     "maxvisit_init",
     "rave",
     "progressive_bias",
+    "knowledge",
 }
-_BOOL_KEYS = {"solver", "reuse_tree", "smooth", "gumbel"}
+_BOOL_KEYS = {"solver", "reuse_tree", "smooth", "gumbel", "early_stop"}
 _OPTIONAL_KEYS = {"iterations", "time", "max_nodes", "c_base"}
 
 

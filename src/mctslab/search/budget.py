@@ -17,6 +17,23 @@ True
 'agreement'
 >>> budget.stop(150, 0.0, agree=lambda: False)
 'iterations'
+
+Early stop (Huang, Coulom and Lin 2010, "Time management for Monte-Carlo tree search
+applied to the game of Go", section 3.3): the most visited root child is played, so once
+its lead over the second exceeds the iterations the budget has left, no more search can
+change the move. The iterations left are the budget's, or, under a time budget, the
+seconds left at the search's own rate so far; the saved time goes back to the clock.
+
+>>> early = Budget(iterations=1000, seconds=None, early_stop=True)
+>>> early.stop(600, 0.0, agree=lambda: True, lead=lambda: 300) is None  # 400 left
+True
+>>> early.stop(700, 0.0, agree=lambda: True, lead=lambda: 301)  # 300 left: cannot change
+'early'
+>>> timed = Budget(iterations=None, seconds=2.0, early_stop=True)
+>>> timed.stop(10_000, 1.0, agree=lambda: True, lead=lambda: 9_000) is None  # ~10,000 left
+True
+>>> timed.stop(15_000, 1.5, agree=lambda: True, lead=lambda: 6_000)  # ~5,000 left
+'early'
 """
 
 from __future__ import annotations
@@ -33,12 +50,15 @@ __all__ = ["Budget"]
 class Budget:
     """A search's budget: at most ``iterations`` iterations and ``seconds`` seconds of
     search (``None``: no such limit), stretched once by ``1 + extra`` under robust-max
-    while its two rules disagree. Mutable: :meth:`stop` records the extension."""
+    while its two rules disagree; with ``early_stop``, over as soon as the most visited root
+    child's lead cannot be caught in what is left. Mutable: :meth:`stop` records the
+    extension."""
 
     iterations: float | None
     seconds: float | None
     robust_max: bool = False
     extra: float = 0.0
+    early_stop: bool = False
     extended: bool = field(default=False, init=False)
     _max_iterations: float = field(init=False, repr=False)
     _max_seconds: float = field(init=False, repr=False)
@@ -55,6 +75,7 @@ class Budget:
             config.time,
             robust_max=getattr(config, "final", None) == "robust-max",
             extra=float(getattr(config, "robust_max_extra", 0.0)),
+            early_stop=bool(getattr(config, "early_stop", False)),
         )
 
     @property
@@ -62,13 +83,22 @@ class Budget:
         """Whether there is a time budget (the only budget that needs a clock)."""
         return self.seconds is not None
 
-    def stop(self, iterations: int, seconds: float, agree: Callable[[], bool]) -> str | None:
+    def stop(
+        self,
+        iterations: int,
+        seconds: float,
+        agree: Callable[[], bool],
+        lead: Callable[[], int] | None = None,
+    ) -> str | None:
         """Why the search stops after ``iterations`` iterations and ``seconds`` seconds of
-        search (``"iterations"``, ``"time"`` or ``"agreement"``), or ``None`` to go on.
+        search (``"iterations"``, ``"time"``, ``"agreement"`` or ``"early"``), or ``None``
+        to go on.
 
         ``agree()`` is robust-max's test on the current tree
         (:func:`~mctslab.search.mcts.rules_agree`); it is
-        called only under robust-max, when the budget is spent or extended.
+        called only under robust-max, when the budget is spent or extended. ``lead()``
+        is the most visited root child's visits minus the second's (its only child's
+        visits if it has one), read only under ``early_stop``.
         """
         out_of_time = seconds >= self._max_seconds
         if iterations >= self._max_iterations or out_of_time:
@@ -80,7 +110,19 @@ class Budget:
             return "time" if out_of_time else "iterations"
         if self.extended and agree():
             return "agreement"
+        if self.early_stop and lead is not None and iterations > 0:
+            left = self._left(iterations, seconds)
+            if lead() > left and (not self.robust_max or agree()):
+                return "early"
         return None
+
+    def _left(self, iterations: int, seconds: float) -> float:
+        """The iterations the budget has left: the iteration budget's, or the time
+        budget's seconds left at the rate so far, whichever is fewer."""
+        left = self._max_iterations - iterations
+        if self.seconds is not None and seconds > 0.0:
+            left = min(left, (self._max_seconds - seconds) * iterations / seconds)
+        return left
 
     def iterations_left(self, iterations: int) -> int | None:
         """How many more iterations the iteration budget allows (``None``: no limit)."""

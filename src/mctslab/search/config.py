@@ -32,6 +32,7 @@ __all__ = [
     "SearchConfig",
     "SelectionRuleName",
     "Simulation",
+    "check_knowledge",
     "check_puct",
 ]
 
@@ -65,6 +66,14 @@ class SearchConfig:
             mean) or ``"robust-max"`` (both; while they disagree the search goes on
             for up to ``robust_max_extra`` times the budget, then plays robust).
         robust_max_extra: fraction of the budget ``"robust-max"`` may add.
+        early_stop: stop as soon as the most visited root child's lead over the second
+            exceeds the iterations the budget has left (under a time budget: the seconds
+            left at the search's rate so far), since no more search could change the
+            move (Huang, Coulom and Lin 2010, "Time management for Monte-Carlo tree
+            search applied to the game of Go"; :class:`~mctslab.search.budget.Budget`):
+            the saved time goes back to the clock. Needs ``final`` ``"robust"`` or
+            ``"robust-max"`` (under the latter, once the two rules agree). The compiled
+            engine looks between chunks, about a hundred times a search.
         solver: MCTS-Solver (two-player zero-sum games).
         iterations: iteration budget (``None``: no limit).
         time: wall-clock budget in seconds (``None``: no limit).
@@ -91,6 +100,14 @@ class SearchConfig:
         progressive_bias: progressive bias's weight ``w`` (Chaslot et al. 2008): a
             visited child's score gains ``w * H / (N + 1)``, ``H`` the game's heuristic of
             the child's position for the player who moved into it, on ``[0, 1]``; ``0``: off.
+        knowledge: the scale ``S`` of the game's prior knowledge (Gelly and Silver 2007;
+            Fuego's and Pachi's priors): a new child starts with ``S * n0`` virtual visits
+            and ``S * w0`` virtual wins, ``(n0, w0)`` the game's ``knowledge`` kernel's
+            for the move (Go: captures, atari escapes, MoGo's patterns, the distance to
+            the last move, first-line and self-atari penalties:
+            :mod:`mctslab.games.go.priors`); they count in the child's mean and
+            exploration term (:func:`~mctslab.search.rules.rave_score`), not in its
+            visits. ``0``: off. Under it a node's children are created together.
         selection: UCT's selection rule, a selectable rule of the registry
             (:func:`mctslab.search.rules.selectable_rules`): ``"uct"`` or
             ``"ucb1-tuned"`` (:func:`~mctslab.search.rules.ucb1_tuned_score`, Auer et al.
@@ -106,6 +123,7 @@ class SearchConfig:
     verdict_threshold: float = 0.9
     final: FinalRule = "robust"
     robust_max_extra: float = 0.5
+    early_stop: bool = False
     solver: bool = False
     iterations: int | None = 1000
     time: float | None = None
@@ -117,12 +135,13 @@ class SearchConfig:
     puct: PuctConfig | None = None
     rave: float = 0.0
     progressive_bias: float = 0.0
+    knowledge: float = 0.0
     selection: str = "uct"
 
     def __post_init__(self) -> None:
         where = "search config"
         check_exploration(where, self.c)
-        for name in ("rave", "progressive_bias"):
+        for name in ("rave", "progressive_bias", "knowledge"):
             value = getattr(self, name)
             if (
                 not isinstance(value, int | float)
@@ -138,9 +157,9 @@ class SearchConfig:
                     f"{where}: {name} is an option of UCT's selection; PUCT has its priors"
                 )
         check_choice(where, "selection", self.selection, selectable_rules())
-        if self.selection != "uct" and (self.rave or self.progressive_bias):
+        if self.selection != "uct" and (self.rave or self.progressive_bias or self.knowledge):
             raise InvalidConfigError(
-                f"{where}: rave and progressive_bias extend UCT's rule; "
+                f"{where}: rave, progressive_bias and knowledge extend UCT's rule; "
                 f"selection={self.selection!r} does not take them"
             )
         if self.selection != "uct" and self.puct is not None:
@@ -174,6 +193,13 @@ class SearchConfig:
             raise InvalidConfigError(
                 f"{where}: robust_max_extra must be in [0, 100], got {self.robust_max_extra!r}"
             )
+        if not isinstance(self.early_stop, bool):
+            raise InvalidConfigError(f"{where}: early_stop must be True or False")
+        if self.early_stop and self.final == "max":
+            raise InvalidConfigError(
+                f"{where}: early_stop watches the most visited child, which final='max' "
+                "does not play; use final='robust' or 'robust-max'"
+            )
         if self.max_nodes is not None and (not is_int(self.max_nodes) or self.max_nodes < 2):
             raise InvalidConfigError(
                 f"{where}: max_nodes must be an integer >= 2, got {self.max_nodes!r}"
@@ -205,14 +231,26 @@ class SearchConfig:
         implementations are registered under the same name."""
         if self.puct is not None:
             return "gumbel" if self.puct.gumbel else "puct"
-        if self.rave or self.progressive_bias:
+        if self.rave or self.progressive_bias or self.knowledge:
             return "rave"
         return self.selection
 
     @property
     def statistics(self) -> tuple[str, ...]:
-        """The node statistics the search's rule declares (:data:`RULES`' ``statistics``)."""
-        return RULES[self.selection_rule].statistics
+        """The node statistics the search's rule declares (:data:`RULES`' ``statistics``),
+        and ``"knowledge"`` when the search has prior knowledge."""
+        declared = RULES[self.selection_rule].statistics
+        return (*declared, "knowledge") if self.knowledge else declared
+
+
+def check_knowledge(state: State, info: GameInfo) -> None:
+    """Refuse ``knowledge`` for a game without a prior-knowledge kernel
+    (``RuleKernels.knowledge``)."""
+    kernels = getattr(getattr(state, "game", None), "kernels", None)
+    if getattr(kernels, "knowledge", None) is None:
+        raise InvalidConfigError(
+            f"knowledge needs the game's prior-knowledge kernel; {info.name} has none"
+        )
 
 
 def check_puct(config: SearchConfig, info: GameInfo, state: State) -> None:

@@ -20,8 +20,9 @@ A user's kernel game gives its own wrapper as ``RuleKernels.search_chunk``
 (``examples/kernel_game.py``), or none: the engine then binds the kernels itself,
 compiled on first use in each process. A game with its own random playout
 (``RuleKernels.playout``) passes it to ``run_chunk`` after the arguments, and a game with
-playout moves, a heavy move or a light move (Go) passes those too (``rollout_actions``,
-``heavy_action``, ``light_action``; ``None`` for any it lacks). The PUCT wrappers pass
+playout moves, a heavy move, a light move or prior knowledge (Go) passes those too
+(``rollout_actions``, ``heavy_action``, ``light_action``, ``knowledge``; ``None`` for any
+it lacks). The PUCT wrappers pass
 the kernels to ``run_puct_chunk`` and ``run_puct_round`` as one
 :class:`~mctslab.search.compiled.options.Kernels`, made in the wrapper from the module's
 kernels (``None`` for those the game lacks).
@@ -70,6 +71,7 @@ def _chunk_full(tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, cap, n)
         kernels.legal_actions, kernels.apply_action, kernels.returns, kernels.heuristic,
         tree, root, params, ci, cf, ctl, rng, bufs, fbufs, path, cap, n, kernels.playout,
         kernels.rollout_actions, kernels.heavy_action, kernels.light_action,
+        kernels.knowledge,
     )  # fmt: skip
 
 
@@ -79,7 +81,7 @@ def _puct_chunk(  # type: ignore[no-untyped-def]
     return run_puct_chunk(
         Kernels(
             kernels.legal_actions, kernels.apply_action, kernels.returns, kernels.heuristic,
-            kernels.observation, kernels.playout, None, None, None,
+            kernels.observation, kernels.playout, None, None, None, None,
         ),
         tree, prior, root_prior, root, params, ci, cf, ctl, rng, bufs, fbufs, pending, cap, n,
     )  # fmt: skip
@@ -92,7 +94,7 @@ def _puct_chunk_full(  # type: ignore[no-untyped-def]
         Kernels(
             kernels.legal_actions, kernels.apply_action, kernels.returns, kernels.heuristic,
             kernels.observation, kernels.playout, kernels.rollout_actions,
-            kernels.heavy_action, kernels.light_action,
+            kernels.heavy_action, kernels.light_action, None,
         ),
         tree, prior, root_prior, root, params, ci, cf, ctl, rng, bufs, fbufs, pending, cap, n,
     )  # fmt: skip
@@ -104,7 +106,7 @@ def _puct_round(  # type: ignore[no-untyped-def]
     return run_puct_round(
         Kernels(
             kernels.legal_actions, kernels.apply_action, kernels.returns, kernels.heuristic,
-            kernels.observation, kernels.playout, None, None, None,
+            kernels.observation, kernels.playout, None, None, None, None,
         ),
         trees, extras, root_priors, roots, params, ci, cf, ctls, rngs, bufs, fbufs, pend, caps,
         n, codes,
@@ -118,7 +120,7 @@ def _puct_round_full(  # type: ignore[no-untyped-def]
         Kernels(
             kernels.legal_actions, kernels.apply_action, kernels.returns, kernels.heuristic,
             kernels.observation, kernels.playout, kernels.rollout_actions,
-            kernels.heavy_action, kernels.light_action,
+            kernels.heavy_action, kernels.light_action, None,
         ),
         trees, extras, root_priors, roots, params, ci, cf, ctls, rngs, bufs, fbufs, pend, caps,
         n, codes,
@@ -135,8 +137,9 @@ _KERNEL_NAMES = (
     "rollout_actions",
     "heavy_action",
     "light_action",
+    "knowledge",
 )
-_EXTRAS = ("rollout_actions", "heavy_action", "light_action")
+_EXTRAS = ("rollout_actions", "heavy_action", "light_action", "knowledge")
 
 
 def _bind(template: Callable[..., int], name: str, module: types.ModuleType) -> Any:

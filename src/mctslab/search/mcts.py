@@ -88,6 +88,7 @@ from mctslab.search.config import (
     SearchConfig,
     SelectionRuleName,
     Simulation,
+    check_knowledge,
     check_puct,
 )
 from mctslab.search.evaluators import Evaluator
@@ -187,6 +188,7 @@ __all__ = [
     "add_children",
     "backpropagate",
     "best_child",
+    "check_knowledge",
     "check_puct",
     "check_solver",
     "count_nodes",
@@ -228,6 +230,7 @@ __all__ = [
     "uct_value",
     "update_amaf",
     "value_for",
+    "visit_lead",
     "win_loss_draw",
 ]
 
@@ -374,6 +377,8 @@ class MCTS:
             raise InvalidConfigError(
                 f"progressive_bias needs the game's heuristic(); {info.name} has none"
             )
+        if config.knowledge:
+            check_knowledge(state, info)
         if config.puct is not None:
             check_puct(config, info, state)
             if self._evaluator is None:
@@ -416,6 +421,15 @@ def game_info_of(state: State) -> GameInfo:
     return info
 
 
+def visit_lead(visits: list[int]) -> int:
+    """The most visited child's visits minus the second's (the only child's visits; 0
+    without children): what early stop compares with the iterations left."""
+    if not visits:
+        return 0
+    top = sorted(visits, reverse=True)
+    return top[0] - (top[1] if len(top) > 1 else 0)
+
+
 def _run(tree: SearchTree) -> SearchResult:
     """The search loop: the four phases, repeated until the budget is spent."""
     config, root = tree.config, tree.root
@@ -423,6 +437,9 @@ def _run(tree: SearchTree) -> SearchResult:
 
     def agree() -> bool:
         return rules_agree(root.children)
+
+    def lead() -> int:
+        return visit_lead([ch.visits for ch in root.children])
 
     start = time.perf_counter()
     iterations = 0
@@ -434,7 +451,7 @@ def _run(tree: SearchTree) -> SearchResult:
             stopped_by = "nodes"
             break
         seconds = time.perf_counter() - start if budget.timed else 0.0
-        stop = budget.stop(iterations, seconds, agree=agree)
+        stop = budget.stop(iterations, seconds, agree=agree, lead=lead)
         if stop is not None:
             stopped_by = stop
             break

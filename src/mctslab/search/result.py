@@ -72,7 +72,8 @@ class SearchResult:
     ``value`` is the root's mean return for the player to move; ``final_rule``
     names the rule that picked ``action`` (``"solver"`` when a proof did);
     ``stopped_by`` is ``"iterations"``, ``"time"``, ``"nodes"``, ``"proven"`` or
-    ``"agreement"`` (robust-max stopped in its extension once its rules agreed).
+    ``"agreement"`` (robust-max stopped in its extension once its rules agreed) or
+    ``"early"`` (early stop: the most visited child could no longer be caught).
     ``seconds`` and ``sims_per_s`` count search time only; ``compile_seconds`` is
     the time spent compiling or loading compiled code for this search.
     """

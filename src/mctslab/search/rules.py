@@ -120,28 +120,38 @@ def rave_score(
     explore: float,
     beta: float,
     bias: float,
+    prior_visits: float = 0.0,
+    prior_wins: float = 0.0,
 ) -> float:
-    """UCT with RAVE and progressive bias, the score of a child under a parent::
+    """UCT with RAVE, progressive bias and prior knowledge, the score of a child::
 
-        (1 - beta) * Q / N + beta * Q~ / N~ + c * sqrt(ln N_parent / N) + w * H / (N + 1)
+        (1 - beta) * (Q + Q0) / (N + N0) + beta * (Q~ + Q0) / (N~ + N0)
+            + c * sqrt(ln N_parent / (N + N0)) + w * H / (N + 1)
 
     ``Q~ / N~`` is the child's all-moves-as-first mean (RAVE, :func:`rave_beta`; the
     first term alone while it has no AMAF visit), ``bias = w * H`` progressive bias's
     heuristic term (Chaslot, Winands, van den Herik, Uiterwijk and Bouzy 2008,
     "Progressive strategies for Monte-Carlo tree search"), shrinking as the child is
-    visited; ``explore = c * sqrt(ln N_parent)`` (:func:`exploration`). An unvisited child
-    (``N = 0``) scores ``Q~ / N~ + c * sqrt(ln N_parent) + w * H`` (its terms at ``N = 1``
-    with the AMAF mean for its own) once RAVE has seen its move, else ``+inf`` (first, as
-    under UCT). The compiled twin is :func:`mctslab.search.compiled.selection.rave_child`: the same
-    expression, float for float."""
-    if visits == 0:
-        if amaf_visits == 0:
+    visited; ``explore = c * sqrt(ln N_parent)`` (:func:`exploration`). ``N0`` and ``Q0``
+    (``prior_visits``, ``prior_wins``) are the game's prior knowledge of the move: virtual
+    visits and wins that both the child's mean and its all-moves-as-first mean start
+    with (Gelly and Silver 2007, "Combining online and offline knowledge in UCT", and
+    2011's heuristic MC-RAVE; Fuego's default, ``PRIOR_INIT_BOTH``), 0 without it. A
+    child with ``N + N0 = 0`` scores ``Q~ / N~ + c * sqrt(ln N_parent) + w * H`` (its
+    terms at ``N = 1`` with the AMAF mean for its own) once RAVE has seen its move, else
+    ``+inf`` (first, as under UCT). The compiled twin is
+    :func:`mctslab.search.compiled.selection.rave_child`: the same expression, float for
+    float."""
+    n = visits + prior_visits
+    m = amaf_visits + prior_visits
+    if n == 0:
+        if m == 0:
             return math.inf
-        return amaf_sum / amaf_visits + explore + bias
-    q = value_sum / visits
-    if amaf_visits > 0:
-        q = (1.0 - beta) * q + beta * (amaf_sum / amaf_visits)
-    return q + explore / math.sqrt(visits) + bias / (visits + 1.0)
+        return (amaf_sum + prior_wins) / m + explore + bias
+    q = (value_sum + prior_wins) / n
+    if m > 0:
+        q = (1.0 - beta) * q + beta * ((amaf_sum + prior_wins) / m)
+    return q + explore / math.sqrt(n) + bias / (visits + 1.0)
 
 
 def ucb1_tuned_score(
@@ -178,6 +188,7 @@ STATISTICS = {
     "bias": "progressive bias's w * H of the node's position",
     "squares": "the sum of the squared rewards backed up through the node",
     "prior": "the evaluator's prior of the move into the node",
+    "knowledge": "the game's prior knowledge of the move into the node: virtual visits and wins",
 }
 SQUARES = "squares"
 
@@ -199,6 +210,10 @@ class ChildView(Protocol):
     def bias(self) -> float: ...
     @property
     def prior(self) -> float | None: ...
+    @property
+    def prior_visits(self) -> float: ...
+    @property
+    def prior_wins(self) -> float: ...
 
 
 ViewScore = Callable[[ChildView, int, "SearchConfig"], float]
@@ -216,7 +231,17 @@ def _tuned_view(s: ChildView, parent_visits: int, config: SearchConfig) -> float
 def _rave_view(s: ChildView, parent_visits: int, config: SearchConfig) -> float:
     explore = exploration(config.c, parent_visits)
     beta = rave_beta(config.rave, parent_visits)
-    return rave_score(s.value_sum, s.visits, s.amaf_sum, s.amaf_visits, explore, beta, s.bias)
+    return rave_score(
+        s.value_sum,
+        s.visits,
+        s.amaf_sum,
+        s.amaf_visits,
+        explore,
+        beta,
+        s.bias,
+        s.prior_visits,
+        s.prior_wins,
+    )
 
 
 def _puct_view(s: ChildView, parent_visits: int, config: SearchConfig) -> float:
@@ -296,14 +321,15 @@ RULES: dict[str, RuleInfo] = {
         ),
         RuleInfo(
             "rave",
-            "UCT with RAVE and progressive bias",
+            "UCT with RAVE, progressive bias and prior knowledge",
             "RAVE",
-            "(1 - beta) Q/N + beta Q~/N~ + c * sqrt(ln N_parent / N) + w H / (N + 1), "
-            "beta = sqrt(k / (3 N_parent + k))",
+            "(1 - beta) (Q + Q0)/(N + N0) + beta (Q~ + Q0)/(N~ + N0) "
+            "+ c * sqrt(ln N_parent / (N + N0)) "
+            "+ w H / (N + 1), beta = sqrt(k / (3 N_parent + k))",
             "Gelly and Silver 2007, 2011; Chaslot et al. 2008",
             "uct",
             ("amaf", "bias"),
-            "mcts:rave=K and/or mcts:progressive_bias=W",
+            "mcts:rave=K, mcts:progressive_bias=W and/or mcts:knowledge=S",
             _rave_view,
         ),
         RuleInfo(

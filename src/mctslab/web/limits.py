@@ -107,7 +107,7 @@ def reference_node_bytes(state: State, native_state_bytes: int | None = None) ->
 
 def compiled_node_bytes(config: SearchConfig) -> int:
     """The bytes of one node of the compiled engine's tree under ``config``."""
-    rows = compiled.STATS_ROWS if config.rave or config.progressive_bias else 0
+    rows = compiled.stats_rows(config.statistics)
     extra = 2 if config.puct is not None else 0
     return compiled.bytes_per_node() + 8 * (rows + extra)
 

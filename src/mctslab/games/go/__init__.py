@@ -53,6 +53,8 @@ one module per concept, in the order a move runs through them:
 - :mod:`~mctslab.games.go.scoring`: Tromp-Taylor area scoring, the heuristic;
 - :mod:`~mctslab.games.go.patterns`: MoGo's 3x3 patterns and their table;
 - :mod:`~mctslab.games.go.playouts`: the light, uniform and heavy playouts;
+- :mod:`~mctslab.games.go.priors`: the prior knowledge of a new tree node's children
+  (Michi's node priors: captures, escapes, patterns, distance to the last move);
 - :mod:`~mctslab.games.go.game`: the :class:`Go` game that binds them.
 
 Every name of the single module this package was is importable from it.
@@ -143,11 +145,29 @@ from mctslab.games.go.playouts import (
     rollout_actions,
     uniform_action,
 )
+from mctslab.games.go.priors import (
+    CFG_FAR,
+    PRIOR_CAPTURE_MANY,
+    PRIOR_CAPTURE_ONE,
+    PRIOR_CFG,
+    PRIOR_EMPTYAREA,
+    PRIOR_EVEN,
+    PRIOR_OWN_EYE,
+    PRIOR_PAT3,
+    PRIOR_SELFATARI,
+    cfg_distances,
+    empty_area,
+    knowledge,
+    prior_table,
+    shape_prior,
+    tactical_prior,
+)
 from mctslab.games.go.scoring import area_score2, heuristic
 
 __all__ = [
     "BLACK",
     "BLOOM_WORDS",
+    "CFG_FAR",
     "COLUMNS",
     "EMPTY",
     "GUARD",
@@ -158,6 +178,14 @@ __all__ = [
     "PAT_CELLS",
     "PAT_SWAP",
     "PAT_SYMBOLS",
+    "PRIOR_CAPTURE_MANY",
+    "PRIOR_CAPTURE_ONE",
+    "PRIOR_CFG",
+    "PRIOR_EMPTYAREA",
+    "PRIOR_EVEN",
+    "PRIOR_OWN_EYE",
+    "PRIOR_PAT3",
+    "PRIOR_SELFATARI",
     "P_A2V",
     "P_BLOOM",
     "P_COLOUR",
@@ -196,12 +224,15 @@ __all__ = [
     "apply_action",
     "area_score2",
     "around",
+    "cfg_distances",
+    "empty_area",
     "finish",
     "heavy_action",
     "heavy_playout",
     "heuristic",
     "in_atari",
     "init",
+    "knowledge",
     "legal_actions",
     "legal_point",
     "liberties_after",
@@ -217,12 +248,15 @@ __all__ = [
     "pattern_orientation",
     "pattern_table",
     "playout",
+    "prior_table",
     "remember",
     "remove_liberty",
     "remove_string",
     "returns",
     "rollout_actions",
     "seen_before",
+    "shape_prior",
+    "tactical_prior",
     "uniform_action",
 ]
 

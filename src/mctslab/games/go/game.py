@@ -17,6 +17,7 @@ from mctslab.games.go.layout import (
     make_params,
 )
 from mctslab.games.go.playouts import heavy_action, light_action, playout, rollout_actions
+from mctslab.games.go.priors import knowledge
 from mctslab.games.go.scoring import area_score2, heuristic
 from mctslab.games.kernels import KernelGame, KernelState, RuleKernels
 
@@ -43,6 +44,7 @@ class Go(KernelGame):
         rollout_actions=rollout_actions,
         heavy_action=heavy_action,
         light_action=light_action,
+        knowledge=knowledge,
     )
 
     def __init__(

@@ -17,7 +17,8 @@ The modules, in the order of one iteration (as mctx's ``_src/``):
   its children move to consecutive slots (:func:`~.tree.relocate`): selection then reads
   neighbours in memory instead of nodes made thousands of iterations apart, and the freed
   slots take the next new nodes. Under RAVE or progressive bias, ``Tree.stats`` adds three
-  float64 rows (the all-moves-as-first visits and sum, the bias term: 24 bytes a node).
+  float64 rows (the all-moves-as-first visits and sum, the bias term: 24 bytes a node),
+  and under prior knowledge six (the virtual visits and wins a child starts with).
   Neither boards nor untried lists are stored: each iteration replays the path from the
   root, and expansion recomputes the legal actions there and takes the k-th one without a
   child, as the reference engine pops the k-th of its sorted list.
@@ -25,7 +26,7 @@ The modules, in the order of one iteration (as mctx's ``_src/``):
   :func:`uct_child`, :func:`rave_child`, :func:`puct_child`, :func:`gumbel_child`.
 - :mod:`.phases`: :func:`select`, :func:`expand`, :func:`simulate`,
   :func:`backpropagate`, and their helpers (opening a node, MCTS-Solver's proofs, RAVE's
-  AMAF update, progressive bias).
+  AMAF update, progressive bias, prior knowledge).
 - :mod:`.playouts`: the game's optional kernels (its own playout, playout moves, heavy
   and light moves, observation) chosen by type when compiling, and the generic heavy
   playout.
@@ -109,6 +110,7 @@ from mctslab.search.compiled.options import (
     INT_OPTIONS,
     IS_EXTENDED,
     ITERATIONS,
+    KNOW_W,
     MAX_NODES,
     MAXVISIT_INIT,
     MIN_UTILITY,
@@ -198,6 +200,8 @@ from mctslab.search.compiled.tree import (
     AMAF_SUM,
     AMAF_VISITS,
     BIAS,
+    KNOW_VISITS,
+    KNOW_WINS,
     NONE,
     OPENED,
     PRIOR_ROW,
@@ -219,6 +223,7 @@ from mctslab.search.compiled.tree import (
     link,
     new_node,
     relocate,
+    stats_rows,
 )
 
 # Private names of compiled.py that tests read, kept importable from here.
@@ -261,6 +266,9 @@ __all__ = [
     "INV_SQRT",
     "IS_EXTENDED",
     "ITERATIONS",
+    "KNOW_VISITS",
+    "KNOW_W",
+    "KNOW_WINS",
     "MAXVISIT_INIT",
     "MAX_NODES",
     "MIN_UTILITY",
@@ -368,6 +376,7 @@ __all__ = [
     "set_bias",
     "should_expand",
     "simulate",
+    "stats_rows",
     "uct_child",
     "uct_chunk",
     "update_amaf",

@@ -55,7 +55,7 @@ from mctslab.search.compiled.tree import ROOT, UNPROVEN, borrow, borrow_tree
 # examples/kernel_game.py, :mod:`mctslab.search.kernel_chunks`) binds its kernels, read
 # from a module, and passes them here one by one with the twelve arguments the driver
 # hands it (numba caches a function that takes no functions: the wrapper, not this one).
-# Hence 20 parameters, where the loop itself (uct_chunk) takes named tuples. Inlined into
+# Hence 21 parameters, where the loop itself (uct_chunk) takes named tuples. Inlined into
 # each wrapper; nogil: called from Python (a game without a wrapper), it lets other
 # threads run meanwhile.
 @njit(inline="always", nogil=True)
@@ -80,6 +80,7 @@ def run_chunk(  # type: ignore[no-untyped-def]
     rollout_fn=None,
     heavy_fn=None,
     light_fn=None,
+    knowledge_fn=None,
 ):
     """Run up to ``max_chunk`` iterations; return why it stopped (a code of
     :mod:`~mctslab.search.compiled.options`).
@@ -89,14 +90,14 @@ def run_chunk(  # type: ignore[no-untyped-def]
     matrix of scratch rows and ``fbufs`` a float64 one (:class:`~.options.Scratch`, made
     by :func:`~.options.make_scratch`); ``path`` the node ids of the current descent.
     ``capacity`` = (node capacity, number of actions). ``playout_fn``, ``rollout_fn``,
-    ``heavy_fn``, ``light_fn``: the game's own random playout, playout moves,
-    heavy-playout move and random-playout move (``RuleKernels.playout``,
-    ``rollout_actions``, ``heavy_action``, ``light_action``), each left out where the
-    game has none. The arrays are borrowed (:func:`~.tree.borrow`) for the call.
+    ``heavy_fn``, ``light_fn``, ``knowledge_fn``: the game's own random playout, playout
+    moves, heavy-playout move, random-playout move and prior knowledge
+    (``RuleKernels.playout``, ``rollout_actions``, ``heavy_action``, ``light_action``,
+    ``knowledge``), each left out where the game has none. The arrays are borrowed (:func:`~.tree.borrow`) for the call.
     """
     kernels = Kernels(
         legal_fn, apply_fn, returns_fn, heuristic_fn, None, playout_fn, rollout_fn, heavy_fn,
-        light_fn,
+        light_fn, knowledge_fn,
     )  # fmt: skip
     options = read_options(cfg_i, cfg_f)
     amaf = options.rave_k > 0.0
@@ -121,7 +122,7 @@ def uct_chunk(
     updates the AMAF statistics after the backup (:func:`update_amaf`); progressive
     bias evaluates each node as it is opened (:func:`set_bias`).
     """
-    expansion = EXPANSION_ALL if options.rave_k > 0.0 else options.expansion
+    expansion = EXPANSION_ALL if options.rave_k > 0.0 or options.know_w > 0.0 else options.expansion
     num_actions = capacity[1]
     if tree.flags[ROOT] == 0:
         scratch.state[:] = root_state
@@ -201,7 +202,7 @@ def _select_by_rule_source(names: list[str]) -> str:
     call = "select(kernels, options, RULE_{}, choice, tree, state, params, path, scratch)"
     lines = [
         "def select_by_rule(kernels, options, tree, state, params, path, scratch):",
-        "    choice = (options.c, options.solver, options.rave_k)",
+        "    choice = (options.c, options.solver, options.rave_k, options.know_w > 0.0)",
     ]
     for code in range(len(names) - 1):
         lines += [f"    if options.rule == {code}:", f"        return {call.format(code)}"]
@@ -218,7 +219,8 @@ def _make_select_by_rule() -> Any:
     fn.__doc__ = (
         "Phase 1 by the search's rule: :func:`~.phases.select` with the rule of code "
         "``options.rule`` (" + ", ".join(f"{c}: {n}" for c, n in enumerate(names)) + "), "
-        "its ``choice = (c, solver, rave_k)``. Written from :data:`~.selection.COMPILED_RULES`."
+        "its ``choice = (c, solver, rave_k, knowledge)``. Written from "
+        ":data:`~.selection.COMPILED_RULES`."
     )
     return njit(inline="always")(fn)
 

@@ -77,11 +77,13 @@ from mctslab.search.mcts import (
     RootChild,
     SearchConfig,
     SearchResult,
+    check_knowledge,
     check_puct,
     check_solver,
     make_result,
     not_win_loss_message,
     rules_agree,
+    visit_lead,
 )
 
 # Rule kernels -> run_chunk (and run_puct_chunk) bound to them in functions numba
@@ -122,6 +124,7 @@ def kernel_tuple(kernels: Any) -> Kernels:
         getattr(kernels, "rollout_actions", None),
         getattr(kernels, "heavy_action", None),
         getattr(kernels, "light_action", None),
+        None,  # prior knowledge: UCT's family only
     )
 
 
@@ -203,7 +206,7 @@ class SearchRun:
         """Iterations the next chunk may run (the budget's; a slice of a time budget)."""
         left = self.budget.iterations_left(int(self.ctl[ITERATIONS]))
         limit = 1 << 62 if left is None else left
-        if self.budget.timed:
+        if self.budget.timed or self.budget.early_stop:
             limit = min(limit, self.chunk)
         self.ctl[IS_EXTENDED] = self.budget.extended
         return limit
@@ -325,6 +328,7 @@ class CompiledMCTS:
                 getattr(kernels, "rollout_actions", None),
                 getattr(kernels, "heavy_action", None),
                 getattr(kernels, "light_action", None),
+                getattr(kernels, "knowledge", None),
             )
 
         return generic
@@ -435,6 +439,8 @@ class CompiledMCTS:
             raise InvalidConfigError("cannot search a terminal state: the game is over")
         info: GameInfo = game_info or game.info
         check_solver(config, info)
+        if config.knowledge:
+            check_knowledge(state, info)
         puct = config.puct
         if puct is not None:
             check_puct(config, info, state)
@@ -526,6 +532,7 @@ class CompiledMCTS:
             maxvisit_init=0.0 if puct is None else puct.maxvisit_init,
             rave_k=float(config.rave),
             bias_w=float(config.progressive_bias),
+            know_w=float(config.knowledge),
         )
 
     def _new_tree(self, state: State, num_actions: int) -> None:
@@ -539,7 +546,7 @@ class CompiledMCTS:
             # otherwise start small and double when an iteration might not fit.
             one = (
                 config.expansion == "one"
-                and not config.rave
+                and not (config.rave or config.knowledge)
                 and config.time is None
                 and puct is None
             )
@@ -565,11 +572,18 @@ class CompiledMCTS:
         if code == CHUNK_DONE:
             done = int(run.ctl[ITERATIONS])
             seconds = time.perf_counter() - run.start
-            stop = run.budget.stop(done, seconds, agree=lambda: rules_agree(self._root_children()))
+            stop = run.budget.stop(
+                done,
+                seconds,
+                agree=lambda: rules_agree(self._root_children()),
+                lead=lambda: visit_lead([ch.visits for ch in self._root_children()]),
+            )
             if stop is None and config.time is not None:
                 # Aim for chunks of about a hundredth of the time budget.
                 per = seconds / max(1, done)
                 run.chunk = max(16, min(1 << 20, int(config.time / 100 / max(per, 1e-9))))
+            elif stop is None and config.early_stop and config.iterations is not None:
+                run.chunk = max(16, config.iterations // 100)  # early stop looks this often
             return stop
         if code == NEED_NOISE:
             self._root_noise(run.root_prior, run.ctl, run.pending)

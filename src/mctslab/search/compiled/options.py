@@ -60,12 +60,13 @@ FLOAT_OPTIONS = (
     "maxvisit_init",
     "rave_k",
     "bias_w",
+    "know_w",
 )
 # Their indices in cfg_i and cfg_f (kept by these names: the engine read them so before).
 EXPANSION, SIMULATION, CUTOFF_DEPTH, SOLVER, MAX_NODES, VERDICT_EVERY = range(6)
 BATCH, VIRTUAL_LOSS, EVALUATOR, GUMBEL, RULE = range(6, 11)
 C, MIN_UTILITY, SPAN, VERDICT_THRESHOLD = range(4)
-C_BASE, FPU, MIX, VALUE_SCALE, MAXVISIT_INIT, RAVE_K, BIAS_W = range(4, 11)
+C_BASE, FPU, MIX, VALUE_SCALE, MAXVISIT_INIT, RAVE_K, BIAS_W, KNOW_W = range(4, 12)
 CFG_F_SIZE = len(FLOAT_OPTIONS)
 
 # The values of cfg_i's options, named as SearchConfig names them.
@@ -104,7 +105,8 @@ class Options(NamedTuple):
     :class:`PuctConfig` fields they come from, checked and coded by the driver).
 
     Attributes:
-        expansion: ``EXPANSION_ONE`` or ``EXPANSION_ALL`` (RAVE grows all children).
+        expansion: ``EXPANSION_ONE`` or ``EXPANSION_ALL`` (RAVE and prior knowledge grow
+            all children).
         simulation: ``SIMULATION_RANDOM``, ``_HEAVY``, ``_CUTOFF`` or ``_VERDICT``.
         cutoff_depth: random plies before the heuristic scores a cutoff playout.
         solver: MCTS-Solver on.
@@ -115,7 +117,8 @@ class Options(NamedTuple):
         evaluator: PUCT's evaluator, ``EVAL_EXTERNAL`` or a built-in one's code.
         gumbel: Gumbel search on.
         rule: UCT's family: the selection rule's code, its index in
-            :data:`~.selection.COMPILED_RULES` (RAVE's under RAVE or progressive bias).
+            :data:`~.selection.COMPILED_RULES` (RAVE's under RAVE, progressive bias or
+            prior knowledge).
         c: the exploration constant (UCT's ``c``, or PUCT's).
         min_utility: the game's lowest return.
         span: the game's highest return minus its lowest.
@@ -128,6 +131,8 @@ class Options(NamedTuple):
         maxvisit_init: Gumbel's ``c_visit``.
         rave_k: RAVE's equivalence parameter ``k`` (0: off).
         bias_w: progressive bias's weight ``w`` (0: off).
+        know_w: prior knowledge's scale ``S`` (0: off): a new child's virtual visits and
+            wins are ``S`` times the game's ``knowledge`` kernel's.
     """
 
     expansion: int
@@ -153,6 +158,7 @@ class Options(NamedTuple):
     maxvisit_init: float
     rave_k: float
     bias_w: float
+    know_w: float
 
 
 def option_arrays(options: Options) -> tuple[Any, Any]:
@@ -191,6 +197,7 @@ def read_options(cfg_i, cfg_f):  # type: ignore[no-untyped-def]
         cfg_f[MAXVISIT_INIT],
         cfg_f[RAVE_K],
         cfg_f[BIAS_W],
+        cfg_f[KNOW_W],
     )
 
 
@@ -199,7 +206,7 @@ class Kernels(NamedTuple):
     ``legal``, ``apply``, ``returns``, ``heuristic``, and the optional ones, ``None`` where
     the game has none (chosen by type when compiling: :mod:`.playouts`): ``observation``,
     ``playout``, ``rollout`` (playout moves), ``heavy`` and ``light`` (a heavy or a random
-    playout's move)."""
+    playout's move), ``knowledge`` (the prior knowledge of a node's moves)."""
 
     legal: Any
     apply: Any
@@ -210,6 +217,7 @@ class Kernels(NamedTuple):
     rollout: Any
     heavy: Any
     light: Any
+    knowledge: Any
 
 
 class Scratch(NamedTuple):

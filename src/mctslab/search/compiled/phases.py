@@ -6,7 +6,8 @@
 way back up: the reference engine's phases (:mod:`mctslab.search.mcts`), choice for
 choice. Their helpers are here too: opening a node (:func:`open_node`), MCTS-Solver's
 backup (:func:`prove`: Winands et al. 2008), RAVE's all-moves-as-first update
-(:func:`update_amaf`), progressive bias (:func:`set_bias`), PUCT's expansion with priors
+(:func:`update_amaf`), progressive bias (:func:`set_bias`), prior knowledge
+(:func:`set_knowledge`), PUCT's expansion with priors
 (:func:`expand_with_priors`) and the exact rewards of a terminal or proven leaf
 (:func:`leaf_rewards`). All are inlined into the chunk loops.
 """
@@ -31,6 +32,7 @@ from mctslab.search.compiled.options import (
 )
 from mctslab.search.compiled.playouts import (
     game_heavy,
+    game_knowledge,
     game_light,
     game_playout,
     heavy_action,
@@ -39,6 +41,8 @@ from mctslab.search.compiled.tree import (
     AMAF_SUM,
     AMAF_VISITS,
     BIAS,
+    KNOW_VISITS,
+    KNOW_WINS,
     NONE,
     OPENED,
     ROOT,
@@ -205,6 +209,8 @@ def expand(
                 next_sibling[last] = ch
             last = ch
         tree.n_untried[leaf] = 0
+        if options.know_w > 0.0:
+            set_knowledge(kernels, options, tree, leaf, state, params, scratch)
     kernels.apply(state, params, action[first])
     if not open_node(kernels, options, tree, first, state, params, scratch):
         return NOT_WIN_LOSS, depth
@@ -357,6 +363,24 @@ def set_bias(kernels, options, tree, path, depth, state, params, scratch):  # ty
         kernels.heuristic(state, params, rets)
         h = (rets[p] + 1.0) / 2.0
     tree.stats[BIAS, leaf] = options.bias_w * h
+
+
+@njit(inline="always")
+def set_knowledge(kernels, options, tree, leaf, state, params, scratch):  # type: ignore[no-untyped-def]
+    """Prior knowledge of the children just made at ``leaf`` (``state`` holds its
+    position), as the reference's ``set_knowledge``: each starts with ``S * n0`` virtual
+    visits and ``S * w0`` virtual wins, ``(n0, w0)`` the game's ``knowledge`` kernel's for
+    its move, ``S = options.know_w`` (Gelly and Silver 2007). The kernel writes into the
+    playout's move buffers (``a_buf``, ``b_buf``), free until the simulation."""
+    visits, wins = scratch.a_buf, scratch.b_buf
+    game_knowledge(kernels.knowledge, state, params, visits, wins)
+    w = options.know_w
+    ch = tree.first_child[leaf]
+    while ch >= 0:
+        a = tree.action[ch]
+        tree.stats[KNOW_VISITS, ch] = w * visits[a]
+        tree.stats[KNOW_WINS, ch] = w * wins[a]
+        ch = tree.next_sibling[ch]
 
 
 @njit(inline="always")

@@ -1,8 +1,8 @@
 """Playouts: the game's optional kernels, and the generic heavy playout.
 
 A kernel game may give its own random playout, playout moves, heavy-playout move, random
-move and observation (``RuleKernels.playout``, ``rollout_actions``, ``heavy_action``,
-``light_action``, ``observation``). Each ``game_*`` function below has a plain-Python
+move, observation and prior knowledge (``RuleKernels.playout``, ``rollout_actions``,
+``heavy_action``, ``light_action``, ``observation``, ``knowledge``). Each ``game_*`` function below has a plain-Python
 meaning and a numba overload chosen by the kernel's type when compiling: a game without
 the kernel (``None``, or the argument left out) costs nothing, not even a branch.
 :func:`heavy_action` is the generic heavy playout's move (Drake and Uurtamo 2007: win at
@@ -85,6 +85,23 @@ def _game_heavy(heavy_fn, state, params, rng, buf):  # type: ignore[no-untyped-d
     if isinstance(heavy_fn, (types.NoneType, types.Omitted)):
         return lambda heavy_fn, state, params, rng, buf: -1
     return lambda heavy_fn, state, params, rng, buf: heavy_fn(state, params, rng, buf)
+
+
+def game_knowledge(knowledge_fn, state, params, visits, wins):  # type: ignore[no-untyped-def]
+    """The game's prior knowledge of every move (its ``knowledge`` kernel: virtual visits
+    and wins by action, written to ``visits`` and ``wins``); nothing for a game without
+    one. Plain-Python meaning; compiled code gets the overload below."""
+    if knowledge_fn is not None:
+        knowledge_fn(state, params, visits, wins)
+
+
+@overload(game_knowledge)
+def _game_knowledge(knowledge_fn, state, params, visits, wins):  # type: ignore[no-untyped-def]
+    if isinstance(knowledge_fn, (types.NoneType, types.Omitted)):
+        return lambda knowledge_fn, state, params, visits, wins: None
+    return lambda knowledge_fn, state, params, visits, wins: knowledge_fn(
+        state, params, visits, wins
+    )
 
 
 @njit(cache=True)

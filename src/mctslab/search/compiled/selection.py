@@ -6,7 +6,7 @@ descent (:func:`~mctslab.search.compiled.phases.select` takes the rule as an arg
 (UCB1-Tuned: Auer et al. 2002), :func:`rave_child` (RAVE and progressive bias: Gelly and
 Silver 2011; Chaslot et al. 2008), :func:`puct_child` (AlphaGo's PUCT: Silver et al. 2016,
 2017) and :func:`gumbel_child` (Gumbel MuZero: Danihelka et al. 2022). ``choice`` is a
-tuple of the rule's parameters: for UCT's family ``(c, solver, rave_k)``, each rule
+tuple of the rule's parameters: for UCT's family ``(c, solver, rave_k, knowledge)``, each rule
 reading what it needs. :data:`COMPILED_RULES` registers UCT's family by the names of
 :data:`mctslab.search.rules.RULES`; the UCT chunk dispatches on a rule's code, its index
 there (:data:`RULE_CODES`, ``Options.rule``). :func:`agree` is robust-max's test at the
@@ -25,6 +25,8 @@ from mctslab.search.compiled.tree import (
     AMAF_SUM,
     AMAF_VISITS,
     BIAS,
+    KNOW_VISITS,
+    KNOW_WINS,
     NONE,
     PRIOR_ROW,
     RAW_ROW,
@@ -56,7 +58,7 @@ def uct_child(tree, node, choice):  # type: ignore[no-untyped-def]
     the reciprocals of small counts from the same tables), unvisited children first,
     ties to the lowest action (children are sorted by action and only a strictly
     greater score replaces the best); MCTS-Solver skips proven children.
-    ``choice = (c, solver, rave_k)``."""
+    ``choice = (c, solver, rave_k, knowledge)``."""
     c, solver = choice[0], choice[1]
     visits, value_sum, proven, next_sibling = (
         tree.visits,
@@ -98,7 +100,7 @@ def ucb1_tuned_child(tree, node, choice):  # type: ignore[no-untyped-def]
     ``ucb1_tuned_child``: :func:`~mctslab.search.rules.ucb1_tuned_score` (compiled from the
     same function) with ``ln N_parent`` once per node, the squared rewards from
     ``tree.stats[SQUARES]``; unvisited children first, ties to the lowest action,
-    MCTS-Solver skips proven children. ``choice = (c, solver, rave_k)``."""
+    MCTS-Solver skips proven children. ``choice = (c, solver, rave_k, knowledge)``."""
     c, solver = choice[0], choice[1]
     visits, value_sum, proven, next_sibling = (
         tree.visits,
@@ -127,13 +129,17 @@ def ucb1_tuned_child(tree, node, choice):  # type: ignore[no-untyped-def]
 
 @njit(inline="always")
 def rave_child(tree, node, choice):  # type: ignore[no-untyped-def]
-    """The child of ``node`` with the highest RAVE / progressive-bias score, as the
-    reference's ``_best_rave_child`` and :func:`~mctslab.search.mcts.rave_score`, float
-    for float: ``(1 - beta) Q/N + beta Q~/N~ + c sqrt(ln N_parent / N) + w H / (N + 1)``,
-    ``beta = sqrt(k / (3 N_parent + k))``; an unvisited child scores its AMAF mean plus
-    ``c sqrt(ln N_parent) + w H``, or comes first while RAVE has not seen its move; ties
-    to the lowest action; MCTS-Solver skips proven children. ``choice = (c, solver, k)``."""
-    c, solver, k = choice[0], choice[1], choice[2]
+    """The child of ``node`` with the highest RAVE / progressive-bias / prior-knowledge
+    score, as the reference's ``_best_rave_child`` and
+    :func:`~mctslab.search.rules.rave_score`, float for float: ``(1 - beta) (Q + Q0) /
+    (N + N0) + beta (Q~ + Q0) / (N~ + N0) + c sqrt(ln N_parent / (N + N0)) + w H / (N +
+    1)``, ``beta = sqrt(k / (3 N_parent + k))``, ``N0`` and ``Q0`` the child's virtual
+    visits and wins of prior knowledge (``tree.stats[KNOW_VISITS]``, ``[KNOW_WINS]``: 0
+    without it); a
+    child with ``N + N0 = 0`` scores its AMAF mean plus ``c sqrt(ln N_parent) + w H``, or
+    comes first while RAVE has not seen its move; ties to the lowest action;
+    MCTS-Solver skips proven children. ``choice = (c, solver, k, knowledge)``."""
+    c, solver, k, knowledge = choice[0], choice[1], choice[2], choice[3]
     visits, value_sum, proven, next_sibling = (
         tree.visits,
         tree.value_sum,
@@ -154,15 +160,23 @@ def rave_child(tree, node, choice):  # type: ignore[no-untyped-def]
         if not (solver and proven[ch] != UNPROVEN):
             n = visits[ch]
             m = amaf_n[ch]
-            if n == 0:
-                if m == 0.0:
-                    return ch
-                value = amaf_sum[ch] / m + explore + bias[ch]
+            if knowledge:
+                n0 = tree.stats[KNOW_VISITS, ch]
+                q0 = tree.stats[KNOW_WINS, ch]
             else:
-                q = value_sum[ch] / n
-                if m > 0.0:
-                    q = (1.0 - beta) * q + beta * (amaf_sum[ch] / m)
-                value = q + explore / math.sqrt(n) + bias[ch] / (n + 1.0)
+                n0 = 0.0
+                q0 = 0.0
+            ne = n + n0
+            me = m + n0
+            if ne == 0:
+                if me == 0.0:
+                    return ch
+                value = (amaf_sum[ch] + q0) / me + explore + bias[ch]
+            else:
+                q = (value_sum[ch] + q0) / ne
+                if me > 0.0:
+                    q = (1.0 - beta) * q + beta * ((amaf_sum[ch] + q0) / me)
+                value = q + explore / math.sqrt(ne) + bias[ch] / (n + 1.0)
             if value > best_value:
                 best = ch
                 best_value = value

@@ -29,13 +29,14 @@ NONE = -1  # no child / no sibling
 OPENED, TERMINAL_FLAG = 1, 2  # bits of flags[i]
 
 # Rows of Tree.stats: under RAVE or progressive bias the first three, under a rule that
-# declares the squared rewards (UCB1-Tuned) the fourth too.
-AMAF_VISITS, AMAF_SUM, BIAS, SQUARES = 0, 1, 2, 3
-STATS_ROWS = 4
+# declares the squared rewards (UCB1-Tuned) the fourth too, under prior knowledge the
+# fifth and sixth (the virtual visits and wins a child starts with).
+AMAF_VISITS, AMAF_SUM, BIAS, SQUARES, KNOW_VISITS, KNOW_WINS = 0, 1, 2, 3, 4, 5
+STATS_ROWS = 6
 #: The rows a search keeps, by the statistics its rule declares
 #: (:attr:`mctslab.search.config.SearchConfig.statistics`): the rows up to the last one
 #: any of them needs.
-STATISTIC_ROWS = {"amaf": 2, "bias": 3, "squares": 4, "prior": 0}
+STATISTIC_ROWS = {"amaf": 2, "bias": 3, "squares": 4, "prior": 0, "knowledge": 6}
 
 
 def stats_rows(statistics: tuple[str, ...]) -> int:

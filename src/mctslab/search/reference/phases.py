@@ -70,6 +70,7 @@ __all__ = [
     "prove",
     "random_action",
     "select",
+    "set_knowledge",
     "should_expand",
     "simulate",
     "update_amaf",
@@ -157,7 +158,7 @@ def expand(node: Node, tree: SearchTree) -> Node:
             raise NodeBudgetReached
         evaluate_nodes([node], tree)
         return node
-    if config.expansion == "one" and not config.rave:  # RAVE: all children at once
+    if config.expansion == "one" and not (config.rave or config.knowledge):  # all at once
         if config.max_nodes is not None and tree.nodes + 1 > config.max_nodes:
             raise NodeBudgetReached
         # The i-th untried action in ascending order, i uniform: a random order of
@@ -169,13 +170,25 @@ def expand(node: Node, tree: SearchTree) -> Node:
             raise NodeBudgetReached
         new = [Node(a, node.to_play, node) for a in node.untried]  # ascending
         node.untried = []
+    assert node.state is not None
+    if config.knowledge:
+        set_knowledge(new, node.state, config.knowledge)
     for ch in new:
         bisect.insort(node.children, ch, key=lambda n: n.action)
     tree.nodes += len(new)
     child = new[0]
-    assert node.state is not None
     open_node(child, node.state.child(child.action), tree)
     return child
+
+
+def set_knowledge(children: Sequence[Node], state: State, scale: float) -> None:
+    """Prior knowledge (Gelly and Silver 2007): each new child starts with ``scale * n0``
+    virtual visits and ``scale * w0`` virtual wins, ``(n0, w0)`` the game's knowledge of
+    its move in ``state`` (:meth:`~mctslab.games.kernels.KernelState.knowledge`)."""
+    visits, wins = state.knowledge()  # type: ignore[attr-defined]
+    for ch in children:
+        ch.prior_visits = scale * float(visits[ch.action])
+        ch.prior_wins = scale * float(wins[ch.action])
 
 
 def evaluate_nodes(nodes: Sequence[Node], tree: SearchTree) -> None:

@@ -144,7 +144,15 @@ def rave_child(node: Node, tree: SearchTree) -> Node:
         if config.solver and ch.proven is not None:
             continue
         value = rave_score(
-            ch.value_sum, ch.visits, ch.amaf_sum, ch.amaf_visits, explore, beta, ch.bias
+            ch.value_sum,
+            ch.visits,
+            ch.amaf_sum,
+            ch.amaf_visits,
+            explore,
+            beta,
+            ch.bias,
+            ch.prior_visits,
+            ch.prior_wins,
         )
         if value == math.inf:
             return ch
@@ -160,7 +168,17 @@ def rave_scores(node: Node, tree: SearchTree) -> list[float]:
     explore = exploration(config.c, node.visits)
     beta = rave_beta(config.rave, node.visits)
     return [
-        rave_score(ch.value_sum, ch.visits, ch.amaf_sum, ch.amaf_visits, explore, beta, ch.bias)
+        rave_score(
+            ch.value_sum,
+            ch.visits,
+            ch.amaf_sum,
+            ch.amaf_visits,
+            explore,
+            beta,
+            ch.bias,
+            ch.prior_visits,
+            ch.prior_wins,
+        )
         for ch in node.children
     ]
 

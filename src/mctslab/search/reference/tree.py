@@ -56,6 +56,8 @@ class Node:
         "parent",
         "player",
         "prior",
+        "prior_visits",
+        "prior_wins",
         "proven",
         "raw",
         "rewards",
@@ -92,6 +94,9 @@ class Node:
         self.amaf_visits = 0
         self.amaf_sum = 0.0
         self.bias = 0.0
+        # Prior knowledge: the virtual visits and wins the move into this node starts with.
+        self.prior_visits = 0.0
+        self.prior_wins = 0.0
         # UCB1-Tuned: the sum of the squared rewards of the player who moved into it
         # (kept only when the search's rule declares "squares").
         self.squares = 0.0
