@@ -619,3 +619,28 @@ def test_loadsgf_refuses_what_is_not_a_small_regular_file(tmp_path: Path) -> Non
     assert ask(engine, f"loadsgf {small} 2") == "= "
     assert len(engine.state.history()) == 1
     assert ask(engine, "１ name").startswith("? ")  # not an id: an unknown command
+
+
+def test_passes_at_once_when_the_opponent_passed_and_the_count_wins() -> None:
+    """After White's pass, Black's pass ends the game. One Black stone on an empty 5x5
+    board counts 25 points: a win at komi 0.5, so genmove passes without a search. With
+    a White stone too, every empty point touches both colours: Black's two stones
+    against White's one and komi 2.5 lose, so it searches on."""
+    winning = _engine("mcts:engine=reference,iterations=50", size=5, komi=0.5)
+    assert ask(winning, "play b c3") == "= "
+    assert ask(winning, "play w pass") == "= "
+    assert ask(winning, "genmove b") == "= pass"
+    assert winning.state.is_terminal()
+    assert getattr(winning.player, "last_result", None) is None  # no search was made
+    losing = _engine("mcts:engine=reference,iterations=50", size=5, komi=2.5)
+    for move in ("b c3", "w c2", "b d4", "w pass"):
+        assert ask(losing, f"play {move}") == "= "
+    assert not losing._pass_wins()
+    ask(losing, "genmove b")
+    assert getattr(losing.player, "last_result", None) is not None
+    # Only after the opponent's own pass: a pass handed over for a move out of turn
+    # (two Black moves in a row) is not one.
+    handed = _engine("mcts:engine=reference,iterations=50", size=5, komi=0.5)
+    assert ask(handed, "play b c3") == "= "
+    assert ask(handed, "play b c2") == "= "
+    assert not handed._pass_wins()

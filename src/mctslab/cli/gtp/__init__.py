@@ -50,6 +50,10 @@ more than 97.5% of its simulations lost, whatever they played; the root's mean r
 than the chosen move's, which a single lucky playout among a few visits can lift). ``--resign-below -1`` never
 resigns. Players without a search (``random``, ``minimax``, ``gtp:...``) never resign here.
 
+**Passing**: after the opponent's pass, ``genmove`` passes at once, without a search,
+when that pass ends the game won for the side to move with the board counted as it
+stands (Tromp-Taylor area): a search could play on there, every move winning.
+
 **Time** (:mod:`mctslab.cli.gtp.clock`): ``time_settings main_time byo_yomi_time
 byo_yomi_stones`` and ``time_left colour time stones`` (seconds) set the clock, and an
 MCTS-based player whose spec names no budget of its own searches for the share of its

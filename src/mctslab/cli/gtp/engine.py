@@ -353,6 +353,9 @@ class GtpEngine:
         self._commit(state, None)
         player = self.player
         assert player is not None
+        if self._pass_wins():
+            self._commit(self.state, self._pass)
+            return "pass"
         self._move_config(colour)
         t0 = time.perf_counter()
         action = player.choose(self.state.clone())
@@ -361,6 +364,22 @@ class GtpEngine:
             return "resign"
         self._commit(self.state, action)
         return action_to_vertex(action, self.game.board_size)
+
+    @property
+    def _pass(self) -> int:
+        return int(self.game.board_size) ** 2
+
+    def _pass_wins(self) -> bool:
+        """Whether the opponent has just passed and a pass now ends the game won for the
+        player to move, the board counted as it stands (Tromp-Taylor): then ``genmove``
+        passes at once, without a search (which could play on, every move winning)."""
+        history = self.state.history()
+        if not history or history[-1] != self._pass or len(history) - 1 in self._handed:
+            return False
+        after = self.state.clone()
+        mover = after.current_player()
+        after.apply_action(self._pass)
+        return after.is_terminal() and after.returns()[mover] > 0
 
     def _resigns(self, player: Player, action: int) -> bool:
         result = getattr(player, "last_result", None)
