@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 import mctslab
+from mctslab.players.player import parse_spec, search_config
 from mctslab.search.engine import make_searcher, search
 from mctslab.search.mcts import SearchConfig
 from mctslab.search.parallel import RootParallelSearcher
@@ -203,3 +204,10 @@ def test_a_configuration_error_in_a_worker_stays_a_user_error_of_its_type() -> N
     searcher = RootParallelSearcher(SearchConfig(iterations=500, workers=2, solver=True))
     with pytest.raises(NotWinLossDrawError, match="kuhn_poker ended a game"):
         searcher.search(state)
+
+
+def test_threads_names_the_root_parallel_workers() -> None:
+    """``mcts:threads=2`` is ``workers=2``: the compiled engine runs its workers as
+    threads of this process (its searches release the GIL)."""
+    _, options = parse_spec("mcts:threads=2,time=1")
+    assert search_config(options).workers == 2

@@ -311,6 +311,7 @@ _ALIASES = {
     "n": "iterations",
     "simulations": "iterations",
     "nodes": "max_nodes",
+    "threads": "workers",  # root parallelism: the compiled engine's workers are threads
 }
 #: Every player kind a spec string may name.
 KINDS = (

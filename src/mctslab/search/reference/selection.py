@@ -6,7 +6,7 @@ expanded decision node.
 
       UCT(child) = Q(child) / N(child) + c * sqrt(ln N(parent) / N(child))
 
-- UCT with RAVE and progressive bias (:func:`rave_child`; Gelly and Silver 2007,
+- UCT with RAVE, progressive bias and prior knowledge (:func:`rave_child`; Gelly and Silver 2007,
   Chaslot et al. 2008)::
 
       (1 - beta) * Q / N + beta * Q~ / N~ + c * sqrt(ln N_parent / N) + w * H / (N + 1)
