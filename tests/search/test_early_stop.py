@@ -63,4 +63,3 @@ def test_early_stop_is_a_spec_option_and_refuses_the_max_rule() -> None:
         SearchConfig(early_stop=True, final="max")
     with pytest.raises(InvalidConfigError, match="early_stop must be True or False"):
         SearchConfig(early_stop=1)  # type: ignore[arg-type]
-
