@@ -6,6 +6,7 @@ schedule (``lr_schedule``), and a run started from a trained network's weights
 from __future__ import annotations
 
 import itertools
+import json
 import math
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from mctslab.core.registry import make  # noqa: E402
 from mctslab.nn.checkpoint import load_checkpoint  # noqa: E402
 from mctslab.nn.networks import make_network  # noqa: E402
 from mctslab.train import TrainConfig, TrainError, load_run, train  # noqa: E402
+from mctslab.train.export import export_model  # noqa: E402
 from mctslab.train.learner import learning_rate  # noqa: E402
 from mctslab.train.selfplay import SelfPlayOptions, play_games  # noqa: E402
 
@@ -95,6 +97,40 @@ def test_init_starts_the_run_from_the_networks_weights(tmp_path: Path) -> None:
         train(TrainConfig(game="tic_tac_toe", init="nowhere.pt", **RUN), tmp_path / "fourth")
     with pytest.raises(TrainError, match="not for this tic_tac_toe"):
         train(TrainConfig(game="tic_tac_toe", init="connect_four", **RUN), tmp_path / "fifth")
+
+
+def test_export_after_counts_the_whole_lineage(tmp_path: Path) -> None:
+    """A run started with --init exports with --after the first network's card: the card's
+    generations, games, positions and time are the two runs' totals, this run's own under
+    ``run``, and ``lineage`` names the first network; a card of another network shape is
+    refused, nothing written."""
+    torch.set_num_threads(1)
+    first = train(TrainConfig(game="tic_tac_toe", **RUN), tmp_path / "first")
+    export_model(tmp_path / "first", tmp_path / "one.pt")
+    train(
+        TrainConfig(game="tic_tac_toe", init=str(first.checkpoint()), seed=9, **RUN),
+        tmp_path / "second",
+    )
+    _, card_path = export_model(
+        tmp_path / "second", tmp_path / "two.pt", after=tmp_path / "one.json"
+    )
+    one = json.loads((tmp_path / "one.json").read_text())
+    two = json.loads(card_path.read_text())
+    for key in ("generations", "games", "positions", "wall_seconds"):
+        assert two[key] == pytest.approx(one[key] + two["run"][key])
+    assert two["generations"] == 6 and two["run"]["generations"] == 3
+    assert [step["name"] for step in two["lineage"]] == ["one"]
+    # A third run continues the lineage.
+    export_model(tmp_path / "second", tmp_path / "three.pt", after=card_path)
+    three = json.loads((tmp_path / "three.json").read_text())
+    assert three["generations"] == 9 and [s["name"] for s in three["lineage"]] == ["one", "two"]
+    other = dict(one, network={**one["network"], "channels": 99})
+    (tmp_path / "other.json").write_text(json.dumps(other))
+    with pytest.raises(TrainError, match="another game or network shape"):
+        export_model(tmp_path / "second", tmp_path / "four.pt", after=tmp_path / "other.json")
+    assert not (tmp_path / "four.pt").exists()
+    with pytest.raises(TrainError, match="not a readable model card"):
+        export_model(tmp_path / "second", tmp_path / "five.pt", after=tmp_path / "none.json")
 
 
 @pytest.mark.parametrize(

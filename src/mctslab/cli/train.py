@@ -356,6 +356,14 @@ def export_model_command(
     description: Annotated[
         str, typer.Option("--description", help="What the card says the network is.")
     ] = "",
+    after: Annotated[
+        Path | None,
+        _opt(
+            "--after",
+            "The card (.json) of the network the run started from (--init): the card "
+            "then counts the whole lineage's generations and time.",
+        ),
+    ] = None,
 ) -> None:
     """Export a trained network with its model card (how it was trained, what it scored),
     loadable as az:model=FILE.pt."""
@@ -364,7 +372,9 @@ def export_model_command(
             from mctslab.train.export import export_model
         except ImportError as err:
             raise CliError(f"exporting needs PyTorch: pip install 'mctslab[nn]' ({err})") from None
-        model, card = export_model(run, out, generation=generation, description=description)
+        model, card = export_model(
+            run, out, generation=generation, description=description, after=after
+        )
     print(f"wrote {model} and {card}")
 
 

@@ -22,7 +22,7 @@ from mctslab.nn.export import onnx_bytes
 from mctslab.nn.networks import parameter_count
 from mctslab.train.run_directory import TrainError, load_run, run_file
 
-__all__ = ["export_model", "export_onnx"]
+__all__ = ["add_lineage", "export_model", "export_onnx"]
 
 
 def export_model(
@@ -31,11 +31,18 @@ def export_model(
     *,
     generation: int | None = None,
     description: str = "",
+    after: str | Path | None = None,
 ) -> tuple[Path, Path]:
     """Write the network of ``generation`` (default: the last committed one) of the run in
     ``run_dir`` to ``dest`` (a ``.pt`` path) and its card beside it (``.json``); returns
     both paths. Raises :class:`~mctslab.train.run_directory.TrainError` for a directory that is
-    not a run or a generation it does not have."""
+    not a run or a generation it does not have.
+
+    ``after``: the card of the network the run started from (``--init``), for a run that
+    continues another: the card's ``generations``, ``games``, ``positions`` and
+    ``wall_seconds`` are then the totals of the whole lineage (this run's own under
+    ``run``), and ``lineage`` lists every earlier network (name, generations, wall time,
+    command), so that a continued network does not read as trained by its last run alone."""
     run_dir, dest = Path(run_dir), Path(dest)
     if dest.suffix != ".pt":
         raise TrainError(f"{dest}: a model file ends in .pt")
@@ -85,12 +92,55 @@ def export_model(
         "exported": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
     card["network"].pop("seed", None)
+    if after is not None:
+        add_lineage(card, Path(after))
     try:
         save_checkpoint(dest, net, game, {"generation": g, "card": dest.with_suffix(".json").name})
         dest.with_suffix(".json").write_text(json.dumps(card, indent=1, sort_keys=True) + "\n")
     except OSError as err:
         raise TrainError(f"cannot write {err.filename or dest} ({err.strerror or err})") from None
     return dest, dest.with_suffix(".json")
+
+
+def add_lineage(card: dict[str, Any], after: Path) -> None:
+    """Make ``card`` continue the network whose card is the file ``after`` (see
+    :func:`export_model`); a card of another game or network shape is refused."""
+    try:
+        before = json.loads(after.read_text())
+    except (OSError, ValueError) as err:
+        raise TrainError(f"{after}: not a readable model card ({err})") from None
+    if not isinstance(before, dict):
+        raise TrainError(f"{after}: not a model card")
+    shape = {k: v for k, v in card["network"].items() if k != "parameters"}
+    theirs = before.get("network")
+    if (
+        before.get("game") != card["game"]
+        or not isinstance(theirs, dict)
+        or any(theirs.get(k) != v for k, v in shape.items())
+    ):
+        raise TrainError(
+            f"{after}: the card of another game or network shape "
+            f"({before.get('game')!r}, not {card['game']!r} with {shape})"
+        )
+    totals = ("generations", "games", "positions", "wall_seconds")
+    card["run"] = {k: card[k] for k in totals}
+    for key in totals:
+        value = before.get(key)
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            raise TrainError(f"{after}: its {key!r} is not a count")
+        card[key] = card[key] + value
+    earlier = before.get("lineage")
+    run_part = before.get("run")
+    own: dict[str, Any] = run_part if isinstance(run_part, dict) else before
+    card["lineage"] = [
+        *(earlier if isinstance(earlier, list) else []),
+        {
+            "name": before.get("name"),
+            "generations": own.get("generations"),
+            "wall_seconds": own.get("wall_seconds"),
+            "command": before.get("command"),
+        },
+    ]
 
 
 def export_onnx(model: str | Path, out: str | Path | None = None) -> Path:
