@@ -188,6 +188,9 @@ def test_the_move_service_takes_rave_on_both_engines(client: TestClient) -> None
         ({"rave": 2e9}, 422, ["config.rave", "less than or equal"]),
         ({"selection": "puct", "rave": 300}, 400, ["config.rave", "UCT", "PUCT"]),
         ({"selection": "puct", "progressive_bias": 1}, 400, ["config.progressive_bias", "UCT"]),
+        ({"knowledge": -1}, 422, ["config.knowledge", "greater than or equal to 0"]),
+        ({"selection": "puct", "knowledge": 1}, 400, ["config.knowledge", "UCT"]),
+        ({"knowledge": 1}, 400, ["knowledge needs the game's prior-knowledge kernel"]),
     ],
 )
 def test_bad_values_are_refused_with_a_message(
@@ -211,6 +214,26 @@ def test_nan_and_infinity_in_the_json_body_are_refused(client: TestClient) -> No
         )
         assert r.status_code == 422, (literal, r.text)
         assert "config.rave" in detail(r, 422)
+
+
+def test_the_move_service_takes_go_prior_knowledge_on_both_engines(client: TestClient) -> None:
+    """Go has a knowledge kernel: both engines answer the same move from the same tree."""
+    config: dict[str, Any] = {"seed": 2, "knowledge": 1.0, "rave": 3000, "c": 0, "iterations": 150}
+    answers = {}
+    for engine in ("reference", "compiled"):
+        body = {
+            "game": "go",
+            "params": {"board_size": 5},
+            "actions": [12],
+            "config": {**config, "engine": engine},
+        }
+        r = client.post("/api/move", json=body)
+        assert r.status_code == 200, r.text
+        answers[engine] = r.json()
+    ref, comp = answers["reference"], answers["compiled"]
+    assert [(c["action"], c["visits"]) for c in ref["children"]] == [
+        (c["action"], c["visits"]) for c in comp["children"]
+    ]
 
 
 def test_puct_with_the_options_at_zero_is_fine(client: TestClient) -> None:

@@ -198,6 +198,15 @@ class EngineConfig(BaseModel):
         "child's score gains w * H / (N + 1), H the game's heuristic of its position in "
         "[0, 1]. Needs the game's heuristic (else 400). Under PUCT: 400.",
     )
+    knowledge: float = Field(
+        default=0.0,
+        ge=0,
+        le=1e9,
+        description="Prior knowledge's scale S (selection 'uct'; 0: off): a new child starts "
+        "with S times the game's virtual visits and wins for its move (Go: captures, atari "
+        "escapes, patterns, distance to the last move). Needs the game's knowledge kernel "
+        "(else 400). Under PUCT: 400.",
+    )
     expansion: Literal["one", "all"] = "one"
     simulation: Literal["random", "heavy", "cutoff"] = Field(
         default="random",

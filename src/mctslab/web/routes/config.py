@@ -41,7 +41,7 @@ def search_config(
         its, secs = iterations, time_
     puct = None
     if config.selection == "puct":
-        for name in ("rave", "progressive_bias"):
+        for name in ("rave", "progressive_bias", "knowledge"):
             if getattr(config, name):
                 # SearchConfig refuses it too; this names the lab's fields.
                 raise InvalidConfigError(
@@ -66,6 +66,7 @@ def search_config(
         time=secs,
         rave=config.rave,
         progressive_bias=config.progressive_bias,
+        knowledge=config.knowledge,
         selection="uct" if puct is not None else config.selection,
     )
 
