@@ -55,6 +55,8 @@ one module per concept, in the order a move runs through them:
 - :mod:`~mctslab.games.go.playouts`: the light, uniform and heavy playouts;
 - :mod:`~mctslab.games.go.priors`: the prior knowledge of a new tree node's children
   (Michi's node priors: captures, escapes, patterns, distance to the last move);
+- :mod:`~mctslab.games.go.learned`: learned move patterns, Coulom's Bradley-Terry model
+  of the move played (features, MM training, the shipped ``data/patterns.npz``);
 - :mod:`~mctslab.games.go.game`: the :class:`Go` game that binds them.
 
 Every name of the single module this package was is importable from it.
