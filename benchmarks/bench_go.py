@@ -45,7 +45,10 @@ matches take hours on 2 cores and continue across sessions from their store):
     by area, Tromp-Taylor on the final position after two passes, which GNU Go reaches
     with every dead stone captured), colours alternated, for each setting (``uct``:
     light playouts; ``rave``: + RAVE; ``heavy``: + RAVE + heavy playouts;
-    ``knowledge``: + Go's prior knowledge, ``knowledge=1``), simulation count
+    ``knowledge``: + Go's prior knowledge, ``knowledge=1``; ``patterns``: + the learned
+    patterns' prior, the game made with ``patterns=100``; ``pattern_playouts``:
+    ``knowledge`` with the heavy playout's 3x3 rule drawn by the learned gammas,
+    ``pattern_playouts=true``), simulation count
     (``--sims``) and level (``--levels``), ``--games`` games a point; the win rate
     with its 95% Wilson interval, and the plot of win rate against simulations (the
     Gelly-Silver figure, measured here): ``benchmarks/results/go_strength.png``.
@@ -127,6 +130,15 @@ SETTINGS = {
     "rave": ",rave={rave}",
     "heavy": ",rave={rave},simulation=heavy",
     "knowledge": ",rave={rave},simulation=heavy,knowledge=1",
+    "patterns": ",rave={rave},simulation=heavy,knowledge=1",
+    "pattern_playouts": ",rave={rave},simulation=heavy,knowledge=1",
+}
+#: The game parameters a setting adds (``patterns``: the learned patterns' node prior at
+#: Michi's scale, :mod:`mctslab.games.go.learned`; ``pattern_playouts``: the heavy
+#: playout's 3x3 moves drawn by the learned gammas, not MoGo's patterns).
+SETTING_GAME_PARAMS: dict[str, tuple[tuple[str, object], ...]] = {
+    "patterns": (("patterns", 100),),
+    "pattern_playouts": (("pattern_playouts", True),),
 }
 #: RAVE's equivalence parameter and UCT's constant under RAVE (chosen with ``mctslab tune``;
 #: docs/go.md).
@@ -352,7 +364,14 @@ def _spec(setting: str, budget: str) -> str:
 
 
 def _match(
-    name: str, ours: str, level: int, games: int, seed: int, workers: int, size: int = 9
+    name: str,
+    ours: str,
+    level: int,
+    games: int,
+    seed: int,
+    workers: int,
+    size: int = 9,
+    setting: str = "",
 ) -> dict[str, Any]:
     from mctslab.arena.game_task import Entrant
     from mctslab.arena.store import ResultStore
@@ -361,7 +380,7 @@ def _match(
     gnugo = f"gtp:{GNUGO} {GNUGO_FLAGS} --level {level}"
     config = ArenaConfig(
         game="go",
-        game_params=go_params(size),
+        game_params=go_params(size) + SETTING_GAME_PARAMS.get(setting, ()),
         players=(Entrant("mctslab", ours), Entrant(f"gnugo{level}", gnugo)),
         games=games,
         seed=seed,
@@ -399,7 +418,9 @@ def part_strength(args: argparse.Namespace) -> None:
             for sims in args.sims:
                 name = f"{setting}-{sims}-level{level}"
                 spec = _spec(setting, f"iterations={sims}")
-                rows[name] = _match(name, spec, level, args.games, 31, args.workers)
+                rows[name] = _match(
+                    name, spec, level, args.games, 31, args.workers, setting=setting
+                )
                 rows[name].update({"setting": setting, "simulations": sims})
                 save("strength", {"rows": sorted(rows.values(), key=lambda r: r["name"])})
     plot(list(rows.values()), everything.get("best", {}).get("rows", []))
@@ -463,7 +484,7 @@ def part_best(args: argparse.Namespace) -> None:
     threads = f"-threads{args.threads}" if args.threads > 1 else ""
     board = f"-{args.size}x{args.size}" if args.size != 9 else ""
     name = f"best-{args.setting}-{args.time}s{threads}{board}"
-    row = _match(name, spec, 10, args.games, 37, args.workers, args.size)
+    row = _match(name, spec, 10, args.games, 37, args.workers, args.size, args.setting)
     row["board_size"] = args.size
     # Go round 1's target was 0.5 (moonshot 0.8); round 2's (issue 34): 0.8 on 9x9
     # (moonshot 0.95), 0.5 on 13x13.

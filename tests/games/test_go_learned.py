@@ -44,6 +44,7 @@ from mctslab.games.go.learned import (
     save_patterns,
 )
 from mctslab.games.go.patterns import PAT_CELLS
+from mctslab.games.go.priors import knowledge, prior_table
 from mctslab.games.kernels import KernelState
 
 GAME = Go(board_size=9)
@@ -505,6 +506,40 @@ def test_pattern_priors_add_michis_large_pattern_prior() -> None:
     over = play("pass pass")
     pattern_priors(over.array, GAME.params, model.table, visits, wins, 100.0)
     assert np.allclose(visits, 10.0 + bonus)
+
+
+def test_a_game_made_with_patterns_adds_their_prior_to_the_hand_made_one() -> None:
+    # Go(patterns=s) binds node_priors: priors.knowledge, plus s * sqrt(p) truncated
+    # (the search's int64 priors) where the shipped model's p > 0.001.
+    game = Go(board_size=9, patterns=60)
+    moves = "e5 d4 c3 d6 e4"
+    plain, learned = play(moves), play(moves, game)
+    hand_visits = np.zeros(PASS + 1, dtype=np.int64)
+    hand_wins = np.zeros(PASS + 1, dtype=np.int64)
+    knowledge(plain.array, GAME.params, hand_visits, hand_wins)
+    p = move_probabilities(plain, load_patterns())
+    bonus = np.where(p > PRIOR_LARGEPATTERN_MIN, 60 * np.sqrt(p), 0.0)
+    visits, wins = learned.knowledge()
+    assert list(visits) == [int(v + b) for v, b in zip(hand_visits, bonus, strict=True)]
+    assert list(wins) == [int(w + b) for w, b in zip(hand_wins, bonus, strict=True)]
+    assert prior_table(learned) == list(zip(visits.tolist(), wins.tolist(), strict=True))
+    assert (bonus >= 1).sum() >= 3
+    # the rules are the same game's: moves, legality and hashes do not change
+    assert learned.legal_actions() == plain.legal_actions()
+    assert learned.array.tolist() == plain.array.tolist()
+    assert Go(board_size=9, patterns=0).params.tolist() == GAME.params.tolist()
+
+
+@pytest.mark.parametrize("value", [-1, 10_001, "many", True, float("nan")])
+def test_bad_pattern_scales_are_refused(value: object) -> None:
+    with pytest.raises(InvalidConfigError, match="patterns"):
+        Go(board_size=9, patterns=value)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("value", [2, "yes", None, 0.5])
+def test_bad_pattern_playouts_are_refused(value: object) -> None:
+    with pytest.raises(InvalidConfigError, match="pattern_playouts"):
+        Go(board_size=9, pattern_playouts=value)  # type: ignore[arg-type]
 
 
 # --- the model file ---------------------------------------------------------------------------

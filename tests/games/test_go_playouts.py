@@ -27,6 +27,10 @@ from mctslab.games.go import (
     rollout_actions,
     uniform_action,
 )
+from mctslab.games.go.layout import P_COLOUR, P_W, S_PLAYER
+from mctslab.games.go.learned import load_patterns
+from mctslab.games.go.patterns import pattern_code
+from mctslab.games.go.playouts import PAT3_PLAYOUT_MIN, PAT3_PLAYOUT_UNITS
 from mctslab.games.kernels import KernelState
 
 BLACK, WHITE = 1, 2
@@ -314,6 +318,62 @@ def test_heavy_action_plays_mogo_patterns_around_the_last_move() -> None:
         assert move in around and pattern_matches(neighbourhood(game, state, move), 0)
 
 
+def learned_weights(game: Go, state: KernelState, last: str) -> dict[int, int]:
+    """An oracle of the learned rule's draw: the weight of every candidate around
+    ``last`` (empty, legal, not an own eye, 3x3 gamma >= PAT3_PLAYOUT_MIN)."""
+    table = load_patterns().table
+    key = int(state.array[S_PLAYER]) << 16
+    n, w = game.board_size, int(game.params[P_W])
+    r, c = divmod(point(game, last), n)
+    weights = {}
+    for dr, dc in itertools.product((-1, 0, 1), repeat=2):
+        a = (r + dr) * n + c + dc
+        if (dr, dc) == (0, 0) or not (0 <= r + dr < n and 0 <= c + dc < n):
+            continue
+        v = (r + dr + 1) * w + c + dc + 1
+        gamma = table[key | int(pattern_code(state.array, int(game.params[P_COLOUR]), w, v))]
+        if (
+            game.colour_at(state, a) == 0
+            and a in state.legal_actions()
+            and not own_eye(game, state, a)
+            and gamma >= PAT3_PLAYOUT_MIN
+        ):
+            weights[a] = max(1, int(gamma * PAT3_PLAYOUT_UNITS))
+    return weights
+
+
+@pytest.mark.parametrize(
+    "black,white,last", [("d5", "", "e5"), ("d6", "d5", "e6"), ("e5 d4", "c3 d6", "e4")]
+)
+def test_pattern_playouts_draw_around_the_last_move_by_the_learned_gammas(
+    black: str, white: str, last: str
+) -> None:
+    game = Go(board_size=9, pattern_playouts=True)
+    state = after(game, black, white, last)
+    weights = learned_weights(game, state, last)
+    assert len(weights) >= 3
+    draws = 2000
+    counts = {a: 0 for a in weights}
+    for seed in range(draws):
+        move = heavy(game, state, seed)
+        assert move in weights  # only the candidates, never MoGo's rule or a light move
+        counts[move] += 1
+    total = sum(weights.values())
+    for a, k in counts.items():  # each share within 4.5 standard deviations
+        p = weights[a] / total
+        assert abs(k / draws - p) < 4.5 * math.sqrt(p * (1 - p) / draws), (a, k, p)
+
+
+def test_pattern_playouts_fall_back_to_the_light_move_with_no_candidate() -> None:
+    game = Go(board_size=9, pattern_playouts=True)
+    state = after(game, "a1", "", "j9")
+    assert learned_weights(game, state, "j9") == {}
+    buf = np.zeros(game.info.num_actions, dtype=np.int64)
+    for seed in range(20):
+        word = np.array([seed], dtype=np.uint64)
+        assert heavy(game, state, seed) == int(light_action(state.array, game.params, word, buf))
+
+
 def neighbourhood(game: Go, state: KernelState, action: int) -> tuple[str, str, str]:
     """The 3x3 drawing (rows from the board's top) around ``action``."""
     n = game.board_size
@@ -348,10 +408,13 @@ def test_heavy_action_falls_back_to_the_light_move() -> None:
         assert len(seen) > 10
 
 
-@pytest.mark.parametrize("size", [5, 9])
-def test_heavy_action_plays_legal_non_eye_moves_on_random_positions(size: int) -> None:
-    """Thousands of positions of games played half by the heavy move, half at random."""
-    game = Go(board_size=size, ko="simple" if size == 5 else "superko")
+@pytest.mark.parametrize("size,learned", [(5, False), (9, False), (9, True)])
+def test_heavy_action_plays_legal_non_eye_moves_on_random_positions(
+    size: int, learned: bool
+) -> None:
+    """Thousands of positions of games played half by the heavy move, half at random
+    (MoGo's patterns, or the learned ones)."""
+    game = Go(board_size=size, ko="simple" if size == 5 else "superko", pattern_playouts=learned)
     pas = size * size
     checked = 0
     for g in range(24 if size == 9 else 60):

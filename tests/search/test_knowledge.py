@@ -85,8 +85,8 @@ def assert_identical(state: Any, config: SearchConfig) -> tuple[Stats, Any]:
     return want, a
 
 
-def go_state(size: int, moves: list[str]) -> Any:
-    game = mctslab.make("go", board_size=size)
+def go_state(size: int, moves: list[str], **params: Any) -> Any:
+    game = mctslab.make("go", board_size=size, **params)
     state = game.new_initial_state()
     for m in moves:
         state.apply_action(state.string_to_action(m))
@@ -119,6 +119,25 @@ def test_go_with_prior_knowledge_is_node_identical(
     # Every node carries its kernel's priors times the scale (the test compares them).
     priors = [s[4] for s in stats.values()]
     assert min(priors) >= 10 * knowledge and max(priors) > 10 * knowledge
+
+
+@pytest.mark.parametrize("simulation", ["random", "heavy"])
+def test_go_with_learned_pattern_priors_is_node_identical(simulation: str) -> None:
+    # A game made with patterns=100 binds the same knowledge kernel, its priors larger;
+    # with pattern_playouts its heavy playouts draw by the learned gammas.
+    state = go_state(7, ["d4", "d5", "c5", "e4"], patterns=100, pattern_playouts=True)
+    config = SearchConfig(
+        iterations=300,
+        seed=4,
+        knowledge=1.0,
+        rave=3000.0,
+        c=0.0,
+        simulation=simulation,  # type: ignore[arg-type]
+    )
+    stats, result = assert_identical(state, config)
+    assert result.iterations == 300 and len(stats) > 100
+    plain = go_state(7, ["d4", "d5", "c5", "e4"])
+    assert max(state.knowledge()[0]) > max(plain.knowledge()[0])
 
 
 def test_the_root_children_start_with_the_kernels_priors_times_the_scale() -> None:

@@ -16,8 +16,8 @@ from mctslab.games.go.layout import (
     S_PLAYER,
     make_params,
 )
+from mctslab.games.go.learned import node_priors, pattern_words
 from mctslab.games.go.playouts import heavy_action, light_action, playout, rollout_actions
-from mctslab.games.go.priors import knowledge
 from mctslab.games.go.scoring import area_score2, heuristic
 from mctslab.games.kernels import KernelGame, KernelState, RuleKernels
 
@@ -44,7 +44,7 @@ class Go(KernelGame):
         rollout_actions=rollout_actions,
         heavy_action=heavy_action,
         light_action=light_action,
-        knowledge=knowledge,
+        knowledge=node_priors,
     )
 
     def __init__(
@@ -53,7 +53,14 @@ class Go(KernelGame):
         komi: float = 7.5,
         ko: str = "superko",
         max_game_length: int | None = None,
+        patterns: float = 0,
+        pattern_playouts: bool = False,
     ) -> None:
+        """``patterns``: the scale of the learned patterns' node prior
+        (:func:`~mctslab.games.go.learned.pattern_priors`; Michi's is 100), 0 for none;
+        the prior applies to a search with ``knowledge`` > 0. ``pattern_playouts``: the
+        heavy playout's 3x3 rule draws by the learned gammas
+        (:func:`~mctslab.games.go.playouts.learned_pattern_point`), not MoGo's patterns."""
         if (
             not isinstance(board_size, int)
             or isinstance(board_size, bool)
@@ -80,7 +87,20 @@ class Go(KernelGame):
             raise InvalidConfigError(
                 "go: max_game_length must be an integer in [2, 100 * board_size**2]"
             )
+        if (
+            isinstance(patterns, bool)
+            or not isinstance(patterns, int | float)
+            or not 0 <= patterns <= 10_000
+        ):
+            raise InvalidConfigError(
+                f"go: patterns must be a number in [0, 10000], got {patterns!r}"
+            )
+        if pattern_playouts not in (True, False, 0, 1):
+            raise InvalidConfigError(
+                f"go: pattern_playouts must be true or false, got {pattern_playouts!r}"
+            )
         self.board_size, self.komi, self.ko = board_size, float(komi), ko
+        self.patterns, self.pattern_playouts = float(patterns), bool(pattern_playouts)
         info = GameInfo(
             name="go",
             version=1,
@@ -91,7 +111,10 @@ class Go(KernelGame):
             min_utility=-1.0,
             max_utility=1.0,
         )
-        params = make_params(board_size, int(komi2), ko == "superko", max_game_length)
+        words = pattern_words(patterns) if patterns > 0 or pattern_playouts else None
+        params = make_params(
+            board_size, int(komi2), ko == "superko", max_game_length, words, bool(pattern_playouts)
+        )
         super().__init__(info, params)
 
     def observation_shape(self) -> tuple[int, ...]:

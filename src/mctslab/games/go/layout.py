@@ -13,7 +13,9 @@ Zobrist keys); then a 4096-bit Bloom filter of the positions seen (64 words) and
 Zobrist hash of the position after every move, ``hist[0 .. max_game_length]``.
 ``params = [N, W, komi * 2, superko, max_game_length, header ..]``, then the action to
 virtual point table and the 64-bit Zobrist keys (fixed seed), so that the kernels are
-functions of ``(state, params)`` alone.
+functions of ``(state, params)`` alone; a game made with learned patterns
+(:mod:`~mctslab.games.go.learned`) appends their prior's scale and gamma table as
+``float64`` words (``params[P_PATTERNS]`` their offset, 0 without).
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ __all__ = [
     "P_MAXLEN",
     "P_N",
     "P_NEXT",
+    "P_PATTERNS",
+    "P_PATTERN_PLAYOUTS",
     "P_SHASH",
     "P_SIZE",
     "P_SUPERKO",
@@ -68,6 +72,8 @@ P_N, P_W, P_KOMI2, P_SUPERKO, P_MAXLEN = 0, 1, 2, 3, 4
 P_COLOUR, P_HEAD, P_NEXT, P_LIBS, P_LSUM, P_LSQ, P_SIZE, P_SHASH = 5, 6, 7, 8, 9, 10, 11, 12
 P_BLOOM, P_HIST, P_LEN, P_A2V, P_ZOB = 13, 14, 15, 16, 17
 P_ELIST, P_EPOS = 18, 19
+P_PATTERNS = 20  # the learned patterns' words (float64 bits: scale, then the table); 0: none
+P_PATTERN_PLAYOUTS = 21  # 1: the heavy playout draws its 3x3 moves by the learned gammas
 PARAMS_HEADER = 24
 
 # state header
@@ -80,7 +86,17 @@ ZOBRIST_SEED = 0x60_0D_5EED
 EMPTY, BLACK, WHITE, GUARD = 0, 1, 2, 3
 
 
-def make_params(board_size: int, komi2: int, superko: bool, max_len: int) -> np.ndarray:
+def make_params(
+    board_size: int,
+    komi2: int,
+    superko: bool,
+    max_len: int,
+    patterns: np.ndarray | None = None,
+    pattern_playouts: bool = False,
+) -> np.ndarray:
+    """The parameter words of a game; ``patterns``: the ``float64`` words appended at
+    ``params[P_PATTERNS]`` (the learned patterns' prior scale, then their gamma table),
+    which ``pattern_playouts`` needs."""
     n, w = board_size, board_size + 2
     v = w * w
     colour = HEADER
@@ -105,4 +121,11 @@ def make_params(board_size: int, komi2: int, superko: bool, max_len: int) -> np.
     )
     keys[:v] = 0  # colour 0 (empty) has no key: keys[c * V + v] for c = 1, 2
     params[zob:] = keys
-    return params
+    if patterns is None:
+        if pattern_playouts:
+            raise ValueError("pattern playouts need the patterns' words")
+        return params
+    params[P_PATTERN_PLAYOUTS] = int(pattern_playouts)
+    words = np.ascontiguousarray(patterns, dtype=np.float64).view(np.int64)
+    params[P_PATTERNS] = len(params)
+    return np.concatenate([params, words])

@@ -63,7 +63,7 @@ import math
 import zipfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -71,7 +71,6 @@ from numba import njit
 
 from mctslab.core.errors import InvalidConfigError
 from mctslab.games.go.board import in_atari, legal_point
-from mctslab.games.go.game import Go
 from mctslab.games.go.layout import (
     EMPTY,
     GUARD,
@@ -81,6 +80,7 @@ from mctslab.games.go.layout import (
     P_HIST,
     P_N,
     P_NEXT,
+    P_PATTERNS,
     P_SIZE,
     P_W,
     P_ZOB,
@@ -92,8 +92,11 @@ from mctslab.games.go.layout import (
 )
 from mctslab.games.go.patterns import PAT_CELLS, pattern_code, pattern_orientation
 from mctslab.games.go.playouts import liberties_after
-from mctslab.games.go.priors import CFG_FAR, cfg_distances
+from mctslab.games.go.priors import CFG_FAR, cfg_distances, knowledge
 from mctslab.games.kernels import KernelState
+
+if TYPE_CHECKING:  # (the game binds this module's node_priors: no import of it here)
+    from mctslab.games.go.game import Go
 
 __all__ = [
     "FAMILIES",
@@ -121,8 +124,10 @@ __all__ = [
     "move_features",
     "move_gammas",
     "move_probabilities",
+    "node_priors",
     "pat3_classes",
     "pattern_priors",
+    "pattern_words",
     "point_levels",
     "prediction_rates",
     "save_patterns",
@@ -492,6 +497,27 @@ def pattern_priors(s, params, gammas_table, out_visits, out_wins, scale):  # typ
             x = scale * math.sqrt(p)
             out_visits[a] += x
             out_wins[a] += x
+
+
+@njit(cache=True)
+def node_priors(s, params, out_visits, out_wins):  # type: ignore[no-untyped-def]
+    """Go's knowledge kernel as :class:`~mctslab.games.go.Go` binds it: the hand-made
+    priors (:func:`~mctslab.games.go.priors.knowledge`), plus, for a game made with
+    ``patterns`` > 0, the learned patterns' prior (:func:`pattern_priors` with that
+    scale and the model the game holds at ``params[P_PATTERNS]``; each sum truncated to
+    the ``int64`` visits and wins)."""
+    knowledge(s, params, out_visits, out_wins)
+    at = params[P_PATTERNS]
+    if at > 0 and s[S_PLAYER] >= 0:
+        words = params[at:].view(np.float64)
+        pattern_priors(s, params, words[1:], out_visits, out_wins, words[0])
+
+
+def pattern_words(scale: float, model: PatternModel | None = None) -> npt.NDArray[np.float64]:
+    """The words a Go game made with ``patterns=scale`` holds: the scale, then the
+    model's table (the shipped model by default)."""
+    table = (model or load_patterns()).table
+    return np.concatenate([np.array([float(scale)]), table])
 
 
 def move_probabilities(state: KernelState, model: PatternModel) -> npt.NDArray[np.float64]:

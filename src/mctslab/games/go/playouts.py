@@ -11,7 +11,8 @@ over ``rollout_actions``), choose uniformly among them. :func:`heavy_action` is 
 of a heavy playout, the engines' ``"heavy"`` simulation of Go (:func:`heavy_playout` to
 the end): escape an atari the previous move made, else capture a string in atari next
 to it, else one of MoGo's 3x3 patterns around it (:data:`MOGO_PATTERNS`, looked up in
-:data:`MOGO_PAT3`), else the light playout's move.
+:data:`MOGO_PAT3`; or, in a game made with ``pattern_playouts``, a point around it drawn
+by its learned 3x3 gamma, :func:`learned_pattern_point`), else the light playout's move.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ from mctslab.games.go.layout import (
     P_LSUM,
     P_N,
     P_NEXT,
+    P_PATTERN_PLAYOUTS,
+    P_PATTERNS,
     P_W,
     S_LAST,
     S_NEMPTY,
@@ -41,9 +44,12 @@ from mctslab.games.go.patterns import MOGO_PAT3, pattern_code
 from mctslab.games.kernels import draw_top31, rng_randint, winner_returns
 
 __all__ = [
+    "PAT3_PLAYOUT_MIN",
+    "PAT3_PLAYOUT_UNITS",
     "around",
     "heavy_action",
     "heavy_playout",
+    "learned_pattern_point",
     "liberties_after",
     "light_action",
     "listed",
@@ -228,6 +234,50 @@ def listed(buf, k, x):  # type: ignore[no-untyped-def]
     return False
 
 
+#: The learned 3x3 gamma a point around the last move needs to be a candidate of the
+#: heavy playout's pattern rule (:func:`learned_pattern_point`): twice the gamma of the
+#: pass's (level 0); about the top third of the classes the shipped model rates.
+PAT3_PLAYOUT_MIN = 2.0
+#: A candidate's weight in the draw: ``max(1, floor(gamma * PAT3_PLAYOUT_UNITS))``.
+PAT3_PLAYOUT_UNITS = 16
+
+
+@njit(cache=True)
+def learned_pattern_point(s, params, rng, lv, c, buf):  # type: ignore[no-untyped-def]
+    """The heavy playout's rule (c) with learned patterns: among the empty points of the
+    8 around ``lv`` (the last move's virtual point) that are legal for colour ``c``, do
+    not fill one of its one-point eyes and whose 3x3 class has a gamma of at least
+    :data:`PAT3_PLAYOUT_MIN` in the game's model (``params[P_PATTERNS]``: its scale, then
+    its table, whose entry ``(c - 1) << 16 | code`` is the class's gamma), one drawn
+    with probability proportional to its gamma (integer weights, one ``rng_randint``
+    draw); -1 if none. Coulom's Crazy Stone draws its playout moves by their gammas
+    ("Computing Elo ratings of move patterns", 2007, section 4); here only the 3x3
+    gamma, and only next to the last move, as MoGo's rule it replaces. ``buf``: scratch,
+    16 entries at least."""
+    col, w = params[P_COLOUR], params[P_W]
+    words = params[params[P_PATTERNS] :].view(np.float64)
+    key = (c - 1) << 16
+    k = 0
+    total = 0
+    for d in range(8):
+        q = around(lv, w, d)
+        if s[col + q] != EMPTY:
+            continue
+        g = words[1 + (key | pattern_code(s, col, w, q))]
+        if g >= PAT3_PLAYOUT_MIN and not own_eye(s, params, q, c) and legal_point(s, params, q, c):
+            total += max(1, int(g * PAT3_PLAYOUT_UNITS))
+            buf[k] = q
+            buf[8 + k] = total
+            k += 1
+    if k == 0:
+        return -1
+    r = rng_randint(rng, total)
+    for i in range(k):
+        if r < buf[8 + i]:
+            return buf[i]
+    return buf[k - 1]  # (never: r < total)
+
+
 @njit(cache=True)
 def liberties_after(s, params, v, c):  # type: ignore[no-untyped-def]
     """The liberties, counted up to 2, of the string of colour ``c`` through ``v`` once
@@ -308,7 +358,9 @@ def heavy_action(s, params, rng, buf):  # type: ignore[no-untyped-def]
        legal (a capture never fills an own eye);
     c. *MoGo's 3x3 patterns* (Gelly, Wang, Munos, Teytaud 2006): the empty points of
        the 8 around ``m`` whose neighbourhood matches :data:`MOGO_PATTERNS` for the
-       mover (:data:`MOGO_PAT3`), legal and not filling an own one-point eye;
+       mover (:data:`MOGO_PAT3`), legal and not filling an own one-point eye; in a game
+       made with ``pattern_playouts``, :func:`learned_pattern_point` instead (its own
+       draw);
     d. otherwise the light playout's move, :func:`light_action`.
 
     Every draw comes from ``rng`` (the engines' SplitMix64 word): one for rules a-c,
@@ -348,7 +400,12 @@ def heavy_action(s, params, rng, buf):  # type: ignore[no-untyped-def]
                     if not listed(buf, k, lib) and legal_point(s, params, lib, c):
                         buf[k] = lib
                         k += 1
-        if k == 0:
+        if k == 0 and params[P_PATTERN_PLAYOUTS] != 0:
+            # (c') the learned 3x3 gammas around the last move
+            v = learned_pattern_point(s, params, rng, lv, c, buf)
+            if v >= 0:
+                return (v // w - 1) * n + v % w - 1
+        elif k == 0:
             # (c) MoGo's patterns around the last move
             table = (c - 1) << 16
             for d in range(8):

@@ -289,13 +289,16 @@ def knowledge(s, params, out_visits, out_wins):  # type: ignore[no-untyped-def]
 
 
 def prior_table(state: KernelState) -> list[tuple[int, int]]:
-    """``(visits, wins)`` of :func:`knowledge` for each action of a Go state (a
-    :class:`~mctslab.games.go.Go` game's state, not over), indexed by action."""
+    """``(visits, wins)`` of the game's knowledge kernel for each action of a Go state
+    (a :class:`~mctslab.games.go.Go` game's state, not over), indexed by action:
+    :func:`knowledge`, with the learned patterns' prior of a game made with them."""
     if state.is_terminal():
         raise InvalidConfigError("go: the game is over: there is no move to give a prior")
     game = state.game
     k = game.info.num_actions
     visits = np.zeros(k, dtype=np.int64)
     wins = np.zeros(k, dtype=np.int64)
-    knowledge(state.array, game.params, visits, wins)
+    kernel = type(game).kernels.knowledge
+    assert kernel is not None  # (Go binds one)
+    kernel(state.array, game.params, visits, wins)
     return [(int(x), int(y)) for x, y in zip(visits, wins, strict=True)]
