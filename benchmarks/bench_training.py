@@ -39,8 +39,10 @@ Run ``python benchmarks/bench_training.py [--part NAME ...] [--model NAME_OR_PAT
 - ``curve``: Elo by generation and by hours of training against the fixed baselines,
   from training runs (``--run``, repeated for runs that continue one another with
   ``--init``, each a run directory or a saved segment's JSON such as
-  ``results/curve_connect_four_run1.json``, the shipped network's run, whose directory
-  is not kept; default ``runs/connect_four``; skipped when none is there) into
+  ``results/curve_connect_four_run1.json``, the first run, whose directory
+  is not kept, and ``results/curve_connect_four_run2.json``, the second's, rebuilt from
+  the shipped card's evaluation with its hours spread evenly over its generations;
+  default ``runs/connect_four``; skipped when none is there) into
   ``benchmarks/results/training_curve.png``.
 
 Strength is a score (win 1, draw 1/2) with its 95% Wilson interval; a target is met when
@@ -51,6 +53,7 @@ exits 0: benchmarks record, tests assert.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import multiprocessing
@@ -128,6 +131,24 @@ def part_throughput(args: argparse.Namespace) -> None:
 # 2 and 3. Strength through the arena ---------------------------------------------------------
 
 
+def network_tag(*specs: str) -> str:
+    """The first 8 hex digits of the SHA-256 of the weights every ``model=`` of
+    ``specs`` names, in order ('' if none): a match's runs in the store are kept by it,
+    so that a new network shipped under the same name plays its own games instead of
+    resuming the last one's."""
+    from mctslab.players.network import resolve_model
+
+    digest = hashlib.sha256()
+    found = False
+    for spec in specs:
+        for option in spec.split(":", 1)[-1].split(","):
+            key, _, value = option.partition("=")
+            if key.strip() == "model":
+                digest.update(resolve_model(value.strip()).read_bytes())
+                found = True
+    return digest.hexdigest()[:8] if found else ""
+
+
 def _match(
     name: str, az: str, opponent: str, games: int, seed: int, workers: int
 ) -> dict[str, Any]:
@@ -144,8 +165,9 @@ def _match(
         workers=workers,
     )
     start = time.perf_counter()
+    tag = network_tag(az, opponent)
     with ResultStore(RESULTS / "training.db") as store:
-        result = run_arena(config, store, resume=True, kind=f"bench-training-{name}")
+        result = run_arena(config, store, resume=True, kind=f"bench-training-{name}-{tag}")
     points = [r.score_of("az") for r in result.records]
     scored = [p for p in points if p is not None]
     score, low, high = wilson(sum(scored), len(scored))
@@ -155,6 +177,7 @@ def _match(
         "name": name,
         "az": az,
         "opponent": opponent,
+        "networks": tag,
         "games": len(scored),
         "wins": wins,
         "draws": draws,
@@ -671,9 +694,17 @@ def plot_curve(segments: list[dict[str, Any]]) -> None:
     for i, seg in enumerate(segments):
         rated = [r for r in seg["rows"] if r["elo"] is not None]
         label = f"run {i + 1}: {seg.get('label') or seg.get('run', '')}"
-        for ax, x_of in (
-            (axes[0], lambda r, g=gen0: g + r["generation"]),
-            (axes[1], lambda r, w=wall0: (w + (r["wall_seconds"] or 0.0)) / 3600),
+        # a segment rebuilt from a model card knows only its run's total time: its hours
+        # are spread evenly over the generations, drawn dotted and said in the legend
+        estimated = bool(seg.get("wall_seconds_estimated"))
+        for ax, x_of, style, name in (
+            (axes[0], lambda r, g=gen0: g + r["generation"], "-", label),
+            (
+                axes[1],
+                lambda r, w=wall0: (w + (r["wall_seconds"] or 0.0)) / 3600,
+                ":" if estimated else "-",
+                label + (" (hours spread evenly)" if estimated else ""),
+            ),
         ):
             ax.errorbar(
                 [x_of(r) for r in rated],
@@ -685,7 +716,8 @@ def plot_curve(segments: list[dict[str, Any]]) -> None:
                 marker="o",
                 markersize=3,
                 capsize=2,
-                label=label,
+                linestyle=style,
+                label=name,
             )
         gen0 += seg["generations"]
         wall0 += seg["wall_seconds"]
