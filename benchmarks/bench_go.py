@@ -59,6 +59,11 @@ matches take hours on 2 cores and continue across sessions from their store):
     searches (``workers=N``) and on a ``--size`` board (9 by default; 13x13 at 5 s is
     round 2's other target), each row kept by its name.
 
+``rates``
+    Simulations a second of each setting (``--settings``; the compiled engine, one core,
+    ``--rate-iterations`` a search from ``--rate-positions`` positions of a seeded heavy
+    playout game, the settings interleaved), medians: what each piece of knowledge costs.
+
 ``discipline``
     Time discipline under GTP: ``mctslab gtp`` (the best setting, no budget of its own)
     as a ``gtp:`` player against GNU Go level 1, ``--games`` games under the arena's
@@ -279,6 +284,67 @@ def _compiled(setting: str, iterations: int, seed: int) -> float:
     result = CompiledMCTS(config).search(game.new_initial_state())
     assert result.iterations == iterations
     return result.seconds
+
+
+def _rate_positions(count: int) -> list[list[int]]:
+    """The empty board and positions every 8 plies of a seeded game of heavy playout
+    moves (the ``rates`` part's positions)."""
+    import numpy as np
+
+    from mctslab.core.registry import make
+
+    game = make("go", **dict(GO_PARAMS))
+    state = game.new_initial_state()
+    buf = np.zeros(game.info.num_actions, dtype=np.int64)
+    word = np.array([5], dtype=np.uint64)
+    moves: list[int] = []
+    positions = [[]]
+    while len(positions) < count and not state.is_terminal():
+        a = int(game.kernels.heavy_action(state.array, game.params, word, buf))
+        state.apply_action(a)
+        moves.append(a)
+        if len(moves) % 8 == 0:
+            positions.append(list(moves))
+    return positions
+
+
+def part_rates(args: argparse.Namespace) -> None:
+    """Simulations a second of each setting (``--settings``), the compiled engine on one
+    core: a ``--rate-iterations`` search from each of ``--rate-positions`` positions,
+    the settings interleaved position by position; the median rate of each."""
+    from mctslab.core.registry import make
+    from mctslab.players.player import parse_spec, search_config
+    from mctslab.search.compiled import CompiledMCTS
+
+    positions = _rate_positions(args.rate_positions)
+    rates: dict[str, list[float]] = {name: [] for name in args.settings}
+    for name in args.settings:  # compile first, outside the timings
+        game = make("go", **dict(GO_PARAMS + SETTING_GAME_PARAMS.get(name, ())))
+        _, options = parse_spec(_spec(name, "iterations=200"))
+        CompiledMCTS(search_config(options, seed=1)).search(game.new_initial_state())
+    for moves in positions:
+        for name in args.settings:
+            game = make("go", **dict(GO_PARAMS + SETTING_GAME_PARAMS.get(name, ())))
+            state = game.state_from_actions(moves)
+            _, options = parse_spec(_spec(name, f"iterations={args.rate_iterations}"))
+            result = CompiledMCTS(search_config(options, seed=1)).search(state)
+            rates[name].append(result.iterations / result.seconds)
+    rows = [
+        {
+            "setting": name,
+            "spec": _spec(name, f"iterations={args.rate_iterations}"),
+            "game_params": dict(SETTING_GAME_PARAMS.get(name, ())),
+            "simulations_per_s": statistics.median(r),
+            "by_position": r,
+        }
+        for name, r in rates.items()
+    ]
+    for row in rows:
+        print(f"{row['setting']}: {row['simulations_per_s']:,.0f} simulations/s")
+    save(
+        "rates",
+        {"rows": rows, "positions": len(positions), "iterations": args.rate_iterations},
+    )
 
 
 def _openspiel(iterations: int, seed: int) -> float:
@@ -591,7 +657,14 @@ def plot(rows: list[dict[str, Any]], best: list[dict[str, Any]] | None = None) -
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
-    settings = (("uct", "UCT", 0.96), ("rave", "UCT + RAVE", 1.0), ("heavy", "+ heavy", 1.04))
+    settings = (
+        ("uct", "UCT", 0.92),
+        ("rave", "UCT + RAVE", 0.96),
+        ("heavy", "+ heavy", 1.0),
+        ("knowledge", "+ prior knowledge", 1.04),
+        ("patterns", "+ learned prior", 1.08),
+        ("pattern_playouts", "knowledge, learned playouts", 1.12),
+    )
     for ax, level in zip(axes, (10, 1), strict=True):
         ticks: set[int] = set()
         for setting, label, shift in settings:
@@ -637,7 +710,12 @@ def plot(rows: list[dict[str, Any]], best: list[dict[str, Any]] | None = None) -
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument(
-        "part", choices=["speed", "policies", "tune", "strength", "best", "discipline", "plot"]
+        "part",
+        choices=["speed", "policies", "tune", "strength", "best", "discipline", "plot", "rates"],
+    )
+    parser.add_argument("--rate-positions", type=int, default=6, help="rates: positions")
+    parser.add_argument(
+        "--rate-iterations", type=int, default=20000, help="rates: simulations a search"
     )
     parser.add_argument("--sweeps", type=lambda t: t.split(","), default=list(TUNE_SWEEPS))
     parser.add_argument("--quick", action="store_true")
@@ -674,6 +752,7 @@ def main() -> None:
         "best": part_best,
         "discipline": part_discipline,
         "plot": part_plot,
+        "rates": part_rates,
     }
     parts[args.part](args)
 
