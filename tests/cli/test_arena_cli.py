@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from mctslab.arena.store import ResultStore
 from mctslab.cli.main import app
 
 runner = CliRunner()
@@ -84,6 +85,8 @@ def test_sprt_gives_up_at_max_games(tmp_path: Path) -> None:
          "positive"),
         (["arena", "tic_tac_toe", "--player", "a=random", "--player", "b=random",
           "--time-per-move", "-1"], "positive"),
+        (["arena", "tic_tac_toe", "--player", "a=random", "--player", "b=random",
+          "--main-time", "0"], "main time"),
         (["arena", "tic_tac_toe", "--player", "a=mcts:iterations=0", "--player", "b=random"],
          "iterations"),
         (["sprt", "tic_tac_toe", "--player", "a=random", "--player", "b=random", "--elo0", "5",
@@ -214,3 +217,21 @@ def test_ratings_keep_apart_a_spec_played_under_two_rules_versions(
         "rnd": [f"rnd [version {version}]", f"rnd [version {version + 1}]"],
     }
     assert all(p["games"] == 2 for p in data["players"])
+
+
+def test_a_game_clock_from_the_command_line(tmp_path: Path) -> None:
+    """``--main-time``: the games are played under each seat's clock and the run stores it
+    in its identity (another main time is another run, the same one resumes)."""
+    db = tmp_path / "clock.db"
+    args = ("arena", "tic_tac_toe", "--player", "a=mcts", "--player", "b=random",
+            "--games", "2", "--main-time", "1", "--strict", "--workers", "1",
+            "--db", str(db), "--no-progress", "--json")  # fmt: skip
+    code, out, err = run(*args)
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["played_now"] == 2 and data["forfeits"] == []
+    code, out, err = run(*args, "--resume")
+    assert code == 0 and json.loads(out)["played_now"] == 0
+    with ResultStore(db) as store:
+        (only,) = store.runs()
+        assert only.config["main_time"] == 1.0

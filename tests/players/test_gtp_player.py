@@ -326,3 +326,31 @@ def test_a_program_s_start_up_is_not_counted_as_its_first_move(tmp_path: Path) -
     assert record.moves[0] == 25  # its first move: the fake program passes
     lines = log.read_text().splitlines()
     assert lines.index("clear_board") < lines.index("genmove b")
+
+
+def test_a_game_clock_is_told_with_the_time_left_before_each_move(tmp_path: Path) -> None:
+    """Under the arena's game clock (``main_time``) the program is told ``time_settings M
+    0 0`` (sudden death) or ``M T 1`` (byo-yomi after it) once, and ``time_left`` for its
+    colour before every ``genmove``, in whole seconds that only go down."""
+    command, log = _fake(tmp_path)
+    for byo, settings in ((None, "time_settings 90 0 0"), (2.0, "time_settings 90 2 1")):
+        log.write_text("")
+        task = GameTask(
+            slot=0,
+            game="go",
+            game_params=(("board_size", 5),),
+            seats=(Entrant("prog", f"gtp:{command}"), Entrant("random", "random")),
+            seed=0,
+            time_per_move=byo,
+            main_time=90.0,
+            strict=True,
+        )
+        record = play_task(task)
+        assert record.termination == "normal", record.error
+        lines = log.read_text().splitlines()
+        assert [line for line in lines if line.startswith("time_settings")] == [settings]
+        genmoves = [i for i, line in enumerate(lines) if line.startswith("genmove")]
+        assert genmoves and all(lines[i - 1].startswith("time_left b ") for i in genmoves)
+        left = [int(lines[i - 1].split()[2]) for i in genmoves]
+        assert left[0] == 90 and left == sorted(left, reverse=True)
+        assert all(lines[i - 1].split()[3] == "0" for i in genmoves)  # main time: 0 stones

@@ -10,14 +10,18 @@ task whenever the players' budgets are iteration counts.
 This module is what the arena (which schedules games and stores them) and the
 Ray backend (which only plays them) share; neither imports the other for it.
 
-Time control (``time_per_move``): every move is timed. A move slower than the
-limit by more than :data:`TIME_TOLERANCE` (relative) plus :data:`TIME_GRACE`
-seconds is an *overrun*, recorded with its size; with ``strict`` the player who
-overran loses the game. A searching spec with no budget of its own searches
-``time=<limit>`` with no iteration cap, one with a budget of its own keeps it
-(:func:`effective_spec`, the rule of :mod:`mctslab.players.time_control`); a ``gtp:``
-program is told the limit as byo-yomi (``time_settings 0 <limit> 1``); other players
-keep their own budget and are only measured.
+Time control (``time_per_move``, ``main_time``; :mod:`mctslab.arena.game_clock`): every
+move is timed. Under a constant clock (``time_per_move`` alone) a move slower than the
+limit by more than :data:`TIME_TOLERANCE` (relative) plus :data:`TIME_GRACE` seconds is
+an *overrun*; under a game clock (``main_time``, then byo-yomi of ``time_per_move``
+where set) a move that takes more than its seat's clock had left, plus ``TIME_GRACE``,
+is one (a flag fall). An overrun is recorded with its size; with ``strict`` the player
+who overran loses the game. A searching spec with no budget of its own searches
+``time=<limit>`` with no iteration cap (under a game clock, each move what the clock
+allows then), one with a budget of its own keeps it (:func:`effective_spec`, the rule of
+:mod:`mctslab.players.time_control`); a ``gtp:`` program is told the control
+(``time_settings``, and ``time_left`` before each move under a game clock); other
+players keep their own budget and are only measured.
 
 A player that raises (termination ``"error"``), or returns an illegal move
 (``"illegal"``), loses the game; the error is recorded with the game. A game that its
@@ -36,6 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from mctslab.arena.game_clock import MoveTimer
 from mctslab.arena.store import GameRecord, now
 from mctslab.core.game import CHANCE, Game, State, sample_chance_outcome
 from mctslab.core.registry import make
@@ -92,6 +97,7 @@ class GameTask:
     time_per_move: float | None = None
     strict: bool = False
     allow_cheating: bool = False
+    main_time: float | None = None
 
 
 def derive_seed(*parts: int | str) -> int:
@@ -154,9 +160,15 @@ def play_task(task: GameTask) -> GameRecord:
     moves: list[int] = list(opening)
     times: list[float | None] = [None] * len(opening)
     movers: list[int] = [-1] * len(opening)
-    overruns: list[tuple[int, int, float]] = []
-    limit = task.time_per_move
-    allowed = None if limit is None else limit * (1 + TIME_TOLERANCE) + TIME_GRACE
+    timer = MoveTimer(
+        time_per_move=task.time_per_move,
+        main_time=task.main_time,
+        tolerance=TIME_TOLERANCE,
+        grace=TIME_GRACE,
+    )
+    overruns = timer.overruns
+    # A constant clock is the spec's (its budget); a game clock gives one each move.
+    limit = task.time_per_move if task.main_time is None else None
     chance_rng = Rng(derive_seed(task.seed, "chance"))
     termination, error = "normal", None
     returns: list[float] | None = None
@@ -166,8 +178,7 @@ def play_task(task: GameTask) -> GameRecord:
         try:
             spec = effective_spec(entrant.spec, limit)
             player = make_player(spec, info, seed=derive_seed(task.seed, "seat", seat))
-            if isinstance(player, GtpPlayer) and limit is not None:
-                player.time_per_move = limit  # told to the program as byo-yomi
+            timer.seat(seat, player, spec)  # a gtp: program is told its time settings
             players.append(player)
         except Exception as err:  # a bad spec is caught before the run; this is a crash
             return _record(task, opening, moves, times, movers, overruns,
@@ -197,6 +208,7 @@ def play_task(task: GameTask) -> GameRecord:
             movers.append(-1)
         else:
             name = task.seats[p].name
+            timer.before(p, players[p], state, game)
             t0 = time.perf_counter()
             try:
                 action = players[p].choose(state.clone())
@@ -215,13 +227,11 @@ def play_task(task: GameTask) -> GameRecord:
             moves.append(action)
             times.append(elapsed)
             movers.append(p)
-            if allowed is not None and limit is not None and elapsed > allowed:
-                overruns.append((len(moves) - 1, p, elapsed - limit))
-                if task.strict:
-                    termination = "time"
-                    error = f"{name}: {elapsed:.3f} s for a move, limit {limit:g} s"
-                    returns = _forfeit(game, n, p)
-                    break
+            forfeit = timer.after(p, elapsed, len(moves) - 1, name, task.strict)
+            if forfeit is not None:
+                termination, error = "time", forfeit
+                returns = _forfeit(game, n, p)
+                break
         for seat, player in enumerate(players):
             try:
                 player.inform(action)

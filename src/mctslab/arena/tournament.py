@@ -45,13 +45,12 @@ configuration replays the same games wherever the budgets are iteration counts, 
 from __future__ import annotations
 
 import contextlib
-import json
 import math
 import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
@@ -71,8 +70,10 @@ from mctslab.arena.growth import (
     grow_or_refuse,
     slot_of,
 )
+from mctslab.arena.pooling import PooledGames, PooledPlayer, game_key, pool_runs
+from mctslab.arena.pooling import canonical as _canonical
 from mctslab.arena.ray_backend import run_tasks_ray
-from mctslab.arena.store import GameRecord, ResultStore, RunInfo, StoreWriteError
+from mctslab.arena.store import GameRecord, ResultStore, StoreWriteError
 from mctslab.core.errors import InvalidConfigError, InvalidSpecError
 from mctslab.core.game import Game
 from mctslab.core.registry import make
@@ -130,6 +131,10 @@ class ArenaConfig:
     Ray) continues the same games. Nor is ``allow_cheating``, which decides whether
     players that read the full state may play a game with hidden information
     (:func:`check_players`), not what the games are.
+
+    ``time_per_move`` alone is a constant clock; ``main_time`` gives each seat a game
+    clock, with byo-yomi of ``time_per_move`` after it where that is set too
+    (:mod:`mctslab.arena.game_clock`).
     """
 
     game: str
@@ -144,6 +149,7 @@ class ArenaConfig:
     backend: str = "local"
     ray_address: str | None = None
     allow_cheating: bool = False
+    main_time: float | None = None
 
     def __post_init__(self) -> None:
         if len(self.players) < 2:
@@ -165,19 +171,27 @@ class ArenaConfig:
             raise InvalidConfigError(
                 f"time per move must be a positive number of seconds, got {self.time_per_move!r}"
             )
+        if self.main_time is not None and not (
+            math.isfinite(self.main_time) and self.main_time > 0
+        ):
+            raise InvalidConfigError(
+                f"main time must be a positive number of seconds, got {self.main_time!r}"
+            )
         if self.openings < 0:
             raise InvalidConfigError(f"openings must be >= 0 plies, got {self.openings}")
         if self.workers < 1:
             raise InvalidConfigError(f"workers must be >= 1, got {self.workers}")
         if self.backend not in ("local", "ray"):
             raise InvalidConfigError(f"unknown backend {self.backend!r}; valid: local, ray")
-        if self.strict and self.time_per_move is None:
-            raise InvalidConfigError("strict time control needs a time per move")
+        if self.strict and self.time_per_move is None and self.main_time is None:
+            raise InvalidConfigError("strict time control needs a time per move or a main time")
 
     def identity(self, game_version: int) -> dict[str, Any]:
         """Everything that decides the games (what ``resume`` matches on), the rules
         included: the game's name, parameters and ``game_version`` (its
-        ``GameInfo.version``, which the configuration cannot know by itself)."""
+        ``GameInfo.version``, which the configuration cannot know by itself). A game
+        clock (``main_time``) is in it only when set: runs from before it keep theirs."""
+        clock = {} if self.main_time is None else {"main_time": self.main_time}
         return {
             "game": self.game,
             "game_params": dict(self.game_params),
@@ -188,7 +202,7 @@ class ArenaConfig:
             "strict": self.strict,
             "seed": self.seed,
             "openings": self.openings,
-        }
+        } | clock
 
 
 def schedule(config: ArenaConfig, blocks: Sequence[int] | None = None) -> list[GameTask]:
@@ -217,6 +231,7 @@ def schedule(config: ArenaConfig, blocks: Sequence[int] | None = None) -> list[G
                     time_per_move=config.time_per_move,
                     strict=config.strict,
                     allow_cheating=config.allow_cheating,
+                    main_time=config.main_time,
                 )
             )
     return sorted(tasks, key=lambda t: t.slot)
@@ -364,11 +379,6 @@ def check_players(config: ArenaConfig, game: Game) -> tuple[str, ...]:
 
 
 # Runs in the store ---------------------------------------------------------------------------
-
-
-def _canonical(value: Any) -> Any:
-    """``value`` as it reads back from the store's JSON (tuples become lists, ...)."""
-    return json.loads(json.dumps(value, sort_keys=True, default=str))
 
 
 def _rules(game: str, params: Mapping[str, Any], version: int) -> tuple[str, Any, int]:
@@ -556,154 +566,6 @@ def run_arena(
         raise
     records = tuple(store.games([run_id]))
     return ArenaResult(run_id, len(all_tasks), played_now, records, cheating)
-
-
-# Pooling runs for ratings ----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PooledPlayer:
-    """A player of pooled runs: games count for the same player only when its name, its
-    spec as played (:func:`effective_spec`: a time control can give ``mcts`` its budget)
-    and the rules (the game's parameters and version) are all the same.
-
-    ``label`` is unique in the pool: the name, or where a name stands for several
-    players the name with what tells them apart, e.g. ``mcts [mcts:iterations=50000]``.
-    ``runs`` are the ids of the runs it played in.
-    """
-
-    label: str
-    name: str
-    spec: str
-    game_params: tuple[tuple[str, Any], ...]
-    game_version: int
-    runs: tuple[int, ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "spec": self.spec,
-            "game_params": dict(self.game_params),
-            "game_version": self.game_version,
-            "runs": list(self.runs),
-        }
-
-
-@dataclass(frozen=True)
-class PooledGames:
-    """The games of several runs, their seats renamed to the players' labels.
-
-    ``shared_names`` maps each name that stands for several players to their labels
-    (rated apart, never merged); ``cheating`` holds the labels of the players that
-    were allowed to read hidden information. ``duplicates`` maps the id of each run that
-    held games already counted from an earlier run (the same game: :func:`game_key`) to
-    how many: they are left out of ``records`` unless pooled with ``keep_duplicates``.
-    """
-
-    runs: tuple[RunInfo, ...]
-    records: tuple[GameRecord, ...]
-    players: tuple[PooledPlayer, ...]
-    shared_names: dict[str, tuple[str, ...]]
-    cheating: tuple[str, ...]
-    duplicates: dict[int, int] = field(default_factory=dict)
-
-    @property
-    def unfinished(self) -> tuple[RunInfo, ...]:
-        """The pooled runs that did not finish (killed, stopped, or still playing)."""
-        return tuple(r for r in self.runs if r.unfinished)
-
-
-def game_key(run: RunInfo, record: GameRecord) -> tuple[Any, ...]:
-    """What makes two stored games the same game: the rules (the game, its parameters and
-    version), the seats (as pooled: name, spec as played and rules), the seed, the moves
-    (the opening included) and how it ended. A run played again without ``resume``
-    replays its games move for move where the budgets are iteration counts (a killed
-    training evaluation played again, an arena run twice): counted once, not twice."""
-    return (
-        run.game,
-        json.dumps(_canonical(run.game_params), sort_keys=True),
-        run.game_version,
-        record.seats,
-        record.seed,
-        record.moves,
-        record.score,
-        record.termination,
-    )
-
-
-# A pooled player: name, spec as played, the game's parameters (canonical JSON), version.
-_PlayerKey = tuple[str, str, str, int]
-
-
-def _played_spec(spec: str, time_per_move: Any) -> str:
-    try:
-        return effective_spec(spec, time_per_move)
-    except InvalidSpecError:  # a kind this mctslab does not know: the spec as stored
-        return spec
-
-
-def pool_runs(
-    store: ResultStore, runs: Sequence[RunInfo], keep_duplicates: bool = False
-) -> PooledGames:
-    """Pool the games of ``runs`` (of one game) for ratings, keeping players apart by
-    name, spec as played and rules (see :class:`PooledPlayer`), and each game once: a game
-    that an earlier run of ``runs`` already holds (:func:`game_key`) is left out and
-    counted in ``duplicates``, unless ``keep_duplicates``."""
-    key_of: dict[tuple[int, str], _PlayerKey] = {}
-    params_of: dict[_PlayerKey, tuple[tuple[str, Any], ...]] = {}
-    runs_of: dict[_PlayerKey, list[int]] = {}
-    for run in runs:
-        params = tuple(sorted(run.game_params.items()))
-        for name, spec in run.players.items():
-            played = _played_spec(spec, run.config.get("time_per_move"))
-            key = (name, played, json.dumps(_canonical(dict(params))), run.game_version)
-            key_of[(run.id, name)] = key
-            params_of[key] = params
-            runs_of.setdefault(key, []).append(run.id)
-    by_name: dict[str, list[_PlayerKey]] = {}
-    for key in runs_of:
-        by_name.setdefault(key[0], []).append(key)
-    label: dict[_PlayerKey, str] = {}
-    for name, keys in by_name.items():
-        if len(keys) == 1:
-            label[keys[0]] = name
-            continue
-        # Show only what tells the players of this name apart.
-        differs = [len({k[i] for k in keys}) > 1 for i in (1, 2, 3)]
-        for k in keys:
-            parts = []
-            if differs[0]:
-                parts.append(k[1])
-            if differs[1]:
-                parts.append(", ".join(f"{p}={v}" for p, v in params_of[k]) or "default rules")
-            if differs[2]:
-                parts.append(f"version {k[3]}")
-            label[k] = f"{name} [{'; '.join(parts)}]"
-    records: list[GameRecord] = []
-    cheating: list[str] = []
-    seen: set[tuple[Any, ...]] = set()
-    duplicates: dict[int, int] = {}
-    for run in runs:
-
-        def rename(name: str, run_id: int = run.id) -> str:
-            key = key_of.get((run_id, name))
-            return name if key is None else label[key]
-
-        for stored in store.games([run.id]):
-            record = replace(stored, seats=tuple(map(rename, stored.seats)))
-            same = game_key(run, record)
-            if same in seen:
-                duplicates[run.id] = duplicates.get(run.id, 0) + 1
-                if not keep_duplicates:
-                    continue
-            seen.add(same)
-            records.append(record)
-        cheating += [rename(n) for n in run.cheating if rename(n) not in cheating]
-    players = tuple(
-        PooledPlayer(label[k], k[0], k[1], params_of[k], k[3], tuple(runs_of[k])) for k in runs_of
-    )
-    shared = {n: tuple(label[k] for k in keys) for n, keys in by_name.items() if len(keys) > 1}
-    return PooledGames(tuple(runs), tuple(records), players, shared, tuple(cheating), duplicates)
 
 
 def default_workers() -> int:

@@ -4,6 +4,8 @@
 
     mctslab arena connect_four --player uct=mcts:iterations=2000 --player mm=minimax:depth=4 \\
         --games 20 --time-per-move 0.5 --workers 2 --db results.db [--resume]
+    mctslab arena go -p board_size=9 --player a=mcts:early_stop=1 --player b=mcts \\
+        --games 20 --main-time 60          # a game clock: 60 s each, sudden death
     mctslab ratings --db results.db --game connect_four --json
     mctslab sprt tic_tac_toe --player new=mcts:iterations=400 --player old=mcts:iterations=50 \\
         --elo0 0 --elo1 50
@@ -93,6 +95,14 @@ PlayerOpt = Annotated[
 ]
 StrictOpt = Annotated[
     bool, typer.Option("--strict", help="A move over the time limit loses the game.")
+]
+MainTimeOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--main-time",
+        help="A game clock: seconds each player has for the game (then --time-per-move a "
+        "move as byo-yomi, if given; sudden death if not).",
+    ),
 ]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Base seed of every game.")]
 BackendOpt = Annotated[str, typer.Option("--backend", help="Where games run: local or ray.")]
@@ -250,6 +260,7 @@ def arena(
     progress: ProgressOpt = True,
     allow_cheating: AllowCheatingOpt = False,
     json_output: JsonOpt = False,
+    main_time: MainTimeOpt = None,
 ) -> None:
     """Round-robin tournament between players; every game is stored as it finishes."""
     console = make_console(stderr=json_output)
@@ -259,6 +270,7 @@ def arena(
         config = ArenaConfig(
             game, players, games, values, time_per_move, strict, seed, openings,
             default_workers() if workers is None else workers, backend, ray_address, allow_cheating,
+            main_time,
         )  # fmt: skip
         if anchor is not None and anchor not in {p.name for p in players}:
             raise CliError(

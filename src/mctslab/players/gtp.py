@@ -44,7 +44,10 @@ not on the board.
 
 **Time.** With ``time_per_move`` (seconds), the program is told ``time_settings 0 T 1``
 when it starts: no main time and a byo-yomi period of ``T`` seconds for each move, so that
-an engine that manages its clock (GNU Go, ``mctslab gtp``) plans for it. GTP's
+an engine that manages its clock (GNU Go, ``mctslab gtp``) plans for it. With
+``main_time`` too (the arena's ``--main-time``) it is told ``time_settings M T 1``, or
+``time_settings M 0 0`` (sudden death) without ``time_per_move``, and before each
+``genmove`` the time its clock has left (``time_left``, from :attr:`clock_left`). GTP's
 arguments are integers: a fraction is sent as is (``mctslab gtp`` takes it) and, when
 refused, rounded down (GNU Go); a program that refuses the command is still timed by the
 arena, whose ``strict`` control forfeits a move over the limit
@@ -323,6 +326,11 @@ class GtpPlayer:
             )
         #: Seconds a move may take, told to the program when it starts (``None``: nothing).
         self.time_per_move = time_per_move
+        #: Seconds of main time, told to the program when it starts (``None``: none).
+        self.main_time: float | None = None
+        #: ``(seconds, stones)`` the program's clock has left, told before each ``genmove``
+        #: (``None``: nothing told); the arena's game clock keeps it.
+        self.clock_left: tuple[float, int] | None = None
         self.process: GtpProcess | None = None
         self._moves: list[int] = []  # the game as the program's board has it
         self._komi: float | None = None
@@ -347,23 +355,40 @@ class GtpPlayer:
         return self.process
 
     def _time_settings(self, process: GtpProcess) -> None:
-        """``time_settings 0 T 1``: no main time, a byo-yomi period of ``T`` seconds for
-        every move. GTP's arguments are integers, and GNU Go refuses others: a fraction
-        (``mctslab gtp`` takes it) is sent as is, then rounded down if refused; a program
-        that refuses the command altogether is only timed (the arena's rule)."""
-        seconds = self.time_per_move
-        if seconds is None:
+        """``time_settings M T S``: ``M`` seconds of main time (``main_time``, else 0), then
+        a byo-yomi period of ``T`` seconds for every move (``time_per_move``: ``S = 1``;
+        none: ``T = S = 0``, sudden death). GTP's arguments are integers, and GNU Go
+        refuses others: a fraction (``mctslab gtp`` takes it) is sent as is, then rounded
+        down if refused (unless a time would round down to none); a program that refuses the command altogether is only timed (the
+        arena's rule)."""
+        main, byo = self.main_time or 0.0, self.time_per_move or 0.0
+        if main == 0 and byo == 0:
             return
-        tries = [f"{seconds:g}"]
-        if not seconds.is_integer() and seconds >= 1:
-            tries.append(str(math.floor(seconds)))
+        stones = 1 if byo > 0 else 0
+        tries = [f"{main:g} {byo:g} {stones}"]
+        whole = float(main).is_integer() and float(byo).is_integer()
+        if not whole and all(t == 0 or t >= 1 for t in (main, byo)):  # 0 would be no clock
+            tries.append(f"{math.floor(main)} {math.floor(byo)} {stones}")
         for text in tries:
             try:
-                process.send(f"time_settings 0 {text} 1")
+                process.send(f"time_settings {text}")
                 return
             except GtpError:
                 if process.closed:  # no answer, or it exited: that is a failure
                     raise
+
+    def _time_left(self, process: GtpProcess, colour: str) -> None:
+        """``time_left COLOUR SECONDS STONES`` before a ``genmove`` under a game clock
+        (:attr:`clock_left`, set by the arena): whole seconds, rounded down; refused: only
+        timed, as ``time_settings``."""
+        if self.clock_left is None:
+            return
+        seconds, stones = self.clock_left
+        try:
+            process.send(f"time_left {colour} {max(0, math.floor(seconds))} {stones}")
+        except GtpError:
+            if process.closed:
+                raise
 
     def close(self) -> None:
         """Shut the program down (``quit``, terminate, kill) and reap it."""
@@ -412,6 +437,7 @@ class GtpPlayer:
     def choose(self, state: State) -> int:
         process = self._sync(state)
         colour = self._colour(len(self._moves))
+        self._time_left(process, colour)
         reply = process.send(f"genmove {colour}")
         if reply.lower() == "resign":
             who = "Black" if colour == "b" else "White"

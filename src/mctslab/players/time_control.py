@@ -38,9 +38,17 @@ import dataclasses
 from typing import Any, TypeVar, cast
 
 from mctslab.core.errors import InvalidSpecError
-from mctslab.players.player import parse_spec
+from mctslab.players.player import MCTSPlayer, Player, parse_spec
 
-__all__ = ["BUDGET_KEYS", "TIMED_KINDS", "clock_time", "own_budget", "timed_config", "timed_spec"]
+__all__ = [
+    "BUDGET_KEYS",
+    "TIMED_KINDS",
+    "clock_time",
+    "own_budget",
+    "set_move_time",
+    "timed_config",
+    "timed_spec",
+]
 
 #: The player kinds whose search a clock can give its budget.
 TIMED_KINDS = frozenset({"mcts", "puct", "gumbel", "az", "ismcts", "pimc"})
@@ -122,3 +130,18 @@ def timed_config(config: C, *, own: bool, seconds: float | None) -> C:
     if own:
         return cast(C, dataclasses.replace(cfg, time=time))
     return cast(C, dataclasses.replace(cfg, time=time, iterations=None))
+
+
+def set_move_time(player: Player, base: Any, *, own: bool, seconds: float | None) -> Any:
+    """Give ``player`` its budget for one move under a clock that allows ``seconds`` (a
+    clock whose allowance changes from move to move: ``mctslab gtp``'s, the arena's main
+    time): ``base``, the search config it was made with, under :func:`timed_config`, set
+    on the player and on its searcher; returns that config. A player that is not an
+    MCTS-based one (or has no ``base``) is left as it is and ``None`` returned."""
+    if not isinstance(player, MCTSPlayer) or base is None:
+        return None
+    config = timed_config(base, own=own, seconds=seconds)
+    player.config = config
+    if player.searcher is not None and hasattr(player.searcher, "config"):
+        player.searcher.config = config
+    return config

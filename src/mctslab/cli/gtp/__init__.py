@@ -54,7 +54,7 @@ resigns. Players without a search (``random``, ``minimax``, ``gtp:...``) never r
 when that pass ends the game won for the side to move with the board counted as it
 stands (Tromp-Taylor area): a search could play on there, every move winning.
 
-**Time** (:mod:`mctslab.cli.gtp.clock`): ``time_settings main_time byo_yomi_time
+**Time** (:mod:`mctslab.players.clock`): ``time_settings main_time byo_yomi_time
 byo_yomi_stones`` and ``time_left colour time stones`` (seconds) set the clock, and an
 MCTS-based player whose spec names no budget of its own searches for the share of its
 time that the clock allows; ``time_settings 0 0 0`` or no ``time_settings`` at all: no
@@ -69,7 +69,7 @@ command; ``lz-genmove_analyze [COLOR] [INTERVAL]`` is ``genmove`` with the same 
 during its search. Both need an ``mcts`` or ``puct`` player with one worker.
 
 **The modules**, apart as in Leela Zero and KataGo: :mod:`~mctslab.cli.gtp.protocol`
-reads a command line and writes its answer, :mod:`~mctslab.cli.gtp.clock` decides how
+reads a command line and writes its answer, :mod:`~mctslab.players.clock` decides how
 long a move thinks, :mod:`~mctslab.cli.gtp.analysis` streams what a search sees, and
 :mod:`~mctslab.cli.gtp.engine` holds the board and the player and runs the commands;
 this package's ``__init__`` registers the ``mctslab gtp`` command. An engine in this
@@ -101,9 +101,9 @@ from mctslab.cli.gtp.analysis import (
     parse_analyze,
     principal_variation,
 )
-from mctslab.cli.gtp.clock import LATENCY, MIN_MOVE_TIME, MIN_MOVES_LEFT, Clock
 from mctslab.cli.gtp.engine import COMMANDS, RESIGN_BELOW, RESIGN_MIN_VISITS, GtpEngine
 from mctslab.cli.gtp.protocol import GtpFailure
+from mctslab.players.clock import LATENCY, MIN_MOVE_TIME, MIN_MOVES_LEFT, Clock
 
 __all__ = [
     "ANALYSIS_MAX_NODES",

@@ -1,7 +1,7 @@
 """The GTP engine: the board, the player and the commands of ``mctslab gtp``.
 
 Apart from the protocol's text (:mod:`mctslab.cli.gtp.protocol`), the clock
-(:mod:`mctslab.cli.gtp.clock`) and live analysis (:mod:`mctslab.cli.gtp.analysis`),
+(:mod:`mctslab.players.clock`) and live analysis (:mod:`mctslab.cli.gtp.analysis`),
 as Leela Zero and KataGo keep them: this module holds the game as it stands and a
 player that follows it, and each command is one method that reads as what it does to
 them. The commands, the rules and resignation are described in :mod:`mctslab.cli.gtp`.
@@ -21,7 +21,6 @@ from typing import TextIO
 
 from mctslab.cli.app import CliError
 from mctslab.cli.gtp.analysis import Analysis, parse_analyze
-from mctslab.cli.gtp.clock import Clock
 from mctslab.cli.gtp.protocol import (
     GtpFailure,
     answer,
@@ -45,9 +44,10 @@ from mctslab.games.sgf import (
     sgf_result,
     write_sgf,
 )
+from mctslab.players.clock import Clock
 from mctslab.players.gtp import action_to_vertex, vertex_to_action
 from mctslab.players.player import MCTSPlayer, Player, make_player, parse_spec
-from mctslab.players.time_control import own_budget, timed_config
+from mctslab.players.time_control import own_budget, set_move_time
 from mctslab.search.engine import Searcher, make_searcher
 from mctslab.search.mcts import SearchConfig
 
@@ -336,14 +336,12 @@ class GtpEngine:
         a player without a search config. The budget is the clock's, by the rule of
         :func:`mctslab.players.time_control.timed_config`: the spec's own budget wins,
         otherwise the clock's seconds with no iteration cap."""
-        player = self.player
         limit = self.clock.move_time(colour, len(self.state.history()), self._points())
-        if not isinstance(player, MCTSPlayer) or self._base is None:
+        if self.player is None:
             return None
-        config = timed_config(self._base, own=self._own_budget, seconds=limit)
-        player.config = config
-        if player.searcher is not None and hasattr(player.searcher, "config"):
-            player.searcher.config = config
+        config: SearchConfig | None = set_move_time(
+            self.player, self._base, own=self._own_budget, seconds=limit
+        )
         return config
 
     def _genmove(self, args: list[str], resign: bool) -> str:

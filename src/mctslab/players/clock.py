@@ -1,10 +1,14 @@
-"""How long a move may think: GTP's clock, kept apart from the protocol (as Leela Zero's
-``TimeControl.cpp`` and KataGo's ``timecontrols.cpp`` are), so that the allocation rule
-reads, and is tested, as arithmetic on seconds.
+"""How long a move may think: a game clock (main time, then byo-yomi), kept apart from
+the protocol and the arena that use it (as Leela Zero's ``TimeControl.cpp`` and KataGo's
+``timecontrols.cpp`` are), so that the allocation rule reads, and is tested, as
+arithmetic on seconds.
 
-``time_settings main_time byo_yomi_time byo_yomi_stones`` and ``time_left colour time
-stones`` (seconds) set the clock; the engine also keeps its own clock from the time its
-moves take, for controllers that send no ``time_left``. An MCTS-based player (``mcts``,
+Two callers: ``mctslab gtp``, where ``time_settings main_time byo_yomi_time
+byo_yomi_stones`` and ``time_left colour time stones`` (seconds) set the clock and the
+engine also keeps its own clock from the time its moves take, for controllers that send
+no ``time_left``; and the arena's game clocks (``--main-time``,
+:mod:`mctslab.arena.game_clock`), which keep one clock per seat and call a move that
+takes more than the clock had left (:meth:`Clock.overrun`) a flag fall. An MCTS-based player (``mcts``,
 ``puct``, ``az``; not ``gumbel``, which plans an iteration budget) whose spec names no
 budget of its own then searches, with no iteration cap, for::
 
@@ -27,6 +31,10 @@ no ``time_settings`` at all: no clock, the spec's budget alone.
 >>> clock.settings(main=0, byo=10, stones=5)  # 5 stones in every 10 s
 >>> round(clock.move_time("b", moves=0, points=81), 4)  # 10 / 5 * 0.9 - 0.15
 1.65
+>>> clock.settings(main=60, byo=0, stones=0)  # one minute, sudden death
+>>> clock.spent("b", 59.5)
+>>> clock.start("b"), clock.overrun("b", 0.25), clock.overrun("b", 0.75)
+((0.5, 0), -0.25, 0.25)
 """
 
 from __future__ import annotations
@@ -81,6 +89,25 @@ class Clock:
             if self.byo > 0 and self.stones > 0:
                 t += 0.8 * self.byo / self.stones
         return max(MIN_MOVE_TIME, t)
+
+    def available(self, colour: str) -> float | None:
+        """The seconds ``colour``'s next move may take before its flag falls (``None``: no
+        clock): what is left of its main time, plus the first byo-yomi period where one
+        follows (a move that runs out of main time goes on in it), or what is left of the
+        byo-yomi period it is in."""
+        if not self.on:
+            return None
+        left, stones = self.start(colour)
+        if stones == 0 and self.byo > 0 and self.stones > 0:
+            left += self.byo
+        return left
+
+    def overrun(self, colour: str, seconds: float) -> float:
+        """How far a move of ``colour`` that took ``seconds`` went past :meth:`available`
+        (negative or zero: in time; ``0.0`` without a clock). Read it before
+        :meth:`spent` counts the move."""
+        available = self.available(colour)
+        return 0.0 if available is None else seconds - available
 
     def spent(self, colour: str, seconds: float) -> None:
         """Count a move of ``colour`` that took ``seconds`` (until ``time_left`` corrects it)."""
