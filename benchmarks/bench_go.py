@@ -59,6 +59,14 @@ matches take hours on 2 cores and continue across sessions from their store):
     searches (``workers=N``) and on a ``--size`` board (9 by default; 13x13 at 5 s is
     round 2's other target), each row kept by its name.
 
+``clock``
+    Time management alone at equal time: the setting (``--setting``) with no budget of
+    its own under a game clock of ``--main-time`` seconds (sudden death; 90 s is what the
+    2 s a move of ``best`` spends in a mean game of 46 of our moves), against GNU Go
+    level 10 under the same clock: each move the clock's share of what is left by the game
+    stage, with ``--early-stop`` the search stopped as soon as its move cannot change, the
+    seconds saved going to the later moves. Rows ``clock-SETTING-Ms[-early]``.
+
 ``rates``
     Simulations a second of each setting (``--settings``; the compiled engine, one core,
     ``--rate-iterations`` a search from ``--rate-positions`` positions of a seeded heavy
@@ -438,6 +446,7 @@ def _match(
     workers: int,
     size: int = 9,
     setting: str = "",
+    main_time: float | None = None,
 ) -> dict[str, Any]:
     from mctslab.arena.game_task import Entrant
     from mctslab.arena.store import ResultStore
@@ -451,6 +460,7 @@ def _match(
         games=games,
         seed=seed,
         workers=workers,
+        main_time=main_time,
     )
     start = time.perf_counter()
     with ResultStore(STORE) as store:
@@ -459,6 +469,12 @@ def _match(
     scored = [p for p in points if p is not None]
     score, low, high = wilson(sum(scored), len(scored))
     wins = sum(1 for p in scored if p == 1.0)
+    # Our thinking time: what equal time means between rows of one time control and another.
+    ours_moves = [
+        [t for t, m in zip(r.move_times, r.movers, strict=True) if t is not None
+         and r.seats[m] == "mctslab"]
+        for r in result.records
+    ]  # fmt: skip
     row = {
         **endings(result.records),
         "name": name,
@@ -471,6 +487,9 @@ def _match(
         "low": low,
         "high": high,
         "seconds_this_run": time.perf_counter() - start,
+        "our_moves_per_game": statistics.fmean(map(len, ours_moves)) if ours_moves else 0.0,
+        "our_seconds_per_game": statistics.fmean(map(sum, ours_moves)) if ours_moves else 0.0,
+        "our_longest_game_seconds": max(map(sum, ours_moves), default=0.0),
     }
     print(f"{name}: {ours} vs {gnugo}: {score:.3f} [{low:.3f}, {high:.3f}] over {len(scored)}")
     return row
@@ -560,6 +579,36 @@ def part_best(args: argparse.Namespace) -> None:
     rows = {r["name"]: r for r in everything.get("best", {}).get("rows", [])}
     rows[name] = row
     save("best", {"rows": sorted(rows.values(), key=lambda r: r["name"])})
+
+
+def part_clock(args: argparse.Namespace) -> None:
+    """Time management alone, at equal time: the setting with no budget of its own under a
+    game clock of ``--main-time`` seconds, sudden death, for both programs (GNU Go told
+    ``time_settings M 0 0`` and ``time_left``), each move searching the clock's share of
+    what is left by the game stage; ``--early-stop`` adds Huang, Coulom and Lin's early
+    stop, whose saved seconds go to the later moves. Same seeds as ``best``."""
+    options = _spec(args.setting, "").split(":", 1)[1].lstrip(",")
+    spec = f"mcts:{options}" + (",early_stop=1" if args.early_stop else "")
+    name = f"clock-{args.setting}-{args.main_time:g}s" + ("-early" if args.early_stop else "")
+    row = _match(
+        name, spec, 10, args.games, 37, args.workers, args.size, args.setting, args.main_time
+    )
+    row.update(
+        {
+            "board_size": args.size,
+            "setting": args.setting,
+            "main_time": args.main_time,
+            "early_stop": args.early_stop,
+            "date": time.strftime("%Y-%m-%d"),
+            "command": f"python benchmarks/bench_go.py clock --setting {args.setting} "
+            f"--main-time {args.main_time:g}{' --early-stop' if args.early_stop else ''} "
+            f"--games {args.games} --workers {args.workers}",
+        }
+    )
+    everything = json.loads(OUT.read_text()) if OUT.exists() else {}
+    rows = {r["name"]: r for r in everything.get("clock", {}).get("rows", [])}
+    rows[name] = row
+    save("clock", {"rows": sorted(rows.values(), key=lambda r: r["name"])})
 
 
 def part_discipline(args: argparse.Namespace) -> None:
@@ -656,7 +705,7 @@ def plot(rows: list[dict[str, Any]], best: list[dict[str, Any]] | None = None) -
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=(10, 5), sharey=True)
     settings = (
         ("uct", "UCT", 0.92),
         ("rave", "UCT + RAVE", 0.96),
@@ -700,9 +749,11 @@ def plot(rows: list[dict[str, Any]], best: list[dict[str, Any]] | None = None) -
         ax.set_title(f"against GNU Go 3.8, level {level}")
         ax.set_xlabel("simulations per move")
     axes[0].set_ylabel("win rate (95% interval)")
-    axes[0].legend(fontsize="small")
+    # The legend below the panels: inside either it hid points.
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize="small", loc="lower center", ncol=4)
     fig.suptitle("9x9 Go, komi 7.5, area scoring")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.14, 1, 1))
     fig.savefig(PLOT, dpi=120)
     print(f"plot: {PLOT}")
 
@@ -711,7 +762,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument(
         "part",
-        choices=["speed", "policies", "tune", "strength", "best", "discipline", "plot", "rates"],
+        choices=[
+            "speed",
+            "policies",
+            "tune",
+            "strength",
+            "best",
+            "clock",
+            "discipline",
+            "plot",
+            "rates",
+        ],
     )
     parser.add_argument("--rate-positions", type=int, default=6, help="rates: positions")
     parser.add_argument(
@@ -733,6 +794,10 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=9, help="best: the board size")
     parser.add_argument("--time", type=float, default=2.0)
     parser.add_argument(
+        "--main-time", type=float, default=90.0, help="clock: seconds a game, sudden death"
+    )
+    parser.add_argument("--early-stop", action="store_true", help="clock: stop a search early")
+    parser.add_argument(
         "--run",
         type=int,
         default=1,
@@ -750,6 +815,7 @@ def main() -> None:
         "tune": part_tune,
         "strength": part_strength,
         "best": part_best,
+        "clock": part_clock,
         "discipline": part_discipline,
         "plot": part_plot,
         "rates": part_rates,
