@@ -618,3 +618,28 @@ def test_files_of_another_layout_or_no_file_are_refused(tmp_path: Path) -> None:
 def test_level_names_cover_every_family() -> None:
     assert len(LEVELS) == len(FAMILIES) - 1
     assert tuple(len(x) for x in LEVELS) == FAMILY_SIZES[:-1]
+
+
+def test_the_shipped_model_is_read_once_a_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every Go game made with ``patterns`` carries the shipped table: the file is read
+    once (a match makes a game per move's state copy and per game), and the table cannot
+    be written through."""
+    import mctslab.games.go.learned as learned
+
+    reads: list[int] = []
+    real = learned.load_patterns
+
+    def counting(path: object = None) -> learned.PatternModel:
+        reads.append(1)
+        return real()
+
+    learned.shipped_table.cache_clear()
+    monkeypatch.setattr(learned, "load_patterns", counting)
+    try:
+        first, second = Go(board_size=9, patterns=30), Go(board_size=9, patterns=50)
+        assert len(reads) == 1
+        assert second.params.size == first.params.size  # both carry the whole table
+        with pytest.raises(ValueError, match="read-only"):
+            learned.shipped_table()[0] = 1.0
+    finally:
+        learned.shipped_table.cache_clear()

@@ -58,6 +58,7 @@ them into a search's node priors as Michi does with its large patterns.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import zipfile
@@ -131,6 +132,7 @@ __all__ = [
     "point_levels",
     "prediction_rates",
     "save_patterns",
+    "shipped_table",
     "string_liberties",
 ]
 
@@ -516,8 +518,17 @@ def node_priors(s, params, out_visits, out_wins):  # type: ignore[no-untyped-def
 def pattern_words(scale: float, model: PatternModel | None = None) -> npt.NDArray[np.float64]:
     """The words a Go game made with ``patterns=scale`` holds: the scale, then the
     model's table (the shipped model by default)."""
-    table = (model or load_patterns()).table
+    table = model.table if model is not None else shipped_table()
     return np.concatenate([np.array([float(scale)]), table])
+
+
+@functools.cache
+def shipped_table() -> npt.NDArray[np.float64]:
+    """The shipped model's gamma table (:data:`PATTERNS_PATH`), read once a process (each
+    Go game made with ``patterns`` would read the file again), read-only."""
+    table = np.array(load_patterns().table, dtype=np.float64)
+    table.flags.writeable = False
+    return table
 
 
 def move_probabilities(state: KernelState, model: PatternModel) -> npt.NDArray[np.float64]:

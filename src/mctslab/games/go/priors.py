@@ -299,6 +299,7 @@ def prior_table(state: KernelState) -> list[tuple[int, int]]:
     visits = np.zeros(k, dtype=np.int64)
     wins = np.zeros(k, dtype=np.int64)
     kernel = type(game).kernels.knowledge
-    assert kernel is not None  # (Go binds one)
+    if kernel is None:  # Go binds one; a subclass could unbind it
+        raise InvalidConfigError(f"{game.info.name}: the game has no knowledge kernel")
     kernel(state.array, game.params, visits, wins)
     return [(int(x), int(y)) for x, y in zip(visits, wins, strict=True)]
