@@ -570,11 +570,22 @@ def part_best(args: argparse.Namespace) -> None:
     board = f"-{args.size}x{args.size}" if args.size != 9 else ""
     name = f"best-{args.setting}-{args.time}s{threads}{board}"
     row = _match(name, spec, 10, args.games, 37, args.workers, args.size, args.setting)
-    row["board_size"] = args.size
+    threads_flag = f" --threads {args.threads}" if args.threads > 1 else ""
+    row.update(
+        {
+            "board_size": args.size,
+            "setting": args.setting,
+            "date": time.strftime("%Y-%m-%d"),
+            "command": f"python benchmarks/bench_go.py best --setting {args.setting} "
+            f"--size {args.size} --time {args.time:g}{threads_flag} "
+            f"--games {args.games} --workers {args.workers}",
+        }
+    )
     # Go round 1's target was 0.5 (moonshot 0.8); round 2's (issue 34): 0.8 on 9x9
-    # (moonshot 0.95), 0.5 on 13x13.
-    target, moonshot = (0.8, 0.95) if args.size == 9 else (0.5, None)
-    row.update({"target": target, "moonshot": moonshot, "met": row["score"] >= target})
+    # (moonshot 0.95), 0.5 on 13x13; 19x19 is reported, with no target.
+    target, moonshot = {9: (0.8, 0.95), 13: (0.5, None)}.get(args.size, (None, None))
+    met = None if target is None else row["score"] >= target
+    row.update({"target": target, "moonshot": moonshot, "met": met})
     everything = json.loads(OUT.read_text()) if OUT.exists() else {}
     rows = {r["name"]: r for r in everything.get("best", {}).get("rows", [])}
     rows[name] = row
@@ -729,7 +740,9 @@ def plot(rows: list[dict[str, Any]], best: list[dict[str, Any]] | None = None) -
             ys = [p[1] for p in pts]
             err = [[p[1] - p[2] for p in pts], [p[3] - p[1] for p in pts]]
             ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=label)
-        for row, style in zip(best or [], ("--", ":", "-.", (0, (1, 4))), strict=False):
+        # The 9x9 figure: a 13x13 or 19x19 row is in the tables only.
+        nine = [row for row in best or [] if row.get("board_size", 9) == 9]
+        for row, style in zip(nine, ("--", ":", "-.", (0, (1, 4))), strict=False):
             if row.get("level") == level and row.get("games"):
                 # best-heavy-2.0s, best-knowledge-2.0s-threads2
                 what = row["name"].removeprefix("best-")
