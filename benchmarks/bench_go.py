@@ -418,17 +418,26 @@ def part_speed(args: argparse.Namespace) -> None:
 def endings(records: list[Any]) -> dict[str, Any]:
     """How the games ended: the count of each termination (``normal``: two passes;
     ``length``: the length limit, then scored by agreement; ``illegal``: a move refused;
-    ``time``; ``error``: a crash or a resignation, the resignations counted apart), and
-    the games forfeited by an illegal move with who made it, so that no opponent's
-    superko violation is silently a win."""
+    ``time``; ``resign``: a resignation; ``error``: a crash, or a resignation in runs
+    stored before ``resign`` was a termination), the resignations counted apart and by
+    who resigned, and the games forfeited by an illegal move with who made it, so that no
+    opponent's superko violation is silently a win."""
     counts: dict[str, int] = {}
     illegal: list[dict[str, Any]] = []
+    by: dict[str, int] = {}
     for r in records:
         counts[r.termination] = counts.get(r.termination, 0) + 1
         if r.termination == "illegal":
             illegal.append({"slot": r.slot, "error": r.error})
-    resigned = sum(1 for r in records if "GtpResignation" in (r.error or ""))
-    return {"endings": counts, "resignations": resigned, "illegal_moves": illegal}
+        if r.termination == "resign" or "GtpResignation" in (r.error or ""):
+            who = (r.error or "?").split(":")[0].split(" ")[0]
+            by[who] = by.get(who, 0) + 1
+    return {
+        "endings": counts,
+        "resignations": sum(by.values()),
+        "resigned_by": by,
+        "illegal_moves": illegal,
+    }
 
 
 def _spec(setting: str, budget: str) -> str:
@@ -447,6 +456,7 @@ def _match(
     size: int = 9,
     setting: str = "",
     main_time: float | None = None,
+    resign_below: float | None = None,
 ) -> dict[str, Any]:
     from mctslab.arena.game_task import Entrant
     from mctslab.arena.store import ResultStore
@@ -461,6 +471,7 @@ def _match(
         seed=seed,
         workers=workers,
         main_time=main_time,
+        resign_below=resign_below,
     )
     start = time.perf_counter()
     with ResultStore(STORE) as store:
@@ -568,9 +579,15 @@ def part_best(args: argparse.Namespace) -> None:
     spec = _spec(args.setting, budget)
     threads = f"-threads{args.threads}" if args.threads > 1 else ""
     board = f"-{args.size}x{args.size}" if args.size != 9 else ""
-    name = f"best-{args.setting}-{args.time}s{threads}{board}"
-    row = _match(name, spec, 10, args.games, 37, args.workers, args.size, args.setting)
+    resign = "" if args.resign_below is None else f"-resign{args.resign_below:g}"
+    name = f"best-{args.setting}-{args.time}s{threads}{board}{resign}"
+    row = _match(
+        name, spec, 10, args.games, 37, args.workers, args.size, args.setting,
+        resign_below=args.resign_below,
+    )  # fmt: skip
     threads_flag = f" --threads {args.threads}" if args.threads > 1 else ""
+    if args.resign_below is not None:
+        threads_flag += f" --resign-below {args.resign_below:g}"
     row.update(
         {
             "board_size": args.size,
@@ -805,6 +822,12 @@ def main() -> None:
         "--threads", type=int, default=1, help="best: root-parallel searches (workers=N)"
     )
     parser.add_argument("--size", type=int, default=9, help="best: the board size")
+    parser.add_argument(
+        "--resign-below",
+        type=float,
+        default=None,
+        help="best: our search resigns below this root value (default: plays every game out)",
+    )
     parser.add_argument("--time", type=float, default=2.0)
     parser.add_argument(
         "--main-time", type=float, default=90.0, help="clock: seconds a game, sudden death"

@@ -43,6 +43,7 @@ DOCTESTED = [
     "mctslab.players.clock",
     "mctslab.players.network",
     "mctslab.players.player",
+    "mctslab.players.resign",
     "mctslab.players.time_control",
     "mctslab.search.budget",
     "mctslab.search.ismcts",

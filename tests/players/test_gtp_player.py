@@ -126,7 +126,7 @@ def test_a_whole_game_of_mctslab_gtp_against_gnugo() -> None:
         )
         record = play_task(task)
         # Legal to the end: by two passes or the move limit, or a resignation.
-        if record.termination == "error":
+        if record.termination == "resign":
             assert record.error is not None and "GtpResignation" in record.error, record.error
         else:
             # Over by two passes, or at the length limit and then scored by agreement.
@@ -184,6 +184,7 @@ def test_resignation_loses_the_game() -> None:
     )
     record = play_task(task)
     assert record.returns == (-1.0, 1.0) and record.moves == ()
+    assert record.termination == "resign" and record.termination in SCORED
     assert record.error is not None and record.error.startswith("mctslab: GtpResignation")
 
 

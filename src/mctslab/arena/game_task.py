@@ -23,6 +23,12 @@ allows then), one with a budget of its own keeps it (:func:`effective_spec`, the
 (``time_settings``, and ``time_left`` before each move under a game clock); other
 players keep their own budget and are only measured.
 
+Resignation (termination ``"resign"``, a result of the game, not a forfeit): a ``gtp:``
+program that answers ``resign`` (:class:`~mctslab.players.gtp.GtpResignation`), and,
+with ``resign_below`` set, a searching player whose last search's root value fell below
+it (the rule of :mod:`mctslab.players.resign`, which ``mctslab gtp`` follows too). The
+resigning seat loses; ``error`` says who resigned and, for a search, at what value.
+
 A player that raises (termination ``"error"``), or returns an illegal move
 (``"illegal"``), loses the game; the error is recorded with the game. A game that its
 rules end at their length limit before it is decided on the board is scored as the game
@@ -45,8 +51,9 @@ from mctslab.arena.store import GameRecord, now
 from mctslab.core.game import CHANCE, Game, State, sample_chance_outcome
 from mctslab.core.registry import make
 from mctslab.core.rng import Rng
-from mctslab.players.gtp import GtpPlayer
+from mctslab.players.gtp import GtpPlayer, GtpResignation
 from mctslab.players.player import Player, check_hidden_information, make_player
+from mctslab.players.resign import resign_value, resigns
 from mctslab.players.time_control import timed_spec
 
 __all__ = [
@@ -61,9 +68,9 @@ __all__ = [
     "play_task",
 ]
 
-#: The terminations of a game decided by its rules (every other one is a forfeit: an
-#: ``"error"``, an ``"illegal"`` move, a loss on ``"time"``).
-SCORED = ("normal", "length")
+#: The terminations of a game decided by its rules or given up by a player (every other
+#: one is a forfeit: an ``"error"``, an ``"illegal"`` move, a loss on ``"time"``).
+SCORED = ("normal", "length", "resign")
 
 #: A move may exceed the time limit by this fraction of it ...
 TIME_TOLERANCE = 0.10
@@ -85,6 +92,8 @@ class GameTask:
 
     ``allow_cheating`` lets a player that reads the full state play a game with hidden
     information (:func:`mctslab.players.player.check_hidden_information`).
+    ``resign_below``: a searching player resigns when its root value falls below it
+    (:mod:`mctslab.players.resign`); ``None``, never.
     """
 
     slot: int
@@ -98,6 +107,7 @@ class GameTask:
     strict: bool = False
     allow_cheating: bool = False
     main_time: float | None = None
+    resign_below: float | None = None
 
 
 def derive_seed(*parts: int | str) -> int:
@@ -212,8 +222,16 @@ def play_task(task: GameTask) -> GameRecord:
             t0 = time.perf_counter()
             try:
                 action = players[p].choose(state.clone())
+            except GtpResignation as err:
+                termination, error = "resign", f"{name}: GtpResignation: {err}"
+                returns = _forfeit(game, n, p)
+                break
             except Exception as err:
                 termination, error = "error", f"{name}: {_describe(err)}"
+                returns = _forfeit(game, n, p)
+                break
+            if task.resign_below is not None and resigns(players[p], task.resign_below):
+                termination, error = "resign", _resignation(name, players[p])
                 returns = _forfeit(game, n, p)
                 break
             elapsed = time.perf_counter() - t0
@@ -252,6 +270,12 @@ def play_task(task: GameTask) -> GameRecord:
     return _record(
         task, opening, moves, times, movers, overruns, returns, termination, error, started
     )
+
+
+def _resignation(name: str, player: Player) -> str:
+    seen = resign_value(player)
+    assert seen is not None
+    return f"{name} resigns: root value {seen[0]:+.3f} after {seen[1]} simulations"
 
 
 def _describe(err: BaseException) -> str:

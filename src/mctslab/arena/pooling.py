@@ -103,22 +103,28 @@ def game_key(run: RunInfo, record: GameRecord) -> tuple[Any, ...]:
 _PlayerKey = tuple[str, str, str, int]
 
 
-def played_spec(spec: str, time_per_move: Any, main_time: Any = None) -> str:
+def played_spec(
+    spec: str, time_per_move: Any, main_time: Any = None, resign_below: Any = None
+) -> str:
     """``spec`` as a run with these time controls played it: under a constant clock the
     spec the clock made of it (:func:`effective_spec`); under a game clock (``main_time``
     seconds, then ``time_per_move`` a move) the spec marked with the clock, whose budget
-    changed from move to move.
+    changed from move to move. A run's resignation threshold marks it too (a player that
+    gives lost games up is not the one that plays them out).
 
     >>> played_spec("mcts:rave=3000", 2.0), played_spec("mcts", 2.0, 90)
     ('mcts:rave=3000,time=2.0', 'mcts [clock 90 s + 2 s a move]')
+    >>> played_spec("mcts", None, None, -0.95)
+    'mcts [resigns below -0.95]'
     """
+    resign = "" if resign_below is None else f" [resigns below {float(resign_below):g}]"
     if main_time is not None:
         byo = f" + {float(time_per_move):g} s a move" if time_per_move else ""
-        return f"{spec} [clock {float(main_time):g} s{byo}]"
+        return f"{spec} [clock {float(main_time):g} s{byo}]{resign}"
     try:
-        return effective_spec(spec, time_per_move)
+        return effective_spec(spec, time_per_move) + resign
     except InvalidSpecError:  # a kind this mctslab does not know: the spec as stored
-        return spec
+        return spec + resign
 
 
 def pool_runs(
@@ -135,7 +141,12 @@ def pool_runs(
         params = tuple(sorted(run.game_params.items()))
         for name, spec in run.players.items():
             config = run.config
-            played = played_spec(spec, config.get("time_per_move"), config.get("main_time"))
+            played = played_spec(
+                spec,
+                config.get("time_per_move"),
+                config.get("main_time"),
+                config.get("resign_below"),
+            )
             key = (name, played, json.dumps(canonical(dict(params))), run.game_version)
             key_of[(run.id, name)] = key
             params_of[key] = params

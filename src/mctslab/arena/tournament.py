@@ -134,7 +134,9 @@ class ArenaConfig:
 
     ``time_per_move`` alone is a constant clock; ``main_time`` gives each seat a game
     clock, with byo-yomi of ``time_per_move`` after it where that is set too
-    (:mod:`mctslab.arena.game_clock`).
+    (:mod:`mctslab.arena.game_clock`). ``resign_below``: a searching player resigns
+    (and loses) when its root value falls below it (:mod:`mctslab.players.resign`);
+    ``None``, the default, plays every game to its end.
     """
 
     game: str
@@ -150,6 +152,7 @@ class ArenaConfig:
     ray_address: str | None = None
     allow_cheating: bool = False
     main_time: float | None = None
+    resign_below: float | None = None
 
     def __post_init__(self) -> None:
         if len(self.players) < 2:
@@ -185,13 +188,20 @@ class ArenaConfig:
             raise InvalidConfigError(f"unknown backend {self.backend!r}; valid: local, ray")
         if self.strict and self.time_per_move is None and self.main_time is None:
             raise InvalidConfigError("strict time control needs a time per move or a main time")
+        if self.resign_below is not None and not -1.0 <= self.resign_below <= 1.0:
+            raise InvalidConfigError(
+                f"resign threshold must be a root value in [-1, 1], got {self.resign_below!r}"
+            )
 
     def identity(self, game_version: int) -> dict[str, Any]:
         """Everything that decides the games (what ``resume`` matches on), the rules
         included: the game's name, parameters and ``game_version`` (its
         ``GameInfo.version``, which the configuration cannot know by itself). A game
-        clock (``main_time``) is in it only when set: runs from before it keep theirs."""
+        clock (``main_time``) and a resignation threshold are in it only when set: runs
+        from before them keep theirs."""
         clock = {} if self.main_time is None else {"main_time": self.main_time}
+        if self.resign_below is not None:
+            clock["resign_below"] = self.resign_below
         return {
             "game": self.game,
             "game_params": dict(self.game_params),
@@ -232,6 +242,7 @@ def schedule(config: ArenaConfig, blocks: Sequence[int] | None = None) -> list[G
                     strict=config.strict,
                     allow_cheating=config.allow_cheating,
                     main_time=config.main_time,
+                    resign_below=config.resign_below,
                 )
             )
     return sorted(tasks, key=lambda t: t.slot)

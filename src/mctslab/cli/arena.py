@@ -6,6 +6,8 @@
         --games 20 --time-per-move 0.5 --workers 2 --db results.db [--resume]
     mctslab arena go -p board_size=9 --player a=mcts:early_stop=1 --player b=mcts \\
         --games 20 --main-time 60          # a game clock: 60 s each, sudden death
+    mctslab arena go -p board_size=13 --player a=mcts:time=5 --player b=mcts:time=1 \
+        --resign-below -0.95               # a search resigns a clearly lost game
     mctslab ratings --db results.db --game connect_four --json
     mctslab sprt tic_tac_toe --player new=mcts:iterations=400 --player old=mcts:iterations=50 \\
         --elo0 0 --elo1 50
@@ -102,6 +104,15 @@ MainTimeOpt = Annotated[
         "--main-time",
         help="A game clock: seconds each player has for the game (then --time-per-move a "
         "move as byo-yomi, if given; sudden death if not).",
+    ),
+]
+ResignOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--resign-below",
+        help="A searching player resigns (and loses) when its root value, -1 loss .. +1 win, "
+        "falls below this after 100 simulations or more (mctslab gtp's default: -0.95). "
+        "Default: never.",
     ),
 ]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Base seed of every game.")]
@@ -261,6 +272,7 @@ def arena(
     allow_cheating: AllowCheatingOpt = False,
     json_output: JsonOpt = False,
     main_time: MainTimeOpt = None,
+    resign_below: ResignOpt = None,
 ) -> None:
     """Round-robin tournament between players; every game is stored as it finishes."""
     console = make_console(stderr=json_output)
@@ -270,7 +282,7 @@ def arena(
         config = ArenaConfig(
             game, players, games, values, time_per_move, strict, seed, openings,
             default_workers() if workers is None else workers, backend, ray_address, allow_cheating,
-            main_time,
+            main_time, resign_below,
         )  # fmt: skip
         if anchor is not None and anchor not in {p.name for p in players}:
             raise CliError(

@@ -32,7 +32,7 @@ it chooses can be illegal here (the arena records it as an illegal move, which l
 **Resignation.** When the program answers ``genmove`` with ``resign``, ``choose`` raises
 :class:`GtpResignation`. A player that raises loses the game: the arena
 (:func:`mctslab.arena.game_task.play_task`) records the game as lost by that seat, with
-termination ``"error"`` and an error text that starts ``"<name>: GtpResignation:"``;
+termination ``"resign"`` and an error text that starts ``"<name>: GtpResignation:"``;
 :func:`mctslab.players.player.play_game` lets the exception through, for its caller to
 score. ``go`` has no resign action, so there is no move to return instead.
 

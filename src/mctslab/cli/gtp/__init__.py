@@ -45,10 +45,10 @@ unsupported file (setup stones, handicap, illegal moves), the game as it was.
 **Resignation**: ``genmove`` answers ``resign`` when the player's search (``mcts``,
 ``puct``, ...) ran at least :data:`RESIGN_MIN_VISITS` simulations and the root's value
 (the mean return of all of them, for the side to move) is below ``--resign-below``
-(default :data:`RESIGN_BELOW`, -0.95 on the scale of the returns, -1 loss .. +1 win:
-more than 97.5% of its simulations lost, whatever they played; the root's mean rather
-than the chosen move's, which a single lucky playout among a few visits can lift). ``--resign-below -1`` never
-resigns. Players without a search (``random``, ``minimax``, ``gtp:...``) never resign here.
+(default :data:`RESIGN_BELOW`, -0.95 on the scale of the returns, -1 loss .. +1 win);
+the rule of :mod:`mctslab.players.resign`, which the arena shares. ``--resign-below -1``
+never resigns. Players without a search (``random``, ``minimax``, ``gtp:...``) never
+resign here.
 
 **Passing**: after the opponent's pass, ``genmove`` passes at once, without a search,
 when that pass ends the game won for the side to move with the board counted as it

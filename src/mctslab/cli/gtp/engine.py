@@ -47,6 +47,7 @@ from mctslab.games.sgf import (
 from mctslab.players.clock import Clock
 from mctslab.players.gtp import action_to_vertex, vertex_to_action
 from mctslab.players.player import MCTSPlayer, Player, make_player, parse_spec
+from mctslab.players.resign import RESIGN_BELOW, RESIGN_MIN_VISITS, resigns
 from mctslab.players.time_control import own_budget, set_move_time
 from mctslab.search.engine import Searcher, make_searcher
 from mctslab.search.mcts import SearchConfig
@@ -78,10 +79,6 @@ COMMANDS = (
     "lz-analyze",
     "lz-genmove_analyze",
 )
-#: Resign when the root's value for the side to move is below this ...
-RESIGN_BELOW = -0.95
-#: ... after a search that visited the root at least this many times.
-RESIGN_MIN_VISITS = 100
 
 #: Commands whose answer is written through the engine's ``write`` as it comes (an
 #: ``=`` line, info lines, a blank line) rather than returned by :meth:`GtpEngine.handle`.
@@ -380,10 +377,7 @@ class GtpEngine:
         return after.is_terminal() and after.returns()[mover] > 0
 
     def _resigns(self, player: Player, action: int) -> bool:
-        result = getattr(player, "last_result", None)
-        if result is None or result.iterations < RESIGN_MIN_VISITS:
-            return False
-        return bool(result.value < self.resign_below)
+        return resigns(player, self.resign_below)
 
     def _undo(self, args: list[str]) -> str:
         """Take back the last move, and the hand-over pass that came with it (GNU Go's
