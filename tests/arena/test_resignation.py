@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from typer.testing import CliRunner
@@ -21,7 +22,13 @@ from mctslab.cli.main import app
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.registry import make
 from mctslab.players.player import make_player
-from mctslab.players.resign import RESIGN_BELOW, RESIGN_MIN_VISITS, resign_value, resigns
+from mctslab.players.resign import (
+    RESIGN_BELOW,
+    RESIGN_MIN_VISITS,
+    resign_value,
+    resigns,
+    result_resigns,
+)
 
 # Bachet's game with 6 stones, take 1 or 2: lost for the first player (6 = 0 mod 3).
 LOST = (("stones", 6),)
@@ -108,3 +115,14 @@ def test_resignation_from_the_command_line(tmp_path: Path) -> None:
     bad = CliRunner().invoke(app, [*args[:-4], "--resign-below", "2", "--db", str(db)])
     assert bad.exit_code == 2 and bad.stderr.startswith("error: ")
     assert "resign threshold" in bad.stderr and bad.stderr.count("\n") == 1
+
+
+def test_the_rule_on_a_result_counts_the_simulations_it_is_given() -> None:
+    """``result_resigns``: the result's own iterations unless told the search's total
+    (``lz-genmove_analyze`` searches in slices); a proven loss needs none."""
+    lost = SimpleNamespace(value=-1.0, iterations=RESIGN_MIN_VISITS // 2, proven=0)
+    assert not result_resigns(lost, RESIGN_BELOW)
+    assert result_resigns(lost, RESIGN_BELOW, simulations=RESIGN_MIN_VISITS)
+    assert not result_resigns(lost, -1.0, simulations=RESIGN_MIN_VISITS)
+    proven = SimpleNamespace(value=0.3, iterations=1, proven=-1)
+    assert result_resigns(proven, RESIGN_BELOW)

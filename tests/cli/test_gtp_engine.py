@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import mctslab
-from mctslab.cli.gtp import COMMANDS, GtpEngine
+from mctslab.cli.gtp import COMMANDS, RESIGN_BELOW, GtpEngine
 from mctslab.players.gtp import action_to_vertex
 from mctslab.players.player import MCTSPlayer
 
@@ -444,6 +444,27 @@ def test_lz_genmove_analyze_plays_after_its_info_lines() -> None:
     played = engine.state.history()
     assert len(played) == 1 and lines[-3] == f"play {action_to_vertex(played[0], 5)}"
     assert ask(engine, "genmove w").startswith("= ")  # the game goes on
+
+
+def test_lz_genmove_analyze_resigns_by_the_rule_of_genmove() -> None:
+    """The same rule as ``genmove`` (:func:`mctslab.players.resign.result_resigns`),
+    counting the simulations of all the slices of the move's search."""
+    for below, resigned in ((RESIGN_BELOW, True), (-1.0, False)):
+        sink = _Sink()
+        engine = GtpEngine(
+            "mcts:engine=reference,iterations=300",
+            size=5,
+            komi=24.5,
+            resign_below=below,
+            write=sink.write,
+            warm_up=False,
+        )
+        _hopeless(engine)
+        played = engine.state.history()
+        assert engine.handle("lz-genmove_analyze b 1") == ""
+        last = sink.text.split("\n")[-3]
+        assert (last == "play resign") is resigned, sink.text
+        assert (engine.state.history() == played) is resigned
 
 
 def test_lz_analyze_through_the_subprocess() -> None:

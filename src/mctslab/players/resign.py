@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["RESIGN_BELOW", "RESIGN_MIN_VISITS", "resign_value", "resigns"]
+__all__ = ["RESIGN_BELOW", "RESIGN_MIN_VISITS", "resign_value", "resigns", "result_resigns"]
 
 #: Resign when the root's value for the side to move is below this ...
 RESIGN_BELOW = -0.95
@@ -56,17 +56,25 @@ def resign_value(player: Any) -> tuple[float, int] | None:
     result = getattr(player, "last_result", None)
     if result is None:
         return None
-    value = -1.0 if getattr(result, "proven", None) == -1 else float(result.value)
-    return value, int(result.iterations)
+    return _value(result), int(result.iterations)
+
+
+def result_resigns(result: Any, below: float, simulations: int | None = None) -> bool:
+    """Whether a search that ended with ``result`` resigns: a proven loss, or at least
+    :data:`RESIGN_MIN_VISITS` ``simulations`` (the result's own iterations unless given:
+    ``lz-genmove_analyze`` searches in slices that add up) and the root's value below
+    ``below``."""
+    proven = getattr(result, "proven", None) == -1
+    done = int(result.iterations) if simulations is None else simulations
+    return (proven or done >= RESIGN_MIN_VISITS) and _value(result) < below
 
 
 def resigns(player: Any, below: float) -> bool:
-    """Whether ``player`` resigns after its last move's search: a proven loss, or at
-    least :data:`RESIGN_MIN_VISITS` simulations; the root's value below ``below``."""
+    """Whether ``player`` resigns after its last move's search
+    (:func:`result_resigns` of its ``last_result``); never without a search."""
     result = getattr(player, "last_result", None)
-    seen = resign_value(player)
-    if result is None or seen is None:
-        return False
-    value, iterations = seen
-    proven = getattr(result, "proven", None) == -1
-    return (proven or iterations >= RESIGN_MIN_VISITS) and value < below
+    return result is not None and result_resigns(result, below)
+
+
+def _value(result: Any) -> float:
+    return -1.0 if getattr(result, "proven", None) == -1 else float(result.value)

@@ -47,7 +47,7 @@ from mctslab.games.sgf import (
 from mctslab.players.clock import Clock
 from mctslab.players.gtp import action_to_vertex, vertex_to_action
 from mctslab.players.player import MCTSPlayer, Player, make_player, parse_spec
-from mctslab.players.resign import RESIGN_BELOW, RESIGN_MIN_VISITS, resigns
+from mctslab.players.resign import RESIGN_BELOW, RESIGN_MIN_VISITS, resigns, result_resigns
 from mctslab.players.time_control import own_budget, set_move_time
 from mctslab.search.engine import Searcher, make_searcher
 from mctslab.search.mcts import SearchConfig
@@ -355,7 +355,7 @@ class GtpEngine:
         t0 = time.perf_counter()
         action = player.choose(self.state.clone())
         self.clock.spent(colour, time.perf_counter() - t0)
-        if resign and self._resigns(player, action):
+        if resign and resigns(player, self.resign_below):
             return "resign"
         self._commit(self.state, action)
         return action_to_vertex(action, self.game.board_size)
@@ -375,9 +375,6 @@ class GtpEngine:
         mover = after.current_player()
         after.apply_action(self._pass)
         return after.is_terminal() and after.returns()[mover] > 0
-
-    def _resigns(self, player: Player, action: int) -> bool:
-        return resigns(player, self.resign_below)
 
     def _undo(self, args: list[str]) -> str:
         """Take back the last move, and the hand-over pass that came with it (GNU Go's
@@ -522,7 +519,7 @@ class GtpEngine:
         if request.interval > 0 and analysis.lines == 0:
             self.emit(analysis.line(result) + "\n")  # at least one line, as Leela Zero
         player.last_result = result
-        if done >= RESIGN_MIN_VISITS and result.value < self.resign_below:
+        if result_resigns(result, self.resign_below, simulations=done):
             self.emit("play resign\n\n")
             return ""
         self._commit(self.state, result.action)
