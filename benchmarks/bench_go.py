@@ -614,10 +614,24 @@ def part_clock(args: argparse.Namespace) -> None:
     game clock of ``--main-time`` seconds, sudden death, for both programs (GNU Go told
     ``time_settings M 0 0`` and ``time_left``), each move searching the clock's share of
     what is left by the game stage; ``--early-stop`` adds Huang, Coulom and Lin's early
-    stop, whose saved seconds go to the later moves. Same seeds as ``best``."""
+    stop, whose saved seconds go to the later moves; ``--time-factor F`` and
+    ``--early-stop-factor E`` make it Baier and Winands' STOP (each search planned ``F``
+    times its share, stopped once the lead exceeds ``E`` times what is left). Same seeds
+    as ``best``."""
     options = _spec(args.setting, "").split(":", 1)[1].lstrip(",")
-    spec = f"mcts:{options}" + (",early_stop=1" if args.early_stop else "")
+    stop = ""
+    if args.early_stop and args.time_factor != 1.0:
+        stop += f",time_factor={args.time_factor:g}"
+    if args.early_stop and args.early_stop_factor != 1.0:
+        stop += f",early_stop_factor={args.early_stop_factor:g}"
+    spec = f"mcts:{options}" + (",early_stop=1" if args.early_stop else "") + stop
     name = f"clock-{args.setting}-{args.main_time:g}s" + ("-early" if args.early_stop else "")
+    flags = " --early-stop" if args.early_stop else ""
+    if stop:
+        name += f"-stop{args.time_factor:g}x{args.early_stop_factor:g}"
+        flags += (
+            f" --time-factor {args.time_factor:g} --early-stop-factor {args.early_stop_factor:g}"
+        )
     row = _match(
         name, spec, 10, args.games, 37, args.workers, args.size, args.setting, args.main_time
     )
@@ -627,9 +641,11 @@ def part_clock(args: argparse.Namespace) -> None:
             "setting": args.setting,
             "main_time": args.main_time,
             "early_stop": args.early_stop,
+            "time_factor": args.time_factor if args.early_stop else 1.0,
+            "early_stop_factor": args.early_stop_factor if args.early_stop else 1.0,
             "date": time.strftime("%Y-%m-%d"),
             "command": f"python benchmarks/bench_go.py clock --setting {args.setting} "
-            f"--main-time {args.main_time:g}{' --early-stop' if args.early_stop else ''} "
+            f"--main-time {args.main_time:g}{flags} "
             f"--games {args.games} --workers {args.workers}",
         }
     )
@@ -833,6 +849,18 @@ def main() -> None:
         "--main-time", type=float, default=90.0, help="clock: seconds a game, sudden death"
     )
     parser.add_argument("--early-stop", action="store_true", help="clock: stop a search early")
+    parser.add_argument(
+        "--time-factor",
+        type=float,
+        default=1.0,
+        help="clock, with --early-stop: plan each search F times its share (STOP's f_time)",
+    )
+    parser.add_argument(
+        "--early-stop-factor",
+        type=float,
+        default=1.0,
+        help="clock, with --early-stop: stop once the lead exceeds E times what is left",
+    )
     parser.add_argument(
         "--run",
         type=int,

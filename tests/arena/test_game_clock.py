@@ -94,6 +94,25 @@ def test_an_mcts_player_is_given_what_its_clock_allows() -> None:
     assert free.config.time == pytest.approx(later) and later > share
 
 
+def test_time_factor_stretches_the_main_time_share() -> None:
+    """STOP's ``f_time`` (``time_factor``): the clock's main-time share times the
+    factor, never past half the time left; byo-yomi is not stretched."""
+    game = make("go", board_size=9)
+    state: State = game.new_initial_state()
+    t = timer(main=60.0)
+    stop = make_player("mcts:early_stop=1,time_factor=2.5", game.info, seed=1)
+    t.seat(0, stop, "mcts:early_stop=1,time_factor=2.5")
+    t.before(0, stop, state, game)
+    share = (60.0 - LATENCY) / max(MIN_MOVES_LEFT, 81 // 2)
+    assert stop.config.time == pytest.approx(2.5 * share)
+    assert stop.config.early_stop and stop.config.iterations is None
+    clock = Clock()
+    clock.settings(main=10, byo=0, stones=0)
+    assert clock.move_time("b", 200, 81, factor=8.0) == pytest.approx((10 - LATENCY) / 2)
+    clock.settings(main=0, byo=10, stones=5)
+    assert clock.move_time("b", 0, 81, factor=3.0) == clock.move_time("b", 0, 81)
+
+
 def test_expected_points_without_a_board() -> None:
     game = make("connect_four")
     assert expected_points(game) == game.info.max_game_length == 42

@@ -4,6 +4,7 @@ changes the move it plays."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
@@ -63,3 +64,41 @@ def test_early_stop_is_a_spec_option_and_refuses_the_max_rule() -> None:
         SearchConfig(early_stop=True, final="max")
     with pytest.raises(InvalidConfigError, match="early_stop must be True or False"):
         SearchConfig(early_stop=1)  # type: ignore[arg-type]
+
+
+def test_the_early_stop_factor_stops_sooner_and_both_factors_are_checked() -> None:
+    """``early_stop_factor`` < 1 (Baier and Winands' ``f_earlystop``): the lead need
+    only exceed that share of what is left; both STOP factors are spec options, refused
+    outside their ranges."""
+    sure = Budget(iterations=1000, seconds=None, early_stop=True)
+    bold = Budget(iterations=1000, seconds=None, early_stop=True, factor=0.25)
+    assert sure.stop(500, 0.0, agree=lambda: True, lead=lambda: 200) is None
+    assert bold.stop(500, 0.0, agree=lambda: True, lead=lambda: 200) == "early"
+    assert Budget.of(SearchConfig(early_stop=True, early_stop_factor=0.25)).factor == 0.25
+    _, options = parse_spec("mcts:early_stop=1,early_stop_factor=0.4,time_factor=2.5")
+    config = search_config(options)
+    assert (config.early_stop_factor, config.time_factor) == (0.4, 2.5)
+    for key, bad in (
+        ("early_stop_factor", 0.0),
+        ("early_stop_factor", 1.5),
+        ("time_factor", 0.0),
+        ("time_factor", 11.0),
+        ("time_factor", math.nan),
+        ("time_factor", True),
+    ):
+        with pytest.raises(InvalidConfigError, match=key):
+            SearchConfig(**{key: bad})
+
+
+@pytest.mark.parametrize("engine", [MCTS, CompiledMCTS])
+def test_a_bolder_early_stop_searches_less_and_plays_the_same_move(engine: Any) -> None:
+    """The Connect Four win in one again, same seed: with ``early_stop_factor=0.2`` the
+    search stops well before the exact rule does, with the same move."""
+    state = mctslab.make("connect_four").state_from_actions([3, 0, 3, 0, 3, 1])  # type: ignore[attr-defined]
+    sure = engine(SearchConfig(iterations=20_000, seed=2, early_stop=True)).search(state)
+    bold = engine(
+        SearchConfig(iterations=20_000, seed=2, early_stop=True, early_stop_factor=0.2)
+    ).search(state)
+    assert bold.stopped_by == sure.stopped_by == "early"
+    assert bold.action == sure.action == 3
+    assert bold.iterations < 0.6 * sure.iterations, (bold.iterations, sure.iterations)

@@ -95,7 +95,8 @@ class MoveTimer:
             if not self._points:
                 self._points = expected_points(game)
             base, own = self._bases[seat]
-            seconds = self.clock.move_time(key, len(state.history()), self._points)
+            factor = float(getattr(base, "time_factor", 1.0))
+            seconds = self.clock.move_time(key, len(state.history()), self._points, factor)
             set_move_time(player, base, own=own, seconds=seconds)
 
     def after(self, seat: int, elapsed: float, ply: int, name: str, strict: bool) -> str | None:

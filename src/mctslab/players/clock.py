@@ -17,7 +17,9 @@ budget of its own then searches, with no iteration cap, for::
                                + 0.8 * byo_yomi_time / byo_yomi_stones   (when byo-yomi follows)
 
 and at least 0.05 s (the 0.15 s is kept back for the protocol and the process; the
-move count ``moves`` is both colours'). A budget of the spec's own wins
+move count ``moves`` is both colours'). A player's ``time_factor`` (1 by default; the
+``f_time`` of Baier and Winands' STOP, played with ``early_stop``) multiplies the
+main-time share, up to half the main time left. A budget of the spec's own wins
 (``mcts:iterations=5000`` searches 5,000 iterations whatever the clock), except that an own
 time longer than the clock allows is cut to it (``mcts:time=2`` in 1 s byo-yomi searches
 about 0.75 s): the rule of :mod:`mctslab.players.time_control`, the arena's too, which
@@ -28,6 +30,8 @@ no ``time_settings`` at all: no clock, the spec's budget alone.
 >>> clock.settings(main=300, byo=0, stones=0)  # 5 minutes, sudden death, on 9x9
 >>> round(clock.move_time("b", moves=0, points=81), 4)  # (300 - 0.15) / 40
 7.4963
+>>> round(clock.move_time("b", moves=0, points=81, factor=2.5), 4)  # STOP plans longer
+18.7406
 >>> clock.settings(main=0, byo=10, stones=5)  # 5 stones in every 10 s
 >>> round(clock.move_time("b", moves=0, points=81), 4)  # 10 / 5 * 0.9 - 0.15
 1.65
@@ -77,15 +81,18 @@ class Clock:
             return self.left[colour]
         return (self.main, 0) if self.main > 0 else (self.byo, self.stones)
 
-    def move_time(self, colour: str, moves: int, points: int) -> float | None:
-        """Seconds the next move of ``colour`` may search (``None``: no clock)."""
+    def move_time(self, colour: str, moves: int, points: int, factor: float = 1.0) -> float | None:
+        """Seconds the next move of ``colour`` may search (``None``: no clock). In main
+        time the share is multiplied by ``factor`` (a player's ``time_factor``, STOP's
+        ``f_time``), never past half the main time left; byo-yomi is not stretched."""
         if not self.on:
             return None
         left, stones = self.start(colour)
         if stones > 0:
             t = left / stones * 0.9 - LATENCY
         else:
-            t = (left - LATENCY) / max(MIN_MOVES_LEFT, (points - moves) // 2)
+            share = (left - LATENCY) / max(MIN_MOVES_LEFT, (points - moves) // 2)
+            t = min(share * factor, (left - LATENCY) / 2) if factor != 1.0 else share
             if self.byo > 0 and self.stones > 0:
                 t += 0.8 * self.byo / self.stones
         return max(MIN_MOVE_TIME, t)

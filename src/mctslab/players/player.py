@@ -504,6 +504,8 @@ _FLOAT_KEYS = {
     "rave",
     "progressive_bias",
     "knowledge",
+    "early_stop_factor",
+    "time_factor",
 }
 _BOOL_KEYS = {"solver", "reuse_tree", "smooth", "gumbel", "early_stop"}
 _OPTIONAL_KEYS = {"iterations", "time", "max_nodes", "c_base"}

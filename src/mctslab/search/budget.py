@@ -23,11 +23,17 @@ applied to the game of Go", section 3.3): the most visited root child is played,
 its lead over the second exceeds the iterations the budget has left, no more search can
 change the move. The iterations left are the budget's, or, under a time budget, the
 seconds left at the search's own rate so far; the saved time goes back to the clock.
+With a ``factor`` below 1 (``early_stop_factor``; Baier and Winands 2016's ``f_earlystop``)
+the search stops once the lead exceeds that fraction of what is left: the move could
+still change, but is unlikely to.
 
 >>> early = Budget(iterations=1000, seconds=None, early_stop=True)
 >>> early.stop(600, 0.0, agree=lambda: True, lead=lambda: 300) is None  # 400 left
 True
 >>> early.stop(700, 0.0, agree=lambda: True, lead=lambda: 301)  # 300 left: cannot change
+'early'
+>>> bold = Budget(iterations=1000, seconds=None, early_stop=True, factor=0.5)
+>>> bold.stop(600, 0.0, agree=lambda: True, lead=lambda: 201)  # 400 left, half of it
 'early'
 >>> timed = Budget(iterations=None, seconds=2.0, early_stop=True)
 >>> timed.stop(10_000, 1.0, agree=lambda: True, lead=lambda: 9_000) is None  # ~10,000 left
@@ -51,7 +57,8 @@ class Budget:
     """A search's budget: at most ``iterations`` iterations and ``seconds`` seconds of
     search (``None``: no such limit), stretched once by ``1 + extra`` under robust-max
     while its two rules disagree; with ``early_stop``, over as soon as the most visited root
-    child's lead cannot be caught in what is left. Mutable: :meth:`stop` records the
+    child's lead cannot be caught in what is left (in ``factor`` times it: ``factor`` < 1
+    stops where the lead is unlikely to be caught). Mutable: :meth:`stop` records the
     extension."""
 
     iterations: float | None
@@ -59,6 +66,7 @@ class Budget:
     robust_max: bool = False
     extra: float = 0.0
     early_stop: bool = False
+    factor: float = 1.0
     extended: bool = field(default=False, init=False)
     _max_iterations: float = field(init=False, repr=False)
     _max_seconds: float = field(init=False, repr=False)
@@ -76,6 +84,7 @@ class Budget:
             robust_max=getattr(config, "final", None) == "robust-max",
             extra=float(getattr(config, "robust_max_extra", 0.0)),
             early_stop=bool(getattr(config, "early_stop", False)),
+            factor=float(getattr(config, "early_stop_factor", 1.0)),
         )
 
     @property
@@ -112,7 +121,7 @@ class Budget:
             return "agreement"
         if self.early_stop and lead is not None and iterations > 0:
             left = self._left(iterations, seconds)
-            if lead() > left and (not self.robust_max or agree()):
+            if lead() > self.factor * left and (not self.robust_max or agree()):
                 return "early"
         return None
 

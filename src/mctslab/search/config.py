@@ -74,6 +74,15 @@ class SearchConfig:
             the saved time goes back to the clock. Needs ``final`` ``"robust"`` or
             ``"robust-max"`` (under the latter, once the two rules agree). The compiled
             engine looks between chunks, about a hundred times a search.
+        early_stop_factor: with ``early_stop``, stop once the lead exceeds this fraction
+            of the iterations left (in ``(0, 1]``; 1: the move cannot change; below 1:
+            it is unlikely to, Baier and Winands' ``f_earlystop``, "Time management for
+            Monte Carlo tree search", IEEE TCIAIG 2016).
+        time_factor: under a game clock's main time, search this multiple of the
+            clock's share for the move (in ``(0, 10]``; Baier and Winands' ``f_time``:
+            their STOP plans each search longer and lets ``early_stop`` end most of
+            them sooner; :meth:`mctslab.players.clock.Clock.move_time`). No effect
+            without a game clock.
         solver: MCTS-Solver (two-player zero-sum games).
         iterations: iteration budget (``None``: no limit).
         time: wall-clock budget in seconds (``None``: no limit).
@@ -124,6 +133,8 @@ class SearchConfig:
     final: FinalRule = "robust"
     robust_max_extra: float = 0.5
     early_stop: bool = False
+    early_stop_factor: float = 1.0
+    time_factor: float = 1.0
     solver: bool = False
     iterations: int | None = 1000
     time: float | None = None
@@ -195,6 +206,7 @@ class SearchConfig:
             )
         if not isinstance(self.early_stop, bool):
             raise InvalidConfigError(f"{where}: early_stop must be True or False")
+        check_factors(where, self.early_stop_factor, self.time_factor)
         if self.early_stop and self.final == "max":
             raise InvalidConfigError(
                 f"{where}: early_stop watches the most visited child, which final='max' "
@@ -241,6 +253,22 @@ class SearchConfig:
         and ``"knowledge"`` when the search has prior knowledge."""
         declared = RULES[self.selection_rule].statistics
         return (*declared, "knowledge") if self.knowledge else declared
+
+
+def check_factors(where: str, early_stop_factor: float, time_factor: float) -> None:
+    """Refuse an ``early_stop_factor`` outside ``(0, 1]`` or a ``time_factor`` outside
+    ``(0, 10]`` (booleans and non-numbers too)."""
+    for name, value, high in (
+        ("early_stop_factor", early_stop_factor, 1.0),
+        ("time_factor", time_factor, 10.0),
+    ):
+        if (
+            not isinstance(value, int | float)
+            or isinstance(value, bool)
+            or not math.isfinite(value)
+            or not 0 < value <= high
+        ):
+            raise InvalidConfigError(f"{where}: {name} must be in (0, {high:g}], got {value!r}")
 
 
 def check_knowledge(state: State, info: GameInfo) -> None:

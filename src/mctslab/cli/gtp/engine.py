@@ -333,7 +333,8 @@ class GtpEngine:
         a player without a search config. The budget is the clock's, by the rule of
         :func:`mctslab.players.time_control.timed_config`: the spec's own budget wins,
         otherwise the clock's seconds with no iteration cap."""
-        limit = self.clock.move_time(colour, len(self.state.history()), self._points())
+        factor = float(getattr(self._base, "time_factor", 1.0))
+        limit = self.clock.move_time(colour, len(self.state.history()), self._points(), factor)
         if self.player is None:
             return None
         config: SearchConfig | None = set_move_time(
