@@ -51,7 +51,10 @@ matches take hours on 2 cores and continue across sessions from their store):
     ``pattern_playouts=true``), simulation count
     (``--sims``) and level (``--levels``), ``--games`` games a point; the win rate
     with its 95% Wilson interval, and the plot of win rate against simulations (the
-    Gelly-Silver figure, measured here): ``benchmarks/results/go_strength.png``.
+    Gelly-Silver figure, measured here): ``benchmarks/results/go_strength.png``; and
+    the same rows by seconds (``go_strength_seconds.png``): each point at the median
+    time our moves took in its own games (from ``go.db``'s move times), the ``best``
+    rows (a time a move) on their setting's curve.
 
 ``best``
     The best setting (``--setting``) at ``--time`` seconds a move against GNU Go level
@@ -116,6 +119,7 @@ RESULTS = Path(__file__).resolve().parent / "results"
 OUT = RESULTS / "go.json"
 STORE = RESULTS / "go.db"
 PLOT = RESULTS / "go_strength.png"
+PLOT_SECONDS = RESULTS / "go_strength_seconds.png"
 C = math.sqrt(2.0)
 GNUGO = "/usr/games/gnugo"
 #: Area scoring, and every dead stone captured before GNU Go passes: the games are then
@@ -802,6 +806,97 @@ def plot(rows: list[dict[str, Any]], best: list[dict[str, Any]] | None = None) -
     fig.tight_layout(rect=(0, 0.14, 1, 1))
     fig.savefig(PLOT, dpi=120)
     print(f"plot: {PLOT}")
+    plot_seconds(rows, best or [])
+
+
+def move_seconds(kind: str) -> float | None:
+    """The median seconds our moves took in the games of the run ``kind`` (``None``
+    without one): what a row's point cost in time, measured in its own games."""
+    import sqlite3
+
+    if not STORE.exists():
+        return None
+    with sqlite3.connect(f"file:{STORE}?mode=ro", uri=True) as db:
+        rows = db.execute(
+            "SELECT g.seats, g.move_times, g.movers FROM games g JOIN runs r "
+            "ON g.run_id = r.id WHERE r.kind = ?",
+            (kind,),
+        ).fetchall()
+    times = [
+        t
+        for seats, move_times, movers in rows
+        for t, m in zip(json.loads(move_times), json.loads(movers), strict=True)
+        if t is not None and json.loads(seats)[m] == "mctslab"
+    ]
+    return statistics.median(times) if times else None
+
+
+def by_seconds(
+    rows: list[dict[str, Any]], best: list[dict[str, Any]]
+) -> dict[tuple[str, int], list[tuple[float, float, float, float, str]]]:
+    """Each (setting, level)'s points ``(seconds, score, low, high, row name)`` by the
+    median seconds of our moves: the ``strength`` rows and the 9x9 ``best`` rows of one
+    thread (their setting from their name), sorted by seconds."""
+    curves: dict[tuple[str, int], list[tuple[float, float, float, float, str]]] = {}
+    nine = [
+        r for r in best
+        if r.get("board_size", 9) == 9 and "-threads" not in r["name"] and r.get("games")
+    ]  # fmt: skip
+    for row in [*rows, *nine]:
+        setting = row.get("setting") or row["name"].removeprefix("best-").split("-")[0]
+        if not row.get("games"):
+            continue
+        seconds = move_seconds(f"bench-go-{row['name']}")
+        if seconds is None:
+            continue
+        point = (seconds, row["score"], row["low"], row["high"], row["name"])
+        curves.setdefault((setting, row["level"]), []).append(point)
+    return {key: sorted(points) for key, points in curves.items()}
+
+
+def plot_seconds(rows: list[dict[str, Any]], best: list[dict[str, Any]]) -> None:
+    """The strength rows by seconds a move: each point at the median time our moves
+    took in its games (both programs on the 2-core machine, two games at a time), so
+    that settings of different speeds compare at equal time."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    curves = by_seconds(rows, best)
+    fig, axes = plt.subplots(1, 2, figsize=(10, 5), sharey=True)
+    labels = {
+        "uct": "UCT",
+        "rave": "UCT + RAVE",
+        "heavy": "+ heavy",
+        "knowledge": "+ prior knowledge",
+        "patterns": "+ learned prior",
+        "pattern_playouts": "knowledge, learned playouts",
+    }
+    for ax, level in zip(axes, (10, 1), strict=True):
+        for setting, label in labels.items():
+            pts = curves.get((setting, level), [])
+            if not pts:
+                continue
+            xs = [p[0] for p in pts]
+            ys = [p[1] for p in pts]
+            err = [[p[1] - p[2] for p in pts], [p[3] - p[1] for p in pts]]
+            ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=label)
+        ax.set_xscale("log")
+        ticks = (0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0)
+        ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
+        ax.minorticks_off()
+        ax.set_ylim(0, 1)
+        ax.axhline(0.5, color="grey", lw=0.5)
+        ax.set_title(f"against GNU Go 3.8, level {level}")
+        ax.set_xlabel("seconds per move (median of our moves in those games)")
+    axes[0].set_ylabel("win rate (95% interval)")
+    handles, names = axes[0].get_legend_handles_labels()
+    fig.legend(handles, names, fontsize="small", loc="lower center", ncol=3)
+    fig.suptitle("9x9 Go by thinking time: the rows of go_strength.png and the 2 s rows")
+    fig.tight_layout(rect=(0, 0.12, 1, 1))
+    fig.savefig(PLOT_SECONDS, dpi=120)
+    print(f"plot: {PLOT_SECONDS}")
 
 
 def main() -> None:
