@@ -744,6 +744,50 @@ def part_discipline(args: argparse.Namespace) -> None:
     save("discipline", {"runs": runs})
 
 
+SETTING_LABELS = (
+    ("uct", "UCT"),
+    ("rave", "UCT + RAVE"),
+    ("heavy", "+ heavy"),
+    ("knowledge", "+ prior knowledge"),
+    ("patterns", "+ learned prior"),
+    ("pattern_playouts", "knowledge, learned playouts"),
+)
+"""The settings in the order and with the names of the figures' legends."""
+SHIFTS = (0.92, 0.96, 1.0, 1.04, 1.08, 1.12)
+"""Each setting's points drawn this factor apart on the simulations axis, so that the
+intervals do not hide each other."""
+
+
+def _curve(ax: Any, pts: list[tuple[float, float, float, float]], label: str) -> None:
+    """One setting's points ``(x, score, low, high)`` with their 95% intervals."""
+    err = [[p[1] - p[2] for p in pts], [p[3] - p[1] for p in pts]]
+    ax.errorbar(
+        [p[0] for p in pts], [p[1] for p in pts], yerr=err, marker="o", capsize=3, label=label
+    )
+
+
+def _panel(ax: Any, level: int, xlabel: str) -> None:
+    """A panel of one GNU Go level: log x, win rate 0 to 1, the even line."""
+    ax.set_xscale("log")
+    ax.minorticks_off()
+    ax.set_ylim(0, 1)
+    ax.axhline(0.5, color="grey", lw=0.5)
+    ax.set_title(f"against GNU Go 3.8, level {level}")
+    ax.set_xlabel(xlabel)
+
+
+def _save(fig: Any, axes: Any, title: str, *, ncol: int, bottom: float, path: Path) -> None:
+    """The shared y label, the legend below the panels (in the ``bottom`` share of the
+    figure), the title; written to ``path``."""
+    axes[0].set_ylabel("win rate (95% interval)")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize="small", loc="lower center", ncol=ncol)
+    fig.suptitle(title)
+    fig.tight_layout(rect=(0, bottom, 1, 1))
+    fig.savefig(path, dpi=120)
+    print(f"plot: {path}")
+
+
 def plot(rows: list[dict[str, Any]], best: list[dict[str, Any]] | None = None) -> None:
     """The Gelly-Silver figure: win rate against simulations a move, a panel a level;
     the settings drawn slightly apart so that their intervals do not hide each other;
@@ -754,17 +798,9 @@ def plot(rows: list[dict[str, Any]], best: list[dict[str, Any]] | None = None) -
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 5), sharey=True)
-    settings = (
-        ("uct", "UCT", 0.92),
-        ("rave", "UCT + RAVE", 0.96),
-        ("heavy", "+ heavy", 1.0),
-        ("knowledge", "+ prior knowledge", 1.04),
-        ("patterns", "+ learned prior", 1.08),
-        ("pattern_playouts", "knowledge, learned playouts", 1.12),
-    )
     for ax, level in zip(axes, (10, 1), strict=True):
         ticks: set[int] = set()
-        for setting, label, shift in settings:
+        for (setting, label), shift in zip(SETTING_LABELS, SHIFTS, strict=True):
             pts = sorted(
                 (r["simulations"], r["score"], r["low"], r["high"])
                 for r in rows
@@ -773,10 +809,7 @@ def plot(rows: list[dict[str, Any]], best: list[dict[str, Any]] | None = None) -
             if not pts:
                 continue
             ticks.update(p[0] for p in pts)
-            xs = [p[0] * shift for p in pts]
-            ys = [p[1] for p in pts]
-            err = [[p[1] - p[2] for p in pts], [p[3] - p[1] for p in pts]]
-            ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=label)
+            _curve(ax, [(p[0] * shift, *p[1:]) for p in pts], label)
         # The 9x9 figure: a 13x13 or 19x19 row is in the tables only.
         nine = [row for row in best or [] if row.get("board_size", 9) == 9]
         for row, style in zip(nine, ("--", ":", "-.", (0, (1, 4))), strict=False):
@@ -790,22 +823,11 @@ def plot(rows: list[dict[str, Any]], best: list[dict[str, Any]] | None = None) -
                     lw=0.8,
                     label=f"{what} a move ({row['games']} games)",
                 )
-        ax.set_xscale("log")
+        _panel(ax, level, "simulations per move")
         if ticks:
             ax.set_xticks(sorted(ticks), [f"{t:,}" for t in sorted(ticks)])
-            ax.minorticks_off()
-        ax.set_ylim(0, 1)
-        ax.axhline(0.5, color="grey", lw=0.5)
-        ax.set_title(f"against GNU Go 3.8, level {level}")
-        ax.set_xlabel("simulations per move")
-    axes[0].set_ylabel("win rate (95% interval)")
     # The legend below the panels: inside either it hid points.
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, fontsize="small", loc="lower center", ncol=4)
-    fig.suptitle("9x9 Go, komi 7.5, area scoring")
-    fig.tight_layout(rect=(0, 0.14, 1, 1))
-    fig.savefig(PLOT, dpi=120)
-    print(f"plot: {PLOT}")
+    _save(fig, axes, "9x9 Go, komi 7.5, area scoring", ncol=4, bottom=0.14, path=PLOT)
     plot_seconds(rows, best or [])
 
 
@@ -865,38 +887,15 @@ def plot_seconds(rows: list[dict[str, Any]], best: list[dict[str, Any]]) -> None
 
     curves = by_seconds(rows, best)
     fig, axes = plt.subplots(1, 2, figsize=(10, 5), sharey=True)
-    labels = {
-        "uct": "UCT",
-        "rave": "UCT + RAVE",
-        "heavy": "+ heavy",
-        "knowledge": "+ prior knowledge",
-        "patterns": "+ learned prior",
-        "pattern_playouts": "knowledge, learned playouts",
-    }
     for ax, level in zip(axes, (10, 1), strict=True):
-        for setting, label in labels.items():
-            pts = curves.get((setting, level), [])
-            if not pts:
-                continue
-            xs = [p[0] for p in pts]
-            ys = [p[1] for p in pts]
-            err = [[p[1] - p[2] for p in pts], [p[3] - p[1] for p in pts]]
-            ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=label)
-        ax.set_xscale("log")
+        for setting, label in SETTING_LABELS:
+            if pts := curves.get((setting, level), []):
+                _curve(ax, [p[:4] for p in pts], label)
         ticks = (0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0)
+        _panel(ax, level, "seconds per move (median of our moves in those games)")
         ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
-        ax.minorticks_off()
-        ax.set_ylim(0, 1)
-        ax.axhline(0.5, color="grey", lw=0.5)
-        ax.set_title(f"against GNU Go 3.8, level {level}")
-        ax.set_xlabel("seconds per move (median of our moves in those games)")
-    axes[0].set_ylabel("win rate (95% interval)")
-    handles, names = axes[0].get_legend_handles_labels()
-    fig.legend(handles, names, fontsize="small", loc="lower center", ncol=3)
-    fig.suptitle("9x9 Go by thinking time: the rows of go_strength.png and the 2 s rows")
-    fig.tight_layout(rect=(0, 0.12, 1, 1))
-    fig.savefig(PLOT_SECONDS, dpi=120)
-    print(f"plot: {PLOT_SECONDS}")
+    title = "9x9 Go by thinking time: the rows of go_strength.png and the 2 s rows"
+    _save(fig, axes, title, ncol=3, bottom=0.12, path=PLOT_SECONDS)
 
 
 def main() -> None:
