@@ -424,12 +424,21 @@ def endings(records: list[Any]) -> dict[str, Any]:
     ``length``: the length limit, then scored by agreement; ``illegal``: a move refused;
     ``time``; ``resign``: a resignation; ``error``: a crash, or a resignation in runs
     stored before ``resign`` was a termination), the resignations counted apart and by
-    who resigned, and the games forfeited by an illegal move with who made it, so that no
-    opponent's superko violation is silently a win."""
+    who resigned, the games forfeited by an illegal move with who made it, so that no
+    opponent's superko violation is silently a win, and the flag falls (moves past a
+    game clock; the game goes on, a loss on time only under ``strict``): the games they
+    fell in by who overran, and the points those games gave that player."""
     counts: dict[str, int] = {}
     illegal: list[dict[str, Any]] = []
     by: dict[str, int] = {}
+    flags: dict[str, dict[str, float]] = {}
     for r in records:
+        for seat in sorted({int(o[1]) for o in r.overruns}):
+            name = r.seats[seat]
+            fell = flags.setdefault(name, {"games": 0, "moves": 0, "points": 0.0})
+            fell["games"] += 1
+            fell["moves"] += sum(1 for o in r.overruns if int(o[1]) == seat)
+            fell["points"] += (r.returns[seat] + 1) / 2
         counts[r.termination] = counts.get(r.termination, 0) + 1
         if r.termination == "illegal":
             illegal.append({"slot": r.slot, "error": r.error})
@@ -441,6 +450,7 @@ def endings(records: list[Any]) -> dict[str, Any]:
         "resignations": sum(by.values()),
         "resigned_by": by,
         "illegal_moves": illegal,
+        "flag_falls": flags,
     }
 
 

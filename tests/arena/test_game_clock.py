@@ -15,7 +15,7 @@ from mctslab.arena.tournament import ArenaConfig, Entrant, GameTask, play_task, 
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import GameInfo, State
 from mctslab.core.registry import make
-from mctslab.players.clock import LATENCY, MIN_MOVES_LEFT, Clock
+from mctslab.players.clock import LATENCY, MIN_MOVE_TIME, MIN_MOVES_LEFT, Clock, keep_back
 from mctslab.players.player import make_player
 
 
@@ -81,7 +81,7 @@ def test_an_mcts_player_is_given_what_its_clock_allows() -> None:
     t.seat(1, fixed, "mcts:iterations=500")
     assert expected_points(game) == 81
     t.before(0, free, state, game)
-    share = (60.0 - LATENCY) / max(MIN_MOVES_LEFT, 81 // 2)
+    share = (60.0 - keep_back(81)) / max(MIN_MOVES_LEFT, 81 // 2)  # sudden death
     assert free.config.time == pytest.approx(share) and free.config.iterations is None
     assert free.config.rave == 3000  # the rest of the spec is kept
     t.before(1, fixed, state, game)
@@ -90,7 +90,7 @@ def test_an_mcts_player_is_given_what_its_clock_allows() -> None:
     state.apply_action(40)
     state.apply_action(41)
     t.before(0, free, state, game)
-    later = (59.9 - LATENCY) / max(MIN_MOVES_LEFT, (81 - 2) // 2)
+    later = (59.9 - keep_back(81)) / max(MIN_MOVES_LEFT, (81 - 2) // 2)
     assert free.config.time == pytest.approx(later) and later > share
 
 
@@ -103,14 +103,39 @@ def test_time_factor_stretches_the_main_time_share() -> None:
     stop = make_player("mcts:early_stop=1,time_factor=2.5", game.info, seed=1)
     t.seat(0, stop, "mcts:early_stop=1,time_factor=2.5")
     t.before(0, stop, state, game)
-    share = (60.0 - LATENCY) / max(MIN_MOVES_LEFT, 81 // 2)
+    share = (60.0 - keep_back(81)) / max(MIN_MOVES_LEFT, 81 // 2)
     assert stop.config.time == pytest.approx(2.5 * share)
     assert stop.config.early_stop and stop.config.iterations is None
     clock = Clock()
     clock.settings(main=10, byo=0, stones=0)
-    assert clock.move_time("b", 200, 81, factor=8.0) == pytest.approx((10 - LATENCY) / 2)
+    assert clock.move_time("b", 200, 81, factor=8.0) == pytest.approx((10 - keep_back(81)) / 2)
     clock.settings(main=0, byo=10, stones=5)
     assert clock.move_time("b", 0, 81, factor=3.0) == clock.move_time("b", 0, 81)
+
+
+@pytest.mark.parametrize("factor", [1.0, 2.5])
+def test_a_long_game_never_plans_past_its_sudden_death_clock(factor: float) -> None:
+    """The STOP row's flag falls (docs/go.md): 121 of our moves on 9x9 (the arena's
+    length limit, 243 plies) under 90 s sudden death, each taking what the clock allows
+    plus 3.8 ms (what a move of the knowledge setting given 0.2 ms takes here), with no
+    early stop (a lost game), stay within the clock. The old rule (0.15 s kept back, a
+    flat floor of 0.05 s) ran it out, at our move 45 under ``factor`` 2.5 and 78 under 1."""
+    clock = Clock()
+    clock.settings(main=90, byo=0, stones=0)
+    old_left = 90.0
+    floors = 0
+    cost = 0.0038
+    for move in range(121):
+        allowed = clock.move_time("b", moves=2 * move, points=81, factor=factor)
+        assert allowed is not None and allowed > 0
+        assert clock.overrun("b", allowed + cost) <= 0, f"flag fell at our move {move}"
+        floors += allowed < MIN_MOVE_TIME
+        clock.spent("b", allowed + cost)
+        share = (old_left - LATENCY) / max(MIN_MOVES_LEFT, (81 - 2 * move) // 2)
+        old = min(factor * share, (old_left - LATENCY) / 2) if factor > 1 else share
+        old_left -= max(MIN_MOVE_TIME, old) + cost
+    assert floors > 0
+    assert old_left < 0
 
 
 def test_expected_points_without_a_board() -> None:

@@ -15,9 +15,14 @@ budget of its own then searches, with no iteration cap, for::
     in byo-yomi (stones > 0):  (time_left / stones) * 0.9 - 0.15 s
     in main time:              (time_left - 0.15 s) / max(10, (N*N - moves) / 2)
                                + 0.8 * byo_yomi_time / byo_yomi_stones   (when byo-yomi follows)
+    in sudden death:           (time_left - 0.15 s - 0.005 s * N*N) / max(10, (N*N - moves) / 2)
 
 and at least 0.05 s (the 0.15 s is kept back for the protocol and the process; the
-move count ``moves`` is both colours'). A player's ``time_factor`` (1 by default; the
+move count ``moves`` is both colours'; in sudden death 5 ms a point more is kept back,
+:func:`keep_back`, for the moves' own cost) while the clock has that to spare: below 1 s
+to plan with the floor is a twentieth of it (at least 0.2 ms), so that a long game on an
+almost empty clock spends it down geometrically instead of overrunning it by 0.05 s a
+move (:func:`floor_time`). A player's ``time_factor`` (1 by default; the
 ``f_time`` of Baier and Winands' STOP, played with ``early_stop``) multiplies the
 main-time share, up to half the main time left. A budget of the spec's own wins
 (``mcts:iterations=5000`` searches 5,000 iterations whatever the clock), except that an own
@@ -28,10 +33,10 @@ no ``time_settings`` at all: no clock, the spec's budget alone.
 
 >>> clock = Clock()
 >>> clock.settings(main=300, byo=0, stones=0)  # 5 minutes, sudden death, on 9x9
->>> round(clock.move_time("b", moves=0, points=81), 4)  # (300 - 0.15) / 40
-7.4963
+>>> round(clock.move_time("b", moves=0, points=81), 4)  # (300 - 0.15 - 0.405) / 40
+7.4861
 >>> round(clock.move_time("b", moves=0, points=81, factor=2.5), 4)  # STOP plans longer
-18.7406
+18.7153
 >>> clock.settings(main=0, byo=10, stones=5)  # 5 stones in every 10 s
 >>> round(clock.move_time("b", moves=0, points=81), 4)  # 10 / 5 * 0.9 - 0.15
 1.65
@@ -39,13 +44,25 @@ no ``time_settings`` at all: no clock, the spec's budget alone.
 >>> clock.spent("b", 59.5)
 >>> clock.start("b"), clock.overrun("b", 0.25), clock.overrun("b", 0.75)
 ((0.5, 0), -0.25, 0.25)
+>>> clock.spent("b", 0.4)  # 0.1 s left, less than is kept back: the shortest search
+>>> clock.move_time("b", moves=120, points=81)
+0.0002
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["LATENCY", "MIN_MOVES_LEFT", "MIN_MOVE_TIME", "Clock"]
+__all__ = [
+    "LATENCY",
+    "MIN_MOVES_LEFT",
+    "MIN_MOVE_TIME",
+    "MOVE_COST",
+    "SHORTEST_MOVE_TIME",
+    "Clock",
+    "floor_time",
+    "keep_back",
+]
 
 #: Seconds a move keeps back for the protocol and the process.
 LATENCY = 0.15
@@ -53,6 +70,36 @@ LATENCY = 0.15
 MIN_MOVE_TIME = 0.05
 #: In main time, the remaining time is shared among at least this many moves.
 MIN_MOVES_LEFT = 10
+#: The shortest search of all, when the clock is all but spent (seconds).
+SHORTEST_MOVE_TIME = 0.0002
+#: What a move costs beyond its search (seconds; measured: 3.8 ms a move of the knowledge
+#: setting on 9x9 given 0.2 ms), kept back in sudden death for every point of the board.
+MOVE_COST = 0.005
+
+
+def keep_back(points: int) -> float:
+    """The seconds a sudden-death clock never plans to search: the :data:`LATENCY` plus
+    :data:`MOVE_COST` for each of ``points`` moves still to come (0.555 s on 9x9, 1.955 s
+    on 19x19), what each move costs beyond its search however short that is.
+
+    >>> round(keep_back(81), 3)
+    0.555
+    """
+    return LATENCY + MOVE_COST * points
+
+
+def floor_time(spare: float) -> float:
+    """The shortest search a clock with ``spare`` seconds to plan with allows:
+    :data:`MIN_MOVE_TIME` while that is at least ``2 * MIN_MOVES_LEFT`` times it (1 s),
+    else a twentieth of it (at least :data:`SHORTEST_MOVE_TIME`, 0.2 ms). A flat floor
+    spends time the clock does not have once a long game has used it up: in 16 of the 100
+    games of the STOP row (docs/go.md) our clock ran out late in a lost game and every
+    later move overran it by the floor's 0.05 s.
+
+    >>> floor_time(30.0), round(floor_time(0.4), 4), floor_time(-0.1)
+    (0.05, 0.02, 0.0002)
+    """
+    return max(SHORTEST_MOVE_TIME, min(MIN_MOVE_TIME, spare / (2 * MIN_MOVES_LEFT)))
 
 
 @dataclass
@@ -84,18 +131,24 @@ class Clock:
     def move_time(self, colour: str, moves: int, points: int, factor: float = 1.0) -> float | None:
         """Seconds the next move of ``colour`` may search (``None``: no clock). In main
         time the share is multiplied by ``factor`` (a player's ``time_factor``, STOP's
-        ``f_time``), never past half the main time left; byo-yomi is not stretched."""
+        ``f_time``), never past half the main time left; byo-yomi is not stretched. In
+        sudden death :func:`keep_back` more is kept for the moves' own cost."""
         if not self.on:
             return None
         left, stones = self.start(colour)
+        sudden = not (self.byo > 0 and self.stones > 0)
         if stones > 0:
             t = left / stones * 0.9 - LATENCY
+            spare = left - LATENCY
         else:
-            share = (left - LATENCY) / max(MIN_MOVES_LEFT, (points - moves) // 2)
-            t = min(share * factor, (left - LATENCY) / 2) if factor != 1.0 else share
-            if self.byo > 0 and self.stones > 0:
+            usable = left - (keep_back(points) if sudden else LATENCY)
+            share = usable / max(MIN_MOVES_LEFT, (points - moves) // 2)
+            t = min(share * factor, usable / 2) if factor != 1.0 else share
+            spare = usable
+            if not sudden:
                 t += 0.8 * self.byo / self.stones
-        return max(MIN_MOVE_TIME, t)
+                spare += self.byo
+        return max(floor_time(spare), t)
 
     def available(self, colour: str) -> float | None:
         """The seconds ``colour``'s next move may take before its flag falls (``None``: no
