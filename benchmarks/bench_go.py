@@ -471,6 +471,7 @@ def _match(
     setting: str = "",
     main_time: float | None = None,
     resign_below: float | None = None,
+    strict: bool = False,
 ) -> dict[str, Any]:
     from mctslab.arena.game_task import Entrant
     from mctslab.arena.store import ResultStore
@@ -486,6 +487,7 @@ def _match(
         workers=workers,
         main_time=main_time,
         resign_below=resign_below,
+        strict=strict,
     )
     start = time.perf_counter()
     with ResultStore(STORE) as store:
@@ -630,8 +632,8 @@ def part_clock(args: argparse.Namespace) -> None:
     what is left by the game stage; ``--early-stop`` adds Huang, Coulom and Lin's early
     stop, whose saved seconds go to the later moves; ``--time-factor F`` and
     ``--early-stop-factor E`` make it Baier and Winands' STOP (each search planned ``F``
-    times its share, stopped once the lead exceeds ``E`` times what is left). Same seeds
-    as ``best``."""
+    times its share, stopped once the lead exceeds ``E`` times what is left); ``--strict``
+    makes a flag fall a loss on time (a new row, ``-strict``). Same seeds as ``best``."""
     options = _spec(args.setting, "").split(":", 1)[1].lstrip(",")
     stop = ""
     if args.early_stop and args.time_factor != 1.0:
@@ -646,9 +648,13 @@ def part_clock(args: argparse.Namespace) -> None:
         flags += (
             f" --time-factor {args.time_factor:g} --early-stop-factor {args.early_stop_factor:g}"
         )
+    if args.strict:
+        name += "-strict"
+        flags += " --strict"
     row = _match(
-        name, spec, 10, args.games, 37, args.workers, args.size, args.setting, args.main_time
-    )
+        name, spec, 10, args.games, 37, args.workers, args.size, args.setting, args.main_time,
+        strict=args.strict,
+    )  # fmt: skip
     row.update(
         {
             "board_size": args.size,
@@ -657,6 +663,7 @@ def part_clock(args: argparse.Namespace) -> None:
             "early_stop": args.early_stop,
             "time_factor": args.time_factor if args.early_stop else 1.0,
             "early_stop_factor": args.early_stop_factor if args.early_stop else 1.0,
+            "strict": args.strict,
             "date": time.strftime("%Y-%m-%d"),
             "command": f"python benchmarks/bench_go.py clock --setting {args.setting} "
             f"--main-time {args.main_time:g}{flags} "
@@ -953,6 +960,9 @@ def main() -> None:
         "--main-time", type=float, default=90.0, help="clock: seconds a game, sudden death"
     )
     parser.add_argument("--early-stop", action="store_true", help="clock: stop a search early")
+    parser.add_argument(
+        "--strict", action="store_true", help="clock: a flag fall loses the game on time"
+    )
     parser.add_argument(
         "--time-factor",
         type=float,
