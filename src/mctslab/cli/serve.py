@@ -7,6 +7,7 @@ imported only when the command runs, so that ``mctslab`` works without them.
 from __future__ import annotations
 
 import errno
+import ipaddress
 import socket
 import sys
 from typing import Annotated
@@ -15,7 +16,7 @@ import typer
 
 from mctslab.cli.app import EXIT_USER_ERROR, app
 
-__all__ = ["port_in_use", "serve"]
+__all__ = ["forwarded_ips", "port_in_use", "serve"]
 
 
 def port_in_use(host: str, port: int) -> bool:
@@ -41,6 +42,26 @@ def port_in_use(host: str, port: int) -> bool:
     return False
 
 
+def forwarded_ips(value: str) -> str:
+    """``--forwarded-allow-ips`` checked: comma-separated addresses or networks of the
+    proxies whose ``X-Forwarded-For`` is believed, or ``*`` (any peer: only where no
+    client can reach the server but through the proxy). Raises ``ValueError``."""
+    entries = [item.strip() for item in value.split(",")]
+    if not value.strip() or "" in entries:
+        raise ValueError("--forwarded-allow-ips takes comma-separated IP addresses or networks")
+    for entry in entries:
+        if entry == "*":
+            continue
+        try:
+            ipaddress.ip_network(entry, strict=False)
+        except ValueError:
+            raise ValueError(
+                f"--forwarded-allow-ips: {entry!r} is not an IP address or network "
+                "(e.g. 127.0.0.1, 10.0.0.0/8, or * for any)"
+            ) from None
+    return ",".join(entries)
+
+
 @app.command()
 def serve(
     host: Annotated[
@@ -53,6 +74,16 @@ def serve(
             "--allowed-host",
             help="A Host header to answer besides localhost, 127.0.0.1 and [::1] (a name, "
             "name:port, or * for any); repeat for more. Others get a 400 (DNS rebinding).",
+        ),
+    ] = None,
+    forwarded_allow_ips: Annotated[
+        str | None,
+        typer.Option(
+            "--forwarded-allow-ips",
+            help="The proxy in front of the lab, as comma-separated IP addresses or networks "
+            "(or *): only requests from these have their X-Forwarded-For believed as the "
+            "client's address (the per-client caps count it). Off by default: every client "
+            "is the address it connects from.",
         ),
     ] = None,
 ) -> None:
@@ -73,6 +104,12 @@ def serve(
     if not 0 <= port <= 65535:
         print(f"error: --port must be in [0, 65535], got {port}", file=sys.stderr)
         raise typer.Exit(EXIT_USER_ERROR)
+    if forwarded_allow_ips is not None:
+        try:
+            forwarded_allow_ips = forwarded_ips(forwarded_allow_ips)
+        except ValueError as err:
+            print(f"error: {err}", file=sys.stderr)
+            raise typer.Exit(EXIT_USER_ERROR) from None
     if port != 0 and port_in_use(host, port):
         hint = f"; try --port {port + 1}" if port < 65535 else ""
         print(f"error: port {port} is in use{hint}", file=sys.stderr)
@@ -94,4 +131,14 @@ def serve(
     )
     settings = Settings(allowed_hosts=(*LOOPBACK_HOSTS, *(allowed_host or ())), warm_engine=True)
     tune_process()
-    uvicorn.run(create_app(settings), host=host, port=port, log_level="warning")
+    # uvicorn believes X-Forwarded-For from 127.0.0.1 by default, which made any local
+    # client setting the header a new client of the per-client caps: forwarded headers
+    # are read only from the proxies the operator names.
+    uvicorn.run(
+        create_app(settings),
+        host=host,
+        port=port,
+        log_level="warning",
+        proxy_headers=forwarded_allow_ips is not None,
+        forwarded_allow_ips=forwarded_allow_ips,
+    )

@@ -33,8 +33,10 @@ class Settings:
         session_ttl: seconds a session may stay idle before it is dropped.
         max_sessions: sessions held at once (429 beyond).
         max_client_sessions: sessions one client (an IP address) may hold at once (429
-            beyond): one client cannot take every session. Behind a proxy every
-            client has the proxy's address: raise it there.
+            beyond): one client cannot take every session. A client is the address it
+            connects from (``X-Forwarded-For`` is believed only from the proxies
+            ``mctslab serve --forwarded-allow-ips`` names); behind a proxy not named,
+            every client has the proxy's address: raise it there.
         max_client_searches: searches (``/api/move``, a session's ``ai``,
             ``iterations`` and ``step``) one client may run at once (429 beyond).
         max_searches: searches the whole server runs at once (429 beyond).

@@ -1,0 +1,132 @@
+"""The web server against an outside attack (issue 52, items 15, 16, 21 and 25's web parts).
+
+Each test makes the attack the issue reproduces and checks the answer: forwarded
+headers believed only from a proxy the operator names, every search-like request
+counted against the same caps, a request body bounded before it is read whole, the
+documented status for JSON too deep or numbers too long, and a ``Host`` check that
+takes no suffix after a bracketed address.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import partial
+from typing import Any
+
+import pytest
+
+if os.environ.get("MCTSLAB_REQUIRE_EXTRAS"):
+    import fastapi  # noqa: F401
+    import httpx
+    import uvicorn
+else:
+    pytest.importorskip("fastapi")
+    httpx = pytest.importorskip("httpx")
+    uvicorn = pytest.importorskip("uvicorn")
+
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", message=".*httpx2", category=Warning)
+
+from browser_harness import free_port
+from typer.testing import CliRunner
+
+from mctslab.cli.main import app as cli
+
+TTT = "tic_tac_toe"
+LOCAL = "http://localhost"
+
+
+def detail(r: Any, status: int) -> str:
+    assert r.status_code == status, r.text
+    text: str = r.json()["detail"]
+    return text
+
+
+@contextmanager
+def served(app: Any, **options: Any) -> Iterator[str]:
+    """``app`` under a real uvicorn (with ``options``, as ``mctslab serve`` passes them)
+    on a free loopback port, in a thread: its URL."""
+    port = free_port()
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", **options)
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+def serve_options(monkeypatch: pytest.MonkeyPatch, *args: str) -> tuple[Any, dict[str, Any]]:
+    """The app and the uvicorn options ``mctslab serve ARGS`` starts, with a client
+    session cap of 2 (Settings as serve makes them, that one cap lowered)."""
+    import uvicorn as real
+
+    from mctslab.web import settings as web_settings
+
+    seen: dict[str, Any] = {}
+    monkeypatch.setattr(real, "run", lambda app, **kw: seen.update(app=app, options=kw))
+    monkeypatch.setattr("mctslab.web.sessions.tune_process", lambda: None)
+    monkeypatch.setattr(
+        web_settings, "Settings", partial(web_settings.Settings, max_client_sessions=2)
+    )
+    result = CliRunner().invoke(cli, ["serve", "--port", "0", *args])
+    assert result.exit_code == 0, result.output
+    options = {k: v for k, v in seen["options"].items() if k not in ("host", "port", "log_level")}
+    return seen["app"], options
+
+
+def live_sessions(url: str, forwarded: list[str]) -> int:
+    """Make a session under each ``X-Forwarded-For`` of ``forwarded``; how many of them
+    are live at the end (a session past the client's cap is refused, or replaces the
+    client's oldest: either way the cap holds)."""
+    made = []
+    with httpx.Client(base_url=url, timeout=60) as c:
+        for address in forwarded:
+            r = c.post(
+                "/api/sessions",
+                json={"game": TTT, "config": {"engine": "reference"}},
+                headers={"X-Forwarded-For": address},
+            )
+            assert r.status_code in (201, 429), r.text
+            if r.status_code == 201:
+                made.append(r.json()["id"])
+        return sum(c.get(f"/api/sessions/{sid}").status_code == 200 for sid in made)
+
+
+# Item 15: X-Forwarded-For is believed only from a proxy the operator names. ---------------
+
+
+def test_a_forwarded_header_makes_no_new_client_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    """uvicorn believed X-Forwarded-For from 127.0.0.1, so a local client setting it was a
+    new client each time (30 sessions against a cap of 20). Served as mctslab serve
+    serves it, the header now changes nothing: the peer's address is the client."""
+    app, options = serve_options(monkeypatch)
+    assert options["proxy_headers"] is False
+    with served(app, **options) as url:
+        assert live_sessions(url, [f"10.0.0.{i}" for i in range(1, 6)]) == 2
+
+
+def test_a_named_proxy_has_its_forwarded_header_believed(monkeypatch: pytest.MonkeyPatch) -> None:
+    app, options = serve_options(monkeypatch, "--forwarded-allow-ips", "127.0.0.1, ::1")
+    assert options["proxy_headers"] is True
+    with served(app, **options) as url:
+        assert live_sessions(url, [f"10.0.0.{i}" for i in range(1, 6)]) == 5
+        assert live_sessions(url, ["10.0.0.9"] * 4) == 2  # the forwarded client's own cap
+
+
+def test_forwarded_allow_ips_is_checked() -> None:
+    for bad in ("", "proxy.example", "127.0.0.1,,10.0.0.1", "10.0.0.0/33"):
+        result = CliRunner().invoke(cli, ["serve", "--port", "0", "--forwarded-allow-ips", bad])
+        assert result.exit_code == 2, result.output
+        assert result.output.count("error:") == 1 and "Traceback" not in result.output
