@@ -37,6 +37,7 @@ from mctslab.games.tsp.heuristics import (
 )
 from mctslab.games.tsp.tsplib import (
     EDGE_WEIGHT_TYPES,
+    MAX_DIMENSION,
     InvalidTourError,
     TsplibError,
     TsplibInstance,
@@ -63,6 +64,7 @@ from mctslab.games.tsp.tsplib import (
 __all__ = [
     "EDGE_WEIGHT_TYPES",
     "MAX_CITIES",
+    "MAX_DIMENSION",
     "MAX_EXACT_CITIES",
     "TSP",
     "AnytimeResult",

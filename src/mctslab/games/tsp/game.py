@@ -58,6 +58,7 @@ from mctslab.core.text import ascii_int
 from mctslab.games.kernels import KernelGame, KernelState, RuleKernels, rng_randint
 from mctslab.games.tsp.heuristics import reverse_segment
 from mctslab.games.tsp.tsplib import (
+    MAX_CITIES,
     TsplibInstance,
     check_distances,
     distance_matrix,
@@ -68,8 +69,8 @@ __all__ = ["MAX_CITIES", "TSP", "utility_bounds"]
 
 IntArray = npt.NDArray[np.int64]
 
-#: The most cities a game may have (its distance matrix is ``n * n`` words of ``params``).
-MAX_CITIES = 2000
+# MAX_CITIES (from tsplib): the most cities a game may have, its distance matrix ``n * n``
+# words of ``params``; checked before that matrix is built.
 
 # State words.
 S_PLAYER, S_CITY, S_COUNT, S_LENGTH, S_VISITED = 0, 1, 2, 3, 4
@@ -276,6 +277,11 @@ def polish(start, params, seq, n_moves):  # type: ignore[no-untyped-def]
     return -np.float64(length)
 
 
+def _check_cities(n: int) -> None:
+    if not 2 <= n <= MAX_CITIES:
+        raise InvalidConfigError(f"tsp: need 2 to {MAX_CITIES:,} cities, got {n:,}")
+
+
 def utility_bounds(dist: IntArray) -> tuple[int, int]:
     """``(lower, upper)``: bounds on every closed tour's length (module docstring)."""
     n = dist.shape[0]
@@ -323,24 +329,29 @@ class TSP(KernelGame):
         if given > 1:
             raise InvalidConfigError("tsp: give one of instance, coords and distances")
         self.coordinates: npt.NDArray[np.float64] | None = None
+        # The number of cities is checked before the distance matrix is built (n * n
+        # words: 3.2 GB at 20,000 cities), and a file's or a random spec's before its
+        # cities are read or drawn.
         if distances is not None:
+            _check_cities(np.shape(distances)[0] if np.ndim(distances) >= 1 else 0)
             dist = check_distances(distances, what="tsp: distances")
             self.instance = "matrix"
         elif coords is not None:
-            dist = distance_matrix(coords, "EUC_2D")
             self.coordinates = np.asarray(coords, dtype=np.float64).copy()
+            _check_cities(self.coordinates.shape[0] if self.coordinates.ndim >= 1 else 0)
+            dist = distance_matrix(self.coordinates, "EUC_2D")
             self.instance = "coords"
         else:
             if isinstance(instance, TsplibInstance):
                 data = instance
             else:
-                data = instance_from_spec("eil51" if instance is None else instance)
+                data = instance_from_spec("eil51" if instance is None else instance, MAX_CITIES)
+            _check_cities(data.dimension)
             dist = data.distances()
             self.coordinates = np.array(data.coords, dtype=np.float64)
             self.instance = data.name
         n = int(dist.shape[0])
-        if not 2 <= n <= MAX_CITIES:
-            raise InvalidConfigError(f"tsp: need 2 to {MAX_CITIES} cities, got {n}")
+        _check_cities(n)
         lower, upper = utility_bounds(dist)
         if upper >= 2**52:  # lengths must stay exact as floats
             raise InvalidConfigError("tsp: distances too large (a tour's length passes 2**52)")

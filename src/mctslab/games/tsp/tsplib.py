@@ -58,6 +58,8 @@ from mctslab.core.text import ascii_int
 
 __all__ = [
     "EDGE_WEIGHT_TYPES",
+    "MAX_CITIES",
+    "MAX_DIMENSION",
     "InvalidTourError",
     "TsplibError",
     "TsplibInstance",
@@ -92,6 +94,13 @@ EDGE_WEIGHT_TYPES = ("EUC_2D", "CEIL_2D", "ATT")
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 # Large enough for every TSPLIB instance, small enough that dx² + dy² stays exact.
 _MAX_COORD = 1e7
+#: The most cities whose distance matrix this package builds (``n * n`` int64 words: 32 MB
+#: at 2,000; the matrix of 20,000 would be 3.2 GB, and its float intermediates twice
+#: that). :func:`distance_matrix` refuses more before it allocates anything.
+MAX_CITIES = 2000
+#: The most cities a ``.tsp`` file or a random instance may hold (their coordinates only,
+#: 16 MB; TSPLIB's largest instance has 85,900).
+MAX_DIMENSION = 1_000_000
 _HEADER_KEYS = ("NAME", "TYPE", "COMMENT", "DIMENSION", "EDGE_WEIGHT_TYPE")
 _IGNORED_KEYS = ("DISPLAY_DATA_TYPE",)
 _INSTANCES = "instances"
@@ -150,6 +159,8 @@ def distance_matrix(coords: Any, edge_weight_type: str = "EUC_2D") -> IntArray:
     xy = np.asarray(coords, dtype=np.float64)
     if xy.ndim != 2 or xy.shape[1] != 2 or not np.all(np.isfinite(xy)):
         raise InvalidConfigError(f"coordinates must be a finite (n, 2) array, got shape {xy.shape}")
+    if xy.shape[0] > MAX_CITIES:
+        raise InvalidConfigError(too_many_cities(xy.shape[0]))
     dx = xy[:, None, 0] - xy[None, :, 0]
     dy = xy[:, None, 1] - xy[None, :, 1]
     squares = dx * dx + dy * dy
@@ -162,6 +173,15 @@ def distance_matrix(coords: Any, edge_weight_type: str = "EUC_2D") -> IntArray:
         t = np.floor(r + 0.5)
         d = np.where(t < r, t + 1.0, t)
     return d.astype(np.int64)
+
+
+def too_many_cities(n: int, what: str = "an instance") -> str:
+    """The message for ``n`` cities over :data:`MAX_CITIES`, what it would cost."""
+    gigabytes = n * n * 8 / 1e9
+    return (
+        f"{what} of {n:,} cities: this package builds distance matrices of at most "
+        f"{MAX_CITIES:,} cities (the matrix of {n:,} would take {gigabytes:,.1f} GB)"
+    )
 
 
 def check_distances(dist: Any, symmetric: bool = True, what: str = "distances") -> IntArray:
@@ -274,18 +294,42 @@ def _read_header(lines: _Lines, section: str) -> tuple[dict[str, tuple[str, int]
     raise lines.error(f"no {section}: the file ends before it")
 
 
-def _dimension(lines: _Lines, header: dict[str, tuple[str, int]]) -> int:
+def _dimension(
+    lines: _Lines,
+    header: dict[str, tuple[str, int]],
+    limit: int = MAX_DIMENSION,
+    one_a_line: bool = False,
+) -> int:
+    """The header's ``DIMENSION``, checked before anything is sized by it: at most
+    ``limit``, and (``one_a_line``: a ``.tsp`` file, each city's line its own) at most
+    the lines left in the file, so that a short file cannot claim a billion cities."""
     if "DIMENSION" not in header:
         raise lines.error("missing DIMENSION (the number of cities) before the data")
     value, number = header["DIMENSION"]
-    n = ascii_int(value)
+    # At most 18 digits: int() of thousands of digits is slow, and past 4,300 a ValueError.
+    n = ascii_int(value) if len(value) <= 18 else None
     if n is None or n < 1:
-        raise lines.error(f"DIMENSION must be a positive integer, got {value!r}", number)
+        if value.isascii() and value.isdigit():
+            raise lines.error(
+                f"DIMENSION {value[:20]}...: more than the {limit:,} cities allowed", number
+            )
+        raise lines.error(f"DIMENSION must be a positive integer, got {value[:40]!r}", number)
+    if n > limit:
+        raise lines.error(f"DIMENSION = {n:,}: more than the {limit:,} cities allowed", number)
+    left = len(lines.lines) - lines.at
+    if one_a_line and n > left:
+        raise lines.error(
+            f"DIMENSION = {n:,}, but the file has only {left:,} lines after its header "
+            "(each city takes one)",
+            number,
+        )
     return n
 
 
-def parse_tsp(text: str, source: str = "<string>") -> TsplibInstance:
-    """The instance a ``.tsp`` file's ``text`` holds; ``source`` names it in errors."""
+def parse_tsp(text: str, source: str = "<string>", max_cities: int | None = None) -> TsplibInstance:
+    """The instance a ``.tsp`` file's ``text`` holds; ``source`` names it in errors.
+    ``max_cities``: refuse a ``DIMENSION`` over it (as over :data:`MAX_DIMENSION`)
+    before any node is read."""
     lines = _Lines(text, source)
     header, section_line = _read_header(lines, "NODE_COORD_SECTION")
     kind, number = header.get("TYPE", ("TSP", 0))
@@ -294,7 +338,8 @@ def parse_tsp(text: str, source: str = "<string>") -> TsplibInstance:
     coord_type, number = header.get("NODE_COORD_TYPE", ("TWOD_COORDS", 0))
     if coord_type.upper() != "TWOD_COORDS":
         raise lines.error(f"NODE_COORD_TYPE must be TWOD_COORDS, got {coord_type!r}", number)
-    n = _dimension(lines, header)
+    limit = MAX_DIMENSION if max_cities is None else min(max_cities, MAX_DIMENSION)
+    n = _dimension(lines, header, limit, one_a_line=True)
     if "EDGE_WEIGHT_TYPE" not in header:
         raise lines.error("missing EDGE_WEIGHT_TYPE", section_line)
     weight, number = header["EDGE_WEIGHT_TYPE"]
@@ -364,16 +409,20 @@ def _read_text(path: str | os.PathLike[str]) -> str:
                 f"{os.fspath(path)}: {info.st_size:,} bytes, more than the {MAX_FILE_BYTES:,} read"
             )
         with open(path, encoding="ascii") as f:
-            return f.read(MAX_FILE_BYTES + 1)
+            # Sized by the file, not the cap: read(n) makes a buffer of n bytes first.
+            text = f.read(min(info.st_size + 4096, MAX_FILE_BYTES + 1))
+        if len(text) > MAX_FILE_BYTES:  # it grew since
+            raise TsplibError(f"{os.fspath(path)}: more than the {MAX_FILE_BYTES:,} bytes read")
+        return text
     except UnicodeDecodeError as exc:
         raise TsplibError(f"{os.fspath(path)}: not an ASCII text file ({exc.reason})") from None
     except OSError as exc:
         raise TsplibError(f"{os.fspath(path)}: cannot read: {exc.strerror}") from None
 
 
-def read_tsp(path: str | os.PathLike[str]) -> TsplibInstance:
-    """The instance in the ``.tsp`` file at ``path``."""
-    return parse_tsp(_read_text(path), os.fspath(path))
+def read_tsp(path: str | os.PathLike[str], max_cities: int | None = None) -> TsplibInstance:
+    """The instance in the ``.tsp`` file at ``path`` (``max_cities``: :func:`parse_tsp`)."""
+    return parse_tsp(_read_text(path), os.fspath(path), max_cities)
 
 
 def _number(v: float) -> str:
@@ -487,6 +536,8 @@ def random_instance(n: int, seed: int) -> TsplibInstance:
     for what, v, lo in (("n", n, 1), ("seed", seed, 0)):
         if not isinstance(v, int | np.integer) or isinstance(v, bool) or v < lo:
             raise InvalidConfigError(f"random_instance: {what} must be an integer >= {lo}")
+    if n > MAX_DIMENSION:
+        raise InvalidConfigError(f"random_instance: n = {n:,}, more than {MAX_DIMENSION:,} cities")
     coords = np.random.default_rng(seed).integers(0, 1000, size=(n, 2)).astype(np.float64)
     coords.setflags(write=False)
     return TsplibInstance(f"random:{n}:{seed}", f"{n} uniform random cities", "EUC_2D", coords)
@@ -533,15 +584,20 @@ def known_optimum(name: str) -> int | None:
     return None if known is None else _optima().get(known)
 
 
-def instance_from_spec(spec: str) -> TsplibInstance:
+def instance_from_spec(spec: str, max_cities: int | None = None) -> TsplibInstance:
     """The instance a command line names: a shipped instance's name (``eil51``),
     ``random:N`` or ``random:N:SEED`` (:func:`random_instance`, seed 0 by default), or
-    the path of a ``.tsp`` file."""
+    the path of a ``.tsp`` file. ``max_cities``: refuse more cities, checked before the
+    instance is drawn or the file's nodes read."""
     if not isinstance(spec, str) or not spec.strip():
         raise InvalidConfigError(f"instance must be a name, random:N:SEED or a path, got {spec!r}")
     spec = spec.strip()
     if spec.lower().startswith("random:"):
         parts = spec.split(":")[1:]
+        if any(len(p) > 18 and p.isascii() and p.isdigit() for p in parts):
+            raise InvalidConfigError(
+                f"{spec[:40]}...: more cities or a larger seed than this takes"
+            )
         values = [ascii_int(p) for p in parts]
         if not 1 <= len(parts) <= 2 or any(v is None for v in values):
             raise InvalidConfigError(
@@ -549,6 +605,8 @@ def instance_from_spec(spec: str) -> TsplibInstance:
             )
         n, seed = values[0], values[1] if len(values) == 2 else 0
         assert n is not None and seed is not None
+        if max_cities is not None and n > max_cities:
+            raise InvalidConfigError(f"{spec}: {n:,} cities, more than the {max_cities:,} allowed")
         return random_instance(n, seed)
     if _known_name(spec) is not None:
         return load_known(spec)
@@ -557,4 +615,4 @@ def instance_from_spec(spec: str) -> TsplibInstance:
             f"no TSPLIB instance {spec!r}: not a file, not random:N:SEED, and not one of "
             f"the shipped instances ({', '.join(known_instances())})"
         )
-    return read_tsp(spec)
+    return read_tsp(spec, max_cities)
