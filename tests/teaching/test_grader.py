@@ -4,6 +4,12 @@ each planted bug of lessons/find_the_bugs.py; a file it cannot grade is one erro
 
 from __future__ import annotations
 
+import os
+import queue
+import re
+import subprocess
+import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -12,7 +18,7 @@ from typer.testing import CliRunner
 import mctslab
 from mctslab import SearchConfig
 from mctslab.cli.main import app
-from mctslab.teaching.grader import GradeError, TrapGame, grade, load_student
+from mctslab.teaching.grader import GradeError, TrapGame, checks, grade, load_student
 from mctslab.teaching.listing import mcts
 
 LESSON = Path(__file__).resolve().parents[2] / "lessons" / "find_the_bugs.py"
@@ -80,11 +86,17 @@ def test_a_stale_tree_is_named(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("content", "name", "word"),
     [
-        (None, "missing.py", "not a Python file"),
+        (None, "missing.py", "no such file"),
         ("x = 1\n", "notes.txt", "not a Python file"),
         ("def mcts(:\n", "broken.py", "failed to import: SyntaxError"),
         ("def search(state, iterations):\n    return 0\n", "other.py", "no function mcts"),
         ("def mcts(state, iterations):\n    return 1 / 0\n", "crash.py", "ZeroDivisionError"),
+        ("import sys\nsys.exit(0)\n", "quits.py", "called sys.exit(0) while being imported"),
+        (
+            "import sys\ndef mcts(state, iterations):\n    sys.exit(0)\n",
+            "quits_later.py",
+            "called sys.exit(0): not graded",
+        ),
     ],
 )
 def test_a_file_it_cannot_grade_is_one_error_line(
@@ -93,7 +105,7 @@ def test_a_file_it_cannot_grade_is_one_error_line(
     path = tmp_path / name
     if content is not None:
         path.write_text(content)
-    with pytest.raises(GradeError, match=word):
+    with pytest.raises(GradeError, match=re.escape(word)):
         grade(load_student(path), positions=5)
     done = CliRunner().invoke(app, ["grade", str(path), "--positions", "5"])
     assert done.exit_code == 2 and done.stderr.startswith("error:")
@@ -110,3 +122,69 @@ def test_the_command_exits_1_on_a_bug_and_0_when_fixed(tmp_path: Path) -> None:
     assert ok.exit_code == 0 and ok.stdout.strip().endswith("every check passed")
     bad = runner.invoke(app, ["grade", str(fixed), "--positions", "some"])
     assert bad.exit_code == 2 and "--positions" in bad.stderr
+
+
+def test_the_checks_come_one_at_a_time_as_each_finishes() -> None:
+    """The generator yields wins and blocks before the minimax positions are asked, and
+    each later check before the next one's calls; grade() is the same checks, collected."""
+    calls: list[int] = []
+
+    def counted(state: mctslab.State, iterations: int) -> int:
+        calls.append(len(state.history()))
+        return mcts(state, iterations)
+
+    seen: list[tuple[str, int]] = []
+    for check in checks(counted, positions=30):
+        seen.append((check.name, len(calls)))
+    names = [name for name, _ in seen]
+    assert names == ["wins", "blocks", "minimax", "fresh tree", "trap", "legal"]
+    at = dict(seen)
+    assert at["wins"] == at["blocks"] < at["minimax"] < at["fresh tree"] < at["trap"]
+    assert at["minimax"] - at["blocks"] == 30 and at["trap"] == at["legal"] == len(calls)
+    collected = grade(mcts, positions=30)
+    assert [c.name for c in collected.checks] == names and collected.passed
+
+
+STALLS_AT_THE_TRAP = """
+import os, time
+from mctslab.teaching.listing import mcts as listing
+
+def mcts(state, iterations):
+    # The trap probe comes after wins, blocks, minimax and fresh tree: wait there until
+    # the test has read those four lines (so they cannot have come at the end).
+    if str(state).startswith("trap game"):
+        for _ in range(6000):
+            if os.path.exists(os.environ["GO_ON"]):
+                break
+            time.sleep(0.05)
+    return listing(state, iterations)
+"""
+
+
+def test_the_command_prints_each_line_before_the_grading_ends(tmp_path: Path) -> None:
+    """Through a pipe (block-buffered unless flushed): the first four lines arrive while
+    the student's function is still blocked in the fifth check."""
+    student = tmp_path / "student.py"
+    student.write_text(STALLS_AT_THE_TRAP)
+    go_on = tmp_path / "go_on"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mctslab", "grade", str(student), "--positions", "20"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "GO_ON": str(go_on)},
+    )
+    lines: queue.Queue[str] = queue.Queue()
+    assert process.stdout is not None
+    stdout = process.stdout
+    threading.Thread(target=lambda: [lines.put(line) for line in stdout], daemon=True).start()
+    try:
+        first = [lines.get(timeout=240) for _ in range(4)]  # a bound, not a measurement
+        assert [line.split()[1] for line in first] == ["wins", "blocks", "minimax", "fresh"]
+        assert process.poll() is None  # still waiting in the trap check
+    finally:
+        go_on.touch()
+    assert process.wait(timeout=240) == 0, process.stderr.read() if process.stderr else ""
+    rest = [lines.get(timeout=10) for _ in range(3)]
+    assert rest[0].split()[1] == "trap" and rest[1].split()[1] == "legal"
+    assert rest[2].strip() == "every check passed"

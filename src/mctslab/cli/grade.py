@@ -4,7 +4,8 @@ It imports FILE.py (running its code, as ``python FILE.py`` would) and grades it
 ``mcts(state, iterations)`` function against tic-tac-toe's exact answers and a probe,
 naming the likely bug when a check fails. Exit 0: every check passed; 1: a check
 failed; 2: the file cannot be graded (missing, not Python, failing to import, no
-``mcts`` function) or an option is out of range.
+``mcts`` function, an ``mcts`` that raises, or ``sys.exit()`` called by the file) or an
+option is out of range. Each check's line is printed, flushed, as soon as it finishes.
 """
 
 from __future__ import annotations
@@ -31,20 +32,25 @@ def grade_command(
 ) -> None:
     """Grade a student's MCTS (lesson 11): wins, blocks, minimax-optimal moves, no stale
     tree, and a trap that too much exploration falls into."""
-    from mctslab.teaching.grader import GradeError, grade, load_student
+    from mctslab.teaching.grader import Grade, GradeError, checks, load_student
 
+    done = []
     with user_errors():
         if positions != "all" and not positions.isdigit():
             raise GradeError(f"--positions is a number or all, got {positions!r}")
         function = load_student(file)
-        result = grade(
+        # One line per check as it finishes, flushed: the minimax check over 4,520
+        # positions takes half a minute, and a grader silent until the end looks hung.
+        for check in checks(
             function,
             positions=None if positions == "all" else int(positions),
             iterations=iterations,
             seed=seed,
-        )
-    for check in result.checks:
-        print(f"{'pass' if check.passed else 'FAIL'}  {check.name:<11} {check.detail}")
+        ):
+            done.append(check)
+            mark = "pass" if check.passed else "FAIL"
+            print(f"{mark}  {check.name:<11} {check.detail}", flush=True)
+    result = Grade.of(done)
     if result.passed:
         print("every check passed")
         return

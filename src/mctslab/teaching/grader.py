@@ -25,13 +25,18 @@ player to move instead of the one who moved into the node); a stale tree; the tr
 taken while the rest passes (too much exploration). Before each call the grader seeds
 Python's ``random`` (``seed`` + the call's number), so a function that draws from it is
 graded the same way every time.
+
+:func:`checks` yields each check as it finishes (wins and blocks after their positions,
+then minimax, fresh tree, trap, and legal last, as it covers every call), so that
+``mctslab grade`` prints one line at a time instead of all of them after the last
+search; :func:`grade` collects them.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,7 +47,7 @@ from mctslab.core.python_state import PythonState
 from mctslab.core.registry import make
 from mctslab.teaching.graphs import game_graph
 
-__all__ = ["Check", "Grade", "GradeError", "TrapGame", "grade", "load_student"]
+__all__ = ["Check", "Grade", "GradeError", "TrapGame", "checks", "grade", "load_student"]
 
 MctsFunction = Callable[[Any, int], int]
 
@@ -54,11 +59,14 @@ class GradeError(InvalidConfigError):
 
 @dataclass(frozen=True)
 class Check:
-    """One check: its name, whether it passed, and what was seen."""
+    """One check: its name, whether it passed, what was seen, and the count behind it
+    (``hits`` of ``total``; the likely bug is read from them)."""
 
     name: str
     passed: bool
     detail: str
+    hits: int = 0
+    total: int = 0
 
 
 @dataclass(frozen=True)
@@ -71,6 +79,11 @@ class Grade:
     @property
     def passed(self) -> bool:
         return all(c.passed for c in self.checks)
+
+    @classmethod
+    def of(cls, checks: Sequence[Check]) -> Grade:
+        """The grade of ``checks`` (as :func:`checks` yields them), with the likely bug."""
+        return cls(tuple(checks), _likely_bug(tuple(checks)))
 
 
 class TrapGame:
@@ -137,6 +150,8 @@ def load_student(path: str | Path) -> MctsFunction:
     """The ``mcts`` function of the Python file at ``path`` (imported as a module of its
     own; it runs the file's code, as running the file would)."""
     file = Path(path)
+    if not file.exists():
+        raise GradeError(f"no such file: {str(file)!r}")
     if not file.is_file() or file.suffix != ".py":
         raise GradeError(f"{str(file)!r} is not a Python file (FILE.py)")
     spec = importlib.util.spec_from_file_location(f"student_{abs(hash(file))}", file)
@@ -145,6 +160,11 @@ def load_student(path: str | Path) -> MctsFunction:
     module = importlib.util.module_from_spec(spec)
     try:
         spec.loader.exec_module(module)
+    except SystemExit as err:  # sys.exit() in the file would end the grading as a success
+        raise GradeError(
+            f"{str(file)!r} called sys.exit({err.code!r}) while being imported: not graded "
+            "(put the script part under if __name__ == '__main__':)"
+        ) from None
     except Exception as err:  # the student's code: any error is theirs, said in one line
         raise GradeError(f"{str(file)!r} failed to import: {type(err).__name__}: {err}") from None
     fn = getattr(module, "mcts", None)
@@ -177,6 +197,18 @@ def grade(
 ) -> Grade:
     """Grade ``mcts`` (see the module's docstring): ``positions`` of the 4,520 for the
     minimax check (``None``: all), ``iterations`` the budget of every tic-tac-toe call."""
+    return Grade.of(list(checks(mcts, positions, iterations, seed)))
+
+
+def checks(
+    mcts: MctsFunction,
+    positions: int | None = 300,
+    iterations: int = 400,
+    seed: int = 0,
+) -> Iterator[Check]:
+    """The checks of :func:`grade`, each yielded as soon as it is decided (the arguments
+    are checked at the first ``next``). The calls, and so the seeds, are the same
+    whether the checks are read one at a time or all at once."""
     if iterations < 1 or (positions is not None and positions < 1):
         raise GradeError(f"grade: iterations and positions >= 1, got {iterations}, {positions}")
     game = make("tic_tac_toe")
@@ -186,6 +218,11 @@ def grade(
         random.seed(seed + next(calls))
         try:
             return int(mcts(state.clone(), budget))
+        except SystemExit as err:  # sys.exit() in mcts would end the grading as a success
+            raise GradeError(
+                f"mcts(state, {budget}) called sys.exit({err.code!r}): not graded "
+                f"(the position after {list(state.history())})"
+            ) from None
         except Exception as err:  # the student's code: its error, said in one line
             raise GradeError(
                 f"mcts(state, {budget}) raised {type(err).__name__}: {err} "
@@ -196,8 +233,11 @@ def grade(
     rng = random.Random(seed)
     sample = every if positions is None else rng.sample(every, min(positions, len(every)))
     illegal: list[str] = []
+    asked = 0
 
     def answer(history: tuple[int, ...], budget: int = iterations) -> tuple[Any, int]:
+        nonlocal asked
+        asked += 1
         state = game.state_from_actions(list(history))
         move = ask(state, budget)
         if move not in state.legal_actions():
@@ -216,24 +256,40 @@ def grade(
         elif _threat(state, 1 - me):
             blocks += 1
             blocks_ok += answer(history)[1] in best
-    optimal = sum(answer(history)[1] in best for history, best in sample)
-    fresh = _fresh(game, ask, iterations)
-    trap_safe = sum(ask(TrapGame().new_initial_state(), 160) == 0 for _ in range(5))
-    checks = (
-        Check(
-            "legal", not illegal, "every move legal" if not illegal else f"illegal: {illegal[0]}"
-        ),
-        Check("wins", wins_ok >= 0.95 * wins, f"played a winning move in {wins_ok} of {wins}"),
-        Check("blocks", blocks_ok >= 0.9 * blocks, f"blocked in {blocks_ok} of {blocks}"),
-        Check(
-            "minimax",
-            optimal >= 0.95 * len(sample),
-            f"an optimal move in {optimal} of {len(sample)} positions at {iterations} iterations",
-        ),
-        Check("fresh tree", fresh == 10, f"answered the new position in {fresh} of 10 pairs"),
-        Check("trap", trap_safe >= 4, f"avoided the trap in {trap_safe} of 5 searches"),
+    # The tactical positions are drawn in one sample (the seeds of the calls follow its
+    # order), so wins and blocks finish together.
+    yield Check(
+        "wins",
+        wins_ok >= 0.95 * wins,
+        f"played a winning move in {wins_ok} of {wins}",
+        wins_ok,
+        wins,
     )
-    return Grade(checks, _likely_bug(checks, wins_ok, wins, blocks_ok, blocks, fresh))
+    yield Check(
+        "blocks",
+        blocks_ok >= 0.9 * blocks,
+        f"blocked in {blocks_ok} of {blocks}",
+        blocks_ok,
+        blocks,
+    )
+    optimal = sum(answer(history)[1] in best for history, best in sample)
+    yield Check(
+        "minimax",
+        optimal >= 0.95 * len(sample),
+        f"an optimal move in {optimal} of {len(sample)} positions at {iterations} iterations",
+        optimal,
+        len(sample),
+    )
+    fresh = _fresh(game, ask, iterations)
+    yield Check(
+        "fresh tree", fresh == 10, f"answered the new position in {fresh} of 10 pairs", fresh, 10
+    )
+    trap_safe = sum(ask(TrapGame().new_initial_state(), 160) == 0 for _ in range(5))
+    yield Check(
+        "trap", trap_safe >= 4, f"avoided the trap in {trap_safe} of 5 searches", trap_safe, 5
+    )
+    detail = f"every move legal ({asked} positions)" if not illegal else f"illegal: {illegal[0]}"
+    yield Check("legal", not illegal, detail, asked - len(illegal), asked)
 
 
 def _threat(state: Any, opponent: int) -> bool:
@@ -265,17 +321,17 @@ def _fresh(game: Any, ask: Callable[[Any, int], int], iterations: int) -> int:
     return won
 
 
-def _likely_bug(
-    checks: tuple[Check, ...], wins_ok: int, wins: int, blocks_ok: int, blocks: int, fresh: int
-) -> str | None:
+def _likely_bug(checks: tuple[Check, ...]) -> str | None:
     if all(c.passed for c in checks):
         return None
-    if wins_ok < 0.5 * wins or blocks_ok < 0.5 * blocks:
+    named = {c.name: c for c in checks}
+    wins, blocks = named["wins"], named["blocks"]
+    if wins.hits < 0.5 * wins.total or blocks.hits < 0.5 * blocks.total:
         return (
             "perspective: backpropagation credits each node with the reward of the player "
             "to move there; it must be the reward of the player who moved into it"
         )
-    if fresh < 10:
+    if named["fresh tree"].hits < 10:
         return "stale tree: a search answered from a tree grown for another position"
     failed = {c.name for c in checks if not c.passed}
     if failed == {"trap"}:
