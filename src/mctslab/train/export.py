@@ -16,11 +16,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from mctslab.core.files import atomic_write
 from mctslab.core.registry import make
 from mctslab.nn.checkpoint import load_checkpoint, peek_checkpoint, save_checkpoint
 from mctslab.nn.export import onnx_bytes
 from mctslab.nn.networks import parameter_count
-from mctslab.train.run_directory import TrainError, load_run, run_file
+from mctslab.train.run_directory import TrainError, load_run, refuse_run_owned, run_file
 
 __all__ = ["add_lineage", "export_model", "export_onnx"]
 
@@ -36,7 +37,9 @@ def export_model(
     """Write the network of ``generation`` (default: the last committed one) of the run in
     ``run_dir`` to ``dest`` (a ``.pt`` path) and its card beside it (``.json``); returns
     both paths. Raises :class:`~mctslab.train.run_directory.TrainError` for a directory that is
-    not a run or a generation it does not have.
+    not a run or a generation it does not have, and for a ``dest`` inside a run's directory
+    (this one's or another's: its card could replace the run's ``state.json`` or
+    ``run.json``; :func:`~mctslab.train.run_directory.refuse_run_owned`).
 
     ``after``: the card of the network the run started from (``--init``), for a run that
     continues another: the card's ``generations``, ``games``, ``positions`` and
@@ -46,6 +49,8 @@ def export_model(
     run_dir, dest = Path(run_dir), Path(dest)
     if dest.suffix != ".pt":
         raise TrainError(f"{dest}: a model file ends in .pt")
+    for path in (dest, dest.with_suffix(".json")):
+        refuse_run_owned(path)
     run, state = load_run(run_dir)
     last = int(state["generation"])
     g = last if generation is None else generation
@@ -96,7 +101,8 @@ def export_model(
         add_lineage(card, Path(after))
     try:
         save_checkpoint(dest, net, game, {"generation": g, "card": dest.with_suffix(".json").name})
-        dest.with_suffix(".json").write_text(json.dumps(card, indent=1, sort_keys=True) + "\n")
+        # Renamed into place: a link planted at the card's name is replaced, not followed.
+        atomic_write(dest.with_suffix(".json"), json.dumps(card, indent=1, sort_keys=True) + "\n")
     except OSError as err:
         raise TrainError(f"cannot write {err.filename or dest} ({err.strerror or err})") from None
     return dest, dest.with_suffix(".json")

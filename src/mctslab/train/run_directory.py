@@ -55,6 +55,7 @@ __all__ = [
     "machine",
     "open_resumed",
     "read_buffer",
+    "refuse_run_owned",
     "refuse_unusable_out",
     "remove_contents",
     "remove_stale",
@@ -205,6 +206,22 @@ def refuse_unusable_out(out: Path) -> None:
         raise TrainError(f"--out {out}: {parent} is not a directory")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise TrainError(f"--out {out}: cannot write in {parent}")
+
+
+def refuse_run_owned(dest: Path, option: str = "--out") -> None:
+    """:class:`TrainError` for an output file (``dest``, a model or its card) inside a
+    training run's directory: a run owns every file in it (``run.json``, ``state.json``,
+    the checkpoints, the buffer), and ``export-model --out RUN/state.pt`` would write its
+    card over ``state.json``, leaving a run that no longer resumes. Any folder on the way
+    up from ``dest`` (symlinks followed) that holds ``run.json`` or ``state.json`` is a
+    run's."""
+    real = dest.expanduser().resolve()
+    for folder in real.parents:
+        if any((folder / name).exists() for name in ("run.json", "state.json")):
+            raise TrainError(
+                f"{option} {dest} is inside the training run {folder}, whose files it could "
+                "overwrite; write the model outside the run directory"
+            )
 
 
 def remove_contents(out: Path, created: bool) -> None:
