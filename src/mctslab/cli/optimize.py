@@ -8,14 +8,23 @@
     mctslab optimize tsp -p instance=random:12:1 --search exact --search nn --search sa --time 1
 
 Each ``--search`` runs once per seed (``--seed`` onwards, ``--seeds`` of them) with the
-budget (``--time`` seconds and/or ``--playouts``; 10 s when neither is given), a live
-line on stderr showing each search's best score and when it was found. The table gives,
-per search, the best and the mean over seeds with its 95% interval, the gap to a known
-optimum (the shipped TSPLIB instances' proven optima), the mean time to the best and the
-playouts a second. ``--out`` writes the best sequence found (JSON: game, parameters,
-search, seed, score, sequence, when it was found); ``--tour`` writes it as a TSPLIB
-``.tour`` (tsp), ``--svg`` as a drawing (games that draw one), ``--plot`` the best score
-against time for every search and seed. User errors print one ``error:`` line and exit 2.
+budget (``--time`` seconds and/or ``--playouts``; 10 s when neither is given). On a
+terminal a live line on stderr shows each search's best score and when it was found,
+rewritten in place; elsewhere (a file, a pipe) each run writes one plain line when it
+ends. A run names what it counts: playouts, SA's 2-opt moves, the GA's generations
+(nothing for nn, 2opt, exact and greedy, which build one tour). The table gives, per
+search, the best and the mean over seeds with its 95% interval ("1 seed, no interval"
+for one seed), the gap to a known optimum (the shipped TSPLIB instances' proven optima),
+the mean time to the best and the playouts (moves, generations) a second.
+
+The table is printed first, then the files: ``--out`` the best sequence found (JSON:
+game, parameters, search, seed, score, sequence, when it was found), ``--tour`` a TSPLIB
+``.tour`` (tsp), ``--svg`` a drawing (games that draw one), ``--plot`` the best score
+against time for every search and seed (PNG). Each is written whole or not at all (a
+temporary file beside it, renamed over it), so a full disk leaves the file that was
+there intact; an output that is a FIFO, a device or a directory is refused before the
+runs. User errors, a file that cannot be written among them, print one ``error:`` line
+and exit 2.
 """
 
 from __future__ import annotations
@@ -46,7 +55,9 @@ from mctslab.cli.app import (
     parse_value,
     user_errors,
 )
+from mctslab.core.files import atomic_write
 from mctslab.core.game import State
+from mctslab.core.text import counted
 from mctslab.players.optimizers import Optimizer, parse_optimizer
 from mctslab.search.single.result import Improvement, OptimizeResult
 
@@ -67,20 +78,25 @@ def known_optimum(game: Any) -> float | None:
     return None if length is None else -float(length)
 
 
-def _interval(scores: list[float]) -> tuple[float, float]:
+def _interval(scores: list[float]) -> tuple[float | None, float | None]:
+    """The mean's 95% interval; ``(None, None)`` for one seed (no spread to measure)."""
+    if len(scores) < 2:
+        return (None, None)
     _, low, high = mean_interval(scores)
     return (low, high)
 
 
 def _summary(
-    spec: str, results: list[tuple[int, OptimizeResult]], optimum: float | None
+    opt: Optimizer, results: list[tuple[int, OptimizeResult]], optimum: float | None
 ) -> dict[str, Any]:
     scores = [r.score for _, r in results]
     best_seed, best = max(results, key=lambda sr: sr[1].score)
     low, high = _interval(scores)
     seconds = sum(r.seconds for _, r in results)
+    counts = opt.counts
+    rate = sum(r.playouts for _, r in results) / seconds if seconds and counts else None
     row: dict[str, Any] = {
-        "search": spec,
+        "search": opt.spec,
         "seeds": len(results),
         "best": best.score,
         "best_seed": best_seed,
@@ -88,7 +104,8 @@ def _summary(
         "low": low,
         "high": high,
         "mean_found_seconds": statistics.fmean(r.found_seconds for _, r in results),
-        "playouts_per_second": sum(r.playouts for _, r in results) / seconds if seconds else None,
+        "counts": counts,
+        "playouts_per_second": rate,
         "runs": [{"seed": s, **r.to_dict()} for s, r in results],
     }
     if optimum is not None and optimum != 0:
@@ -98,14 +115,97 @@ def _summary(
     return row
 
 
-def _write_outputs(
+class _Live:
+    """The live line on stderr. On a terminal, one line rewritten in place (a carriage
+    return) at each new best, the run's last line kept. Anywhere else (a file, a pipe, a
+    CI log) carriage returns would make one giant line, so there each run writes one
+    plain line when it ends. What a run counts is named: playouts, SA's moves, the GA's
+    generations, or nothing for a tour built once (nn, 2opt, exact, greedy)."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.tty = enabled and sys.stderr.isatty()
+        self.width = 0  # of the line now on the terminal, to blank what a shorter one leaves
+
+    def _show(self, text: str, end: str) -> None:
+        if self.tty:
+            text, self.width = "\r" + text.ljust(self.width), len(text)
+        print(text, end=end, file=sys.stderr, flush=True)
+        if end:
+            self.width = 0
+
+    def improved(self, opt: Optimizer, seed: int, found: Improvement) -> None:
+        if self.tty:
+            line = f"{opt.spec} seed {seed}: best {found.score:g} at {found.seconds:.2f} s"
+            if opt.counts == "playouts":
+                line += f" ({counted(found.playouts, 'playout')})"
+            self._show(line, end="")
+
+    def ended(self, opt: Optimizer, seed: int, result: OptimizeResult) -> None:
+        if not self.enabled:
+            return
+        line = f"{opt.spec} seed {seed}: best {result.score:g}"
+        if opt.counts is not None:
+            line += f", found at {result.found_seconds:.2f} s; "
+            line += counted(result.playouts, opt.counts[:-1], opt.counts)
+        self._show(line + f" in {result.seconds:.2f} s", end="\n")
+
+
+def _run_searches(
+    specs: list[Optimizer], state: State, seeds: range, live: _Live, optimum: float | None,
+    budget: dict[str, Any],
+) -> tuple[list[dict[str, Any]], tuple[str, int, OptimizeResult]]:  # fmt: skip
+    """Every search with every seed: the table's rows and the best run."""
+    rows: list[dict[str, Any]] = []
+    best: tuple[str, int, OptimizeResult] | None = None
+    for opt in specs:
+        results: list[tuple[int, OptimizeResult]] = []
+        for s in seeds:
+
+            def shout(found: Improvement, opt: Optimizer = opt, s: int = s) -> None:
+                live.improved(opt, s, found)
+
+            result = opt.run(state, seed=s, on_improve=shout, **budget)
+            live.ended(opt, s, result)
+            results.append((s, result))
+            if best is None or result.score > best[2].score:
+                best = (opt.spec, s, result)
+        rows.append(_summary(opt, results, optimum))
+    assert best is not None
+    return rows, best
+
+
+def _check_outputs(paths: dict[str, Path | None]) -> None:
+    """Refuse now what would fail (or hang) at the end of the runs: an output in a
+    missing or read-only directory, a directory, anything but a regular file where one
+    exists (a FIFO would block the write forever, a device is not a result's place), and
+    two outputs naming one file."""
+    seen: dict[Path, str] = {}
+    for what, path in paths.items():
+        if path is None:
+            continue
+        check_output_file(path, what)
+        if path.exists() and not path.is_file():
+            raise CliError(
+                f"{what} {str(path)!r} exists and is not a regular file (a FIFO, a socket or "
+                "a device): name a file"
+            )
+        key = path.resolve()
+        if key in seen:
+            raise CliError(f"{seen[key]} and {what} name the same file {str(path)!r}")
+        seen[key] = what
+
+
+def _outputs(
     game: Any, state: State, params: dict[str, Any], best: tuple[str, int, OptimizeResult],
     out: Path | None, tour: Path | None, svg: Path | None,
-) -> None:  # fmt: skip
+) -> list[tuple[str, Path, str]]:  # fmt: skip
+    """The text of each file asked for: ``(option, path, text)``."""
     spec, seed, result = best
     final = state.clone()
     for a in result.sequence:
         final.apply_action(a)
+    files: list[tuple[str, Path, str]] = []
     if out is not None:
         data = {
             "game": game.info.name,
@@ -115,18 +215,39 @@ def _write_outputs(
             "seed": seed,
             **result.to_dict(),
         }
-        out.write_text(json.dumps(data, indent=1) + "\n")
+        files.append(("--out", out, json.dumps(data, indent=1) + "\n"))
     if tour is not None:
-        from mctslab.games.tsp import TSP, write_tour
+        from mctslab.games.tsp import TSP, format_tour
 
         assert isinstance(game, TSP)
         cities = game.tour(final)  # type: ignore[arg-type]
-        write_tour(tour, cities, f"{game.instance}.{spec}", f"length {-result.score:g}")
+        text = format_tour(cities, f"{game.instance}.{spec}", f"length {-result.score:g}")
+        files.append(("--tour", tour, text))
     if svg is not None:
-        svg.write_text(game.to_svg(final))
+        files.append(("--svg", svg, game.to_svg(final)))
+    return files
 
 
-def _plot(rows: list[dict[str, Any]], path: Path, name: str, optimum: float | None) -> None:
+def _write_all(files: list[tuple[str, Path, str | bytes]]) -> None:
+    """Write each file whole or not at all (a temporary file beside it, then renamed
+    over it: :func:`mctslab.core.files.atomic_write`), so that a full disk leaves the
+    file that was there as it was. Every file is tried; the failures are one error."""
+    failed = []
+    for what, path, data in files:
+        try:
+            atomic_write(path, data)
+        except OSError as err:
+            failed.append(f"{what} {str(path)!r}: {err.strerror or err}")
+    if failed:
+        raise CliError(
+            "cannot write " + "; ".join(failed) + " (a file already there is left as it was)"
+        )
+
+
+def _plot(rows: list[dict[str, Any]], name: str, optimum: float | None) -> bytes:
+    """The best score against time for every search and seed, as a PNG's bytes."""
+    import io
+
     import matplotlib
 
     matplotlib.use("Agg")
@@ -151,8 +272,37 @@ def _plot(rows: list[dict[str, Any]], path: Path, name: str, optimum: float | No
     ax.set_title(f"{name}: best score found against time")
     ax.legend(fontsize="small")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=120)
     plt.close(fig)
+    return buffer.getvalue()
+
+
+def _table(game: str, seeds: int, budget: dict[str, Any], rows: list[dict[str, Any]]) -> Table:
+    time_, playouts = budget["time"], budget["playouts"]
+    title = f"{escape(game)}: best of {counted(seeds, 'seed')}, " + (
+        f"{time_:g} s" if time_ is not None else ""
+    ) + (f" {playouts:,} playouts" if playouts else "")  # fmt: skip
+    table = Table(title=title)
+    for col in ("search", "best", "mean [95%]", "gap best/mean", "to best (s)", "per second"):
+        table.add_column(col, justify="left" if col == "search" else "right")
+    for row in rows:
+        gap = f"{row['best_gap']:.2%} / {row['mean_gap']:.2%}" if "best_gap" in row else "-"
+        rate = row["playouts_per_second"]
+        mean = (
+            f"{row['mean']:g} [{row['low']:.4g}, {row['high']:.4g}]"
+            if row["low"] is not None
+            else f"{row['mean']:g} (1 seed, no interval)"
+        )
+        table.add_row(
+            escape(row["search"]),
+            f"{row['best']:g}",
+            mean,
+            gap,
+            f"{row['mean_found_seconds']:.2f}",
+            "-" if rate is None else f"{rate:,.0f} {row['counts']}",
+        )
+    return table
 
 
 @app.command()
@@ -214,9 +364,8 @@ def optimize(
             raise CliError(f"--playouts must be >= 1, got {playouts}")
         if time_ is None and playouts is None:
             time_ = DEFAULT_SECONDS
-        for path, what in ((out, "--out"), (tour, "--tour"), (svg, "--svg"), (plot, "--plot")):
-            if path is not None:
-                check_output_file(path, what)
+        outputs = {"--out": out, "--tour": tour, "--svg": svg, "--plot": plot}
+        _check_outputs(outputs)
         if tour is not None and g.info.name != "tsp":
             raise CliError("--tour writes a travelling-salesman tour: the game must be tsp")
         if svg is not None and not hasattr(g, "to_svg"):
@@ -230,52 +379,21 @@ def optimize(
             if target is not None:
                 raise CliError("give --target or --stop-at-optimum, not both")
             target = optimum
-        rows: list[dict[str, Any]] = []
-        best: tuple[str, int, OptimizeResult] | None = None
-        console = make_console()
-        for opt in specs:
-            results: list[tuple[int, OptimizeResult]] = []
-            for s in range(seed, seed + seeds):
-
-                def shout(found: Improvement, spec: str = opt.spec, s: int = s) -> None:
-                    if live:
-                        print(
-                            f"\r{spec} seed {s}: best {found.score:g} at {found.seconds:.2f} s "
-                            f"({found.playouts:,} playouts)   ",
-                            end="", file=sys.stderr, flush=True,
-                        )  # fmt: skip
-
-                result = opt.run(
-                    state, seed=s, time=time_, playouts=playouts, target=target, on_improve=shout
-                )
-                if live:
-                    print(file=sys.stderr)
-                results.append((s, result))
-                if best is None or result.score > best[2].score:
-                    best = (opt.spec, s, result)
-            rows.append(_summary(opt.spec, results, optimum))
-        assert best is not None
-        _write_outputs(g, state, params, best, out, tour, svg)
-        if plot is not None:
-            _plot(rows, plot, game, optimum)
+        budget = {"time": time_, "playouts": playouts, "target": target}
+        rows, best = _run_searches(
+            specs, state, range(seed, seed + seeds), _Live(live), optimum, budget
+        )
+    # The results first: a file that cannot be written must not cost the table.
     if json_output:
         print(json.dumps({"game": game, "params": params, "optimum": optimum, "rows": rows}))
-        return
-    table = Table(title=f"{escape(game)}: best of {seeds} seed(s), "
-                  + (f"{time_:g} s" if time_ is not None else "") + (f" {playouts:,} playouts" if playouts else ""))  # fmt: skip
-    for col in ("search", "best", "mean [95%]", "gap best/mean", "to best (s)", "playouts/s"):
-        table.add_column(col, justify="left" if col == "search" else "right")
-    for row in rows:
-        gap = f"{row['best_gap']:.2%} / {row['mean_gap']:.2%}" if "best_gap" in row else "-"
-        rate = row["playouts_per_second"]
-        table.add_row(
-            escape(row["search"]),
-            f"{row['best']:g}",
-            f"{row['mean']:g} [{row['low']:.4g}, {row['high']:.4g}]",
-            gap,
-            f"{row['mean_found_seconds']:.2f}",
-            "-" if not rate else f"{rate:,.0f}",
-        )
-    console.print(table)
-    if optimum is not None:
-        console.print(f"proven optimum: {optimum:g}")
+    else:
+        console = make_console()
+        console.print(_table(game, seeds, budget, rows))
+        if optimum is not None:
+            console.print(f"proven optimum: {optimum:g}")
+    with user_errors():
+        files: list[tuple[str, Path, str | bytes]] = []
+        files += _outputs(g, state, params, best, out, tour, svg)
+        if plot is not None:
+            files.append(("--plot", plot, _plot(rows, game, optimum)))
+        _write_all(files)

@@ -87,11 +87,14 @@ class Budget:
     """How long an anytime search runs: ``iterations`` (deterministic: SA's moves, the
     GA's generations, the random tours drawn) and/or ``seconds`` of wall time; it stops
     at the first limit reached, or when ``stop()`` (called between two chunks of about
-    20 ms) says so: another thread's stop button."""
+    20 ms) says so: another thread's stop button. ``on_start`` is called once, when the
+    clock starts: after the search's code is compiled (or loaded from numba's cache), so
+    that a watcher can tell compiling from searching."""
 
     iterations: int | None = None
     seconds: float | None = None
     stop: Callable[[], bool] | None = None
+    on_start: Callable[[], None] | None = None
 
     def __post_init__(self) -> None:
         if self.iterations is None and self.seconds is None:
@@ -123,11 +126,14 @@ class TourResult(NamedTuple):
 
 class AnytimeResult(NamedTuple):
     """The best tour an anytime search found, its length, and the time-to-best trace:
-    ``(seconds since the start, best length)`` each time the best improved."""
+    ``(seconds since the start, best length)`` each time the best improved;
+    ``iterations``, what the search did (SA's moves tried, the GA's generations, the
+    random tours drawn)."""
 
     length: int
     tour: list[int]
     trace: list[tuple[float, int]]
+    iterations: int = 0
 
 
 # --------------------------------------------------------------------- compiled loops
@@ -387,14 +393,20 @@ def _rng(seed: int) -> npt.NDArray[np.uint64]:
     return np.array([int(seed) & ((1 << 64) - 1)], dtype=np.uint64)
 
 
+def _started(budget: Budget) -> None:
+    if budget.on_start is not None:
+        budget.on_start()
+
+
 def _run(
     step: Callable[[int], list[int]],
     budget: Budget,
     start: float,
     trace: list[tuple[float, int]],
-) -> None:
+) -> int:
     """Call ``step(k)`` (``k`` iterations, the new best lengths found) in chunks until
-    the budget is spent, appending ``(seconds, length)`` to ``trace``."""
+    the budget is spent, appending ``(seconds, length)`` to ``trace``; the iterations
+    done."""
     done = 0
     chunk = 64
     while budget.iterations is None or done < budget.iterations:
@@ -410,6 +422,7 @@ def _run(
             break
         # Aim the next chunk at _CHUNK_SECONDS, growing at most 4 times a chunk.
         chunk = max(1, min(4 * k, int(k * _CHUNK_SECONDS / max(now - before, 1e-7))))
+    return done
 
 
 def nearest_neighbour(dist: Any, start: int = 0) -> TourResult:
@@ -490,9 +503,10 @@ def simulated_annealing(
         return [int(v) for v in log[:found]]
 
     step(0)  # compile (or load from the cache) before the clock starts
+    _started(budget)
     began[0] = time.perf_counter()
-    _run(step, budget, began[0], trace)
-    return AnytimeResult(int(ints[1]), [int(c) for c in best], trace)
+    moves = _run(step, budget, began[0], trace)
+    return AnytimeResult(int(ints[1]), [int(c) for c in best], trace, moves)
 
 
 def genetic_algorithm(
@@ -545,14 +559,15 @@ def genetic_algorithm(
 
     step(0)  # compile before the clock starts
     _random_population(d, pop[:0], lengths[:0], 0, rng)  # no rows: compiles, draws nothing
+    _started(budget)
     start = time.perf_counter()
     _random_population(d, pop, lengths, seeded, rng)
     top = int(np.argmin(lengths))
     best[:] = pop[top]
     ints[0] = lengths[top]
     trace = [(time.perf_counter() - start, int(ints[0]))]
-    _run(step, budget, start, trace)
-    return AnytimeResult(int(ints[0]), _from_zero(best), trace)
+    generations = _run(step, budget, start, trace)
+    return AnytimeResult(int(ints[0]), _from_zero(best), trace, generations)
 
 
 def random_restarts(dist: Any, budget: Budget, *, seed: int = 0) -> AnytimeResult:
@@ -573,6 +588,7 @@ def random_restarts(dist: Any, budget: Budget, *, seed: int = 0) -> AnytimeResul
         return [int(v) for v in log[:found]]
 
     step(0)  # compile before the clock starts
+    _started(budget)
     trace: list[tuple[float, int]] = []
-    _run(step, budget, time.perf_counter(), trace)
-    return AnytimeResult(int(ints[0]), [int(c) for c in best], trace)
+    tours = _run(step, budget, time.perf_counter(), trace)
+    return AnytimeResult(int(ints[0]), [int(c) for c in best], trace, tours)
