@@ -51,6 +51,10 @@ FUZZED = Settings(
     max_nodes=300,
     max_sessions=100_000,
     max_client_sessions=100_000,
+    # A single-player run counts as a search until its thread ends (a compiled one
+    # compiles first): the runs the fuzzer starts may outnumber the default caps.
+    max_client_searches=100_000,
+    max_searches=100_000,
     chunk_seconds=0.01,
     allowed_hosts=("testserver",),
     # Single-player runs (mctslab.web.routes.optimize): short, as many at once as asked,

@@ -31,11 +31,14 @@ else:
 
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message=".*httpx2", category=Warning)
+    from fastapi.testclient import TestClient
 
 from browser_harness import free_port
 from typer.testing import CliRunner
 
 from mctslab.cli.main import app as cli
+from mctslab.web.app import create_app
+from mctslab.web.settings import Settings
 
 TTT = "tic_tac_toe"
 LOCAL = "http://localhost"
@@ -130,3 +133,85 @@ def test_forwarded_allow_ips_is_checked() -> None:
         result = CliRunner().invoke(cli, ["serve", "--port", "0", "--forwarded-allow-ips", bad])
         assert result.exit_code == 2, result.output
         assert result.output.count("error:") == 1 and "Traceback" not in result.output
+
+
+# Item 16: every search-like request counts against the same caps. ------------------------
+
+RUN = {"game": "tsp", "params": {"instance": "random:30:1"}, "search": "random:engine=reference"}
+
+
+def wait_until(test: Any, limit: float = 30) -> None:
+    deadline = time.monotonic() + limit
+    while not test():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.02)
+
+
+def test_a_step_counts_as_a_search() -> None:
+    """One client ran 16 SP-MCTS steps and 20 moves at once: a step is now a search of
+    its client, refused (429) at max_client_searches like a move."""
+    app = create_app(Settings(max_client_searches=1))
+    with TestClient(app, base_url=LOCAL) as c:
+        other = TestClient(app, base_url=LOCAL, client=("10.0.0.2", 5000))
+        sid = c.post("/api/sessions", json={"game": "connect_four"}).json()["id"]
+        out: dict[str, Any] = {}
+        thread = threading.Thread(
+            target=lambda: out.update(r=c.post(f"/api/sessions/{sid}/ai", json={"time": 5}))
+        )
+        thread.start()
+        wait_until(lambda: c.get(f"/api/sessions/{sid}").json()["busy"])
+        r = c.post("/api/optimize/step", json={"game": "samegame"})
+        assert "max_client_searches" in detail(r, 429)
+        assert other.post("/api/optimize/step", json={"game": "samegame"}).status_code == 200
+        c.post(f"/api/sessions/{sid}/cancel")
+        thread.join(30)
+        assert c.post("/api/optimize/step", json={"game": "samegame"}).status_code == 200
+
+
+def test_a_run_counts_as_a_search_and_holds_memory_while_it_runs() -> None:
+    """Two optimize runs added 1.17 GB that the memory budget never saw, and a run was
+    no search of its client: now a run counts as one, and holds its price, until its
+    thread ends."""
+    settings = Settings(max_client_searches=1, max_optimize_runs=4)
+    with TestClient(create_app(settings), base_url=LOCAL) as c:
+        memory = c.app.state.lab.sessions.memory  # type: ignore[attr-defined]
+        run = c.post("/api/optimize/runs", json={**RUN, "time": 20}).json()
+        assert memory.used > 0
+        assert "max_client_searches" in detail(c.post("/api/move", json={"game": TTT}), 429)
+        r = c.post("/api/optimize/runs", json={**RUN, "time": 1})
+        assert "max_client_searches" in detail(r, 429)
+        r = c.post("/api/optimize/step", json={"game": "samegame"})
+        assert "max_client_searches" in detail(r, 429)
+        c.post(f"/api/optimize/runs/{run['id']}/stop")
+        wait_until(lambda: c.get(f"/api/optimize/runs/{run['id']}").json()["status"] != "running")
+        assert memory.used == 0
+        assert c.post("/api/move", json={"game": TTT, "iterations": 10}).status_code == 200
+
+
+def test_a_run_is_priced_before_it_starts() -> None:
+    """A run the memory budget has no room for is a 429, one that could take more than
+    max_session_memory (an SP-MCTS tree of 10**9 iterations a move) a 413."""
+    with TestClient(create_app(Settings(max_memory=1 << 20)), base_url=LOCAL) as c:
+        r = c.post("/api/optimize/runs", json={**RUN, "time": 1})
+        assert "max_memory" in detail(r, 429)
+    with TestClient(create_app(Settings()), base_url=LOCAL) as c:
+        r = c.post("/api/optimize/runs", json={**RUN, "search": "sp-mcts:iterations=1000000000"})
+        assert "max_session_memory" in detail(r, 413)
+
+
+def test_step_trees_are_held_in_the_memory_budget() -> None:
+    """SP-MCTS step trees were outside the memory budget: a kept step tree now holds
+    what it takes, and gives it back when it is dropped."""
+    with TestClient(create_app(Settings(max_step_trees=1)), base_url=LOCAL) as c:
+        memory = c.app.state.lab.sessions.memory  # type: ignore[attr-defined]
+        first = c.post("/api/optimize/step", json={"game": "samegame", "skip": 50}).json()
+        held = memory.used
+        assert held > 0
+        c.post("/api/optimize/step", json={"session": first["session"], "skip": 200})
+        assert memory.used > held  # it grew
+        c.post("/api/optimize/step", json={"game": "samegame"})  # drops the first
+        assert 0 < memory.used < held
+    tiny = Settings(max_memory=4096)
+    with TestClient(create_app(tiny), base_url=LOCAL) as c:
+        r = c.post("/api/optimize/step", json={"game": "samegame", "skip": 100})
+        assert "max_memory" in detail(r, 429)

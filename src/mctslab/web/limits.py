@@ -14,20 +14,27 @@ tree) can take the machine's memory. So every tree is priced before it grows:
   add one is refused (429) before anything is allocated.
 - :class:`ClientSearches` counts the searches each client runs at once, and all of them
   (``max_client_searches``, ``max_searches``: 429 beyond).
+- Every search-like request is held in both: the sessions' searches and ``/api/move``
+  for as long as the request runs, an SP-MCTS step (``POST /api/optimize/step``) for its
+  iterations and its step tree for as long as it is kept, and a single-player run
+  (``POST /api/optimize/runs``), which outlives its request, for as long as its thread
+  searches (:func:`optimize_run_bytes` prices it): a hold given an ``alive`` test ends
+  by itself once the test says so, checked whenever the counts are read.
 
 The server's event loop is the only caller (a handler runs one step at a time), so no
-lock is needed.
+lock is needed: a run's thread only changes what ``alive`` answers.
 """
 
 from __future__ import annotations
 
 import sys
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from mctslab.core.game import State
+from mctslab.core.game import Game, State
 from mctslab.search import compiled
 from mctslab.search.mcts import SearchConfig
 
@@ -35,8 +42,11 @@ __all__ = [
     "ClientSearches",
     "MemoryBudget",
     "compiled_node_bytes",
+    "game_bytes",
+    "optimize_run_bytes",
     "reference_node_bytes",
     "state_bytes",
+    "step_tree_bytes",
 ]
 
 # A reference node without its position: the Node object (20 slots), its children
@@ -112,27 +122,95 @@ def compiled_node_bytes(config: SearchConfig) -> int:
     return compiled.bytes_per_node() + 8 * (rows + extra)
 
 
+# Single-player searches (POST /api/optimize/runs, /api/optimize/step). ----------------------
+
+# A node of SP-MCTS's compiled tree: three links, its move, visits, untried count (8
+# bytes each), a terminal flag and two float sums; the arrays grow by doubling, the old
+# ones copied into the new (3 times a tree's nodes at the peak of a growth).
+_SP_COMPILED_NODE = 6 * 8 + 1 + 2 * 8
+_SP_GROWTH = 3
+# A reference SP-MCTS node (mctslab.search.single.spmcts, the step tree's StepNode): the
+# object, its children, its statistics; its untried moves are priced apart.
+_SP_NODE = 512
+# A move code's weight in a reference NRPA policy (a dict entry, a float); a compiled
+# policy is an array of 8-byte floats.
+_POLICY_ENTRY = 120
+# What any run takes beside its search's structures: its thread, its best sequences,
+# the sequences it keeps for the page.
+_RUN_BASE = 4 << 20
+
+
+def game_bytes(game: Game) -> int:
+    """The bytes of ``game``'s own tables (a TSP instance's distance matrix)."""
+    return _size(game, set(), set())
+
+
+def step_tree_bytes(state: State, nodes: int) -> int:
+    """An estimate, erring high, of an SP-MCTS step tree (:mod:`mctslab.web.spmcts_step`)
+    of ``nodes`` nodes from ``state``: a node keeps its untried moves, not a position."""
+    moves = 0 if state.is_terminal() else len(state.legal_actions())
+    return int(_MARGIN * nodes * (_SP_NODE + _UNTRIED * moves))
+
+
+def _move_codes(game: Game) -> int:
+    count = getattr(game, "num_move_codes", None)
+    if callable(count):
+        return int(count())
+    actions = int(game.info.num_actions)
+    return actions * (actions + 1)  # a move in the context of the one before
+
+
+def optimize_run_bytes(kind: str, options: dict[str, Any], compiled: bool, game: Game) -> int:
+    """An estimate, erring high, of what a single-player run of the search ``kind`` with
+    ``options`` (an :class:`mctslab.players.optimizers.Optimizer`'s) takes at most, its
+    game's tables included: SP-MCTS's tree holds at most ``iterations`` nodes for each
+    move of a run (a restart frees it), NRPA a policy per level over the game's move
+    codes; the other searches keep a few sequences."""
+    info = game.info
+    length = int(info.max_game_length) + 1
+    total = _RUN_BASE + game_bytes(game)
+    if kind == "sp-mcts":
+        nodes = int(options.get("iterations", 1000)) * length + 1
+        if compiled:
+            total += _SP_GROWTH * _SP_COMPILED_NODE * nodes
+        else:
+            total += int(_MARGIN * nodes * (_SP_NODE + _UNTRIED * int(info.num_actions)))
+    elif kind in ("nrpa", "random"):
+        levels = int(options.get("level", 0) if kind == "nrpa" else 0) + 2
+        total += levels * _move_codes(game) * (8 if compiled else _POLICY_ENTRY)
+    return total
+
+
 class MemoryBudget:
-    """Bytes held against a total, by key (a session's id, a running stateless search)."""
+    """Bytes held against a total, by key (a session's id, a running search, a kept step
+    tree); a hold given an ``alive`` test is dropped once the test answers false."""
 
     def __init__(self, total: int) -> None:
         self.total = total
         self._held: dict[object, int] = {}
+        self._alive: dict[object, Callable[[], bool]] = {}
 
     @property
     def used(self) -> int:
+        for key, alive in list(self._alive.items()):
+            if not alive():
+                self.drop(key)
         return sum(self._held.values())
 
     def room(self, key: object = None) -> int:
         """Bytes ``key`` may hold: what is free, with what ``key`` holds now."""
         return self.total - self.used + self._held.get(key, 0)
 
-    def hold(self, key: object, nbytes: int) -> None:
-        """``key`` now holds ``nbytes`` (checked against :meth:`room` by the caller)."""
+    def hold(self, key: object, nbytes: int, alive: Callable[[], bool] | None = None) -> None:
+        """``key`` now holds ``nbytes`` (checked against :meth:`room` by the caller), until
+        :meth:`drop`, or until ``alive()`` is false where given (a background run)."""
         self._held[key] = max(0, nbytes)
+        if alive is not None:
+            self._alive[key] = alive
 
     def drop(self, key: object) -> None:
         self._held.pop(key, None)
+        self._alive.pop(key, None)
 
 
 class ClientSearches:
@@ -142,9 +220,15 @@ class ClientSearches:
         self.per_client = per_client
         self.total = total
         self._running: Counter[str] = Counter()
+        # Searches that outlive their request (a single-player run): client, alive test.
+        self._background: list[tuple[str, Callable[[], bool]]] = []
 
     def refusal(self, client: str) -> str | None:
         """Why ``client`` may not start one more search now, or ``None``."""
+        for item in list(self._background):
+            if not item[1]():
+                self._background.remove(item)
+                self.end(item[0])
         if self._running[client] >= self.per_client:
             return (
                 f"too many searches at once from this client: at most {self.per_client} "
@@ -157,8 +241,12 @@ class ClientSearches:
             )
         return None
 
-    def start(self, client: str) -> None:
+    def start(self, client: str, alive: Callable[[], bool] | None = None) -> None:
+        """Count a search of ``client``: until :meth:`end`, or, given ``alive``, until
+        ``alive()`` is false (seen at the next :meth:`refusal`)."""
         self._running[client] += 1
+        if alive is not None:
+            self._background.append((client, alive))
 
     def end(self, client: str) -> None:
         self._running[client] -= 1

@@ -165,13 +165,17 @@ class Lab:
 
     # Work in worker threads. -----------------------------------------------------------
 
+    def check_searches(self, client: str) -> None:
+        """429 if ``client`` (or the server) runs as many searches at once as it may."""
+        why = self.searches.refusal(client)
+        if why is not None:
+            raise HTTPException(429, why)
+
     @contextmanager
     def searching(self, client: str) -> Iterator[None]:
         """Count a search of ``client`` while it runs (429 over the per-client or the
         server's number of searches at once)."""
-        why = self.searches.refusal(client)
-        if why is not None:
-            raise HTTPException(429, why)
+        self.check_searches(client)
         self.searches.start(client)
         try:
             yield
@@ -233,6 +237,21 @@ class Lab:
             f"{self.settings.max_memory} bytes, max_memory; this needs {wanted} more): delete a "
             "session or try again later",
         )
+
+    def check_memory(self, nbytes: int, what: str, key: object = None) -> None:
+        """413 if ``what`` (a single-player run, a step tree) could take more than
+        ``max_session_memory``; 429 if the memory budget has no room for ``nbytes`` now
+        (with what ``key`` holds already)."""
+        settings, memory = self.settings, self.sessions.memory
+        if nbytes > settings.max_session_memory:
+            raise HTTPException(
+                413,
+                f"{what} could take {nbytes} bytes, over the cap of "
+                f"{settings.max_session_memory} bytes per search (max_session_memory): "
+                "choose fewer iterations or a smaller game",
+            )
+        if nbytes > memory.room(key):
+            raise self.memory_spent(nbytes - memory.room(key) + memory.room())
 
     def growth_limit(self, session: Session) -> int:
         """The reference tree's node cap for a search that grows it now: the session's, or

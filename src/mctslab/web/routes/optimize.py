@@ -23,7 +23,9 @@ from typing import Annotated, Any, Literal, cast
 from fastapi import APIRouter, Depends, HTTPException, Request
 from pydantic import BaseModel, BeforeValidator, Field
 
+from mctslab.games.kernels import KernelGame
 from mctslab.search.single.spmcts import SPMCTSConfig
+from mctslab.web.limits import optimize_run_bytes, step_tree_bytes
 from mctslab.web.optimize import (
     DEFAULT_RUN_SECONDS,
     OPTIMIZE_GAMES,
@@ -32,7 +34,7 @@ from mctslab.web.optimize import (
     catalog,
     check_search,
 )
-from mctslab.web.routes.lab import LabDep, in_thread
+from mctslab.web.routes.lab import LabDep, client_of, in_thread
 from mctslab.web.schemas import REQUEST, JsonInt, error_responses, json_integer
 from mctslab.web.settings import Settings
 from mctslab.web.spmcts_step import StepTree
@@ -106,12 +108,18 @@ class OptInstanceOut(BaseModel):
     optimum: int | None = Field(description="The proven optimal tour length, if known.")
 
 
+class OptSuggestedOut(BaseModel):
+    search: str = Field(description="A spec: the page's default, and a run's without search.")
+    note: str = Field(description="Why: the documented figures it stands behind.")
+
+
 class OptGameOut(BaseModel):
     name: str
     title: str
     score: str = Field(description="What the score (maximised) is.")
     parameters: list[OptParameterOut]
     instances: list[OptInstanceOut] = Field(description="tsp: the shipped TSPLIB instances.")
+    suggested: OptSuggestedOut
 
 
 class OptOptionOut(BaseModel):
@@ -124,6 +132,9 @@ class OptSearchOut(BaseModel):
     kind: str = Field(description="The spec's name: KIND[:option=value,...].")
     title: str
     games: list[str] = Field(description="The games it searches.")
+    max_cities: int | None = Field(
+        default=None, description="exact: the most cities it solves (more are refused)."
+    )
     options: list[OptOptionOut]
 
 
@@ -143,10 +154,11 @@ class OptimizeRunIn(BaseModel):
         description="tsp: instance (a name of GET /api/optimize/games or random:N:SEED); "
         "samegame: seed, rows, columns, colors; morpion_solitaire: variant.",
     )
-    search: str = Field(
-        default="nrpa:level=2",
+    search: str | None = Field(
+        default=None,
         max_length=200,
-        description="A search spec, as mctslab optimize --search takes it.",
+        description="A search spec, as mctslab optimize --search takes it; by default "
+        "the game's suggested search (GET /api/optimize/games: suggested).",
     )
     seed: Seed = 0
     time: float = Field(
@@ -181,8 +193,13 @@ class OptimizeRunOut(BaseModel):
         "not started)."
     )
     compile_seconds: float | None = Field(
-        description="Seconds before the search's clock started (compiling the engine on "
-        "first use; about 0 for a reference search); null while compiling."
+        description="Seconds before the search's clock started (compiling the search for "
+        "this game and these options, the first run of the combination in the server's "
+        "process; about 0 for a reference search); null while compiling."
+    )
+    search_seconds: float = Field(
+        description="Seconds on the search's clock (0 while compiling): elapsed = "
+        "compile_seconds + search_seconds."
     )
     playouts: int
     score: float | None = Field(description="The best score so far (null before the first).")
@@ -191,11 +208,11 @@ class OptimizeRunOut(BaseModel):
     )
     sequence_score: float | None = Field(description="Its score.")
     improvements: list[list[float]] = Field(
-        description="Every new best: [seconds, playouts, score]."
+        description="Every new best: [seconds on the search's clock, playouts, score]."
     )
     optimum: float | None = Field(description="A proven optimum's score, where known.")
     gap: float | None = Field(description="(optimum - score) / |optimum|.")
-    found_seconds: float | None
+    found_seconds: float | None = Field(description="When the best was found, search clock.")
     solution: SolutionOut | None = Field(description="The best sequence's final position.")
 
 
@@ -327,12 +344,20 @@ async def games(opt: OptimizeDep) -> dict[str, Any]:
     tags=["optimize"],
     responses=error_responses(400, 413, 422, 429),
 )
-async def start_run(body: OptimizeRunIn, lab: LabDep, opt: OptimizeDep) -> dict[str, Any]:
+async def start_run(
+    body: OptimizeRunIn, request: Request, lab: LabDep, opt: OptimizeDep
+) -> dict[str, Any]:
     """Start a search of a single-player game in a background thread: ``search`` (a spec
     of ``GET /api/optimize/games``) from the first position with ``seed`` for ``time``
-    seconds. 400: a bad game parameter or spec (a tsp-only search on another game,
-    ``exact`` over 16 cities); 413: the game took over ``max_build_time`` to set up; 422:
-    ``time`` over ``max_optimize_time``; 429: ``max_optimize_runs`` already run."""
+    seconds (no ``search``: the game's suggested one). 400: a bad game parameter or spec
+    (a tsp-only search on another game, ``exact`` over 16 cities, ``polish=1`` on a game
+    with no local search), or a position with nothing to search: refused here, as the
+    step endpoint refuses it, rather than failing once started; 413: the game took over
+    ``max_build_time`` to set up, or the search could take more than
+    ``max_session_memory``; 422: ``time`` over ``max_optimize_time``; 429:
+    ``max_optimize_runs`` already run, or the client's (or the server's) searches at once
+    or the memory budget spent: a run counts as a search, and holds its price in the
+    memory budget, for as long as it searches."""
     settings = opt.settings
     seconds = body.time
     if "time" not in body.model_fields_set:
@@ -344,14 +369,22 @@ async def start_run(body: OptimizeRunIn, lab: LabDep, opt: OptimizeDep) -> dict[
             "run (max_optimize_time)",
         )
     game, state, used = await lab.build(lambda: build_game(body.game, dict(body.params)))
-    optimizer = check_search(body.search, game)
+    optimizer = check_search(body.search, game, state)
     if opt.runs.running() >= settings.max_optimize_runs:
         raise HTTPException(
             429,
             f"too many runs: the server runs at most {settings.max_optimize_runs} at once "
             "(max_optimize_runs); stop one or wait for it to end",
         )
+    client = client_of(request)
+    lab.check_searches(client)
+    compiled = isinstance(game, KernelGame) and optimizer.engine != "reference"
+    nbytes = optimize_run_bytes(optimizer.kind, dict(optimizer.options), compiled, game)
+    lab.check_memory(nbytes, "this run")
     run = opt.runs.start(body.game, used, optimizer, body.seed, seconds, game, state)
+    # Counted and priced until its thread ends (the run outlives this request).
+    lab.searches.start(client, alive=lambda: run.running)
+    lab.sessions.memory.hold(("run", run.id), nbytes, alive=lambda: run.running)
     return await in_thread(run.view)
 
 
@@ -399,17 +432,26 @@ async def stop_run(rid: str, opt: OptimizeDep) -> dict[str, Any]:
     "/api/optimize/step",
     response_model=OptimizeStepOut,
     tags=["optimize"],
-    responses=error_responses(400, 404, 409, 413, 422),
+    responses=error_responses(400, 404, 409, 413, 422, 429),
 )
-async def step(body: OptimizeStepIn, lab: LabDep, opt: OptimizeDep) -> dict[str, Any]:
+async def step(
+    body: OptimizeStepIn, request: Request, lab: LabDep, opt: OptimizeDep
+) -> dict[str, Any]:
     """SP-MCTS one iteration at a time, traced: for each node of the selection path its
     children's statistics and score terms, the expanded move, the playout's moves and
     score, the nodes backed up. Without ``session``, a new step session (``game``,
     ``params``, ``seed``, ``c``, ``d``, ``iterations``); with it, the next iteration of
     that session. ``skip`` iterations run untraced first. 400: a bad game parameter, or
     configuration fields beside ``session``; 404: no such step session; 409: the session
-    is stepping; 413: the session's tree would pass ``max_step_nodes``."""
-    settings = opt.settings
+    is stepping; 413: the session's tree would pass ``max_step_nodes``; 429: the
+    client's (or the server's) searches at once, or the memory budget spent: a step is a
+    search, and a kept step tree holds its price in the memory budget."""
+    with lab.searching(client_of(request)):
+        return await _step(body, lab, opt)
+
+
+async def _step(body: OptimizeStepIn, lab: LabDep, opt: OptimizeDep) -> dict[str, Any]:
+    settings, memory = opt.settings, lab.sessions.memory
     if body.session is not None:
         extra = sorted(body.model_fields_set - {"session", "skip"})
         if extra:
@@ -435,7 +477,7 @@ async def step(body: OptimizeStepIn, lab: LabDep, opt: OptimizeDep) -> dict[str,
         session = StepSession(tree=tree, game=body.game, params=used)
         opt.steps[sid] = session
         while len(opt.steps) > settings.max_step_trees:
-            opt.steps.popitem(last=False)
+            memory.drop(("step", opt.steps.popitem(last=False)[0]))
     tree = session.tree
     if tree.nodes + body.skip + 1 > settings.max_step_nodes:
         raise HTTPException(
@@ -445,6 +487,9 @@ async def step(body: OptimizeStepIn, lab: LabDep, opt: OptimizeDep) -> dict[str,
         )
     if session.busy:
         raise HTTPException(409, "this step session is stepping: wait for its answer")
+    key = ("step", sid)
+    lab.check_memory(step_tree_bytes(tree.start, tree.nodes + body.skip + 1), "the step", key)
+    memory.hold(key, step_tree_bytes(tree.start, tree.nodes + body.skip + 1))
     session.busy = True
     try:
 
@@ -457,4 +502,6 @@ async def step(body: OptimizeStepIn, lab: LabDep, opt: OptimizeDep) -> dict[str,
         trace = await in_thread(work)
     finally:
         session.busy = False
+        if opt.steps.get(sid) is session:  # what the kept tree takes now
+            memory.hold(key, step_tree_bytes(tree.start, tree.nodes))
     return {"session": sid, "game": session.game, "params": session.params, **trace}
