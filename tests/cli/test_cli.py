@@ -352,7 +352,7 @@ def test_a_human_at_a_card_game_sees_only_its_own_cards() -> None:
         "--chance-seed", "1", input="Pass\nPass\nBet\n",
     )  # fmt: skip
     out = result.stdout
-    assert "chance: (hidden)" in out and "Deal:" not in out
+    assert "chance: 2 hidden deals" in out and "Deal:" not in out
     before_move, after = out.split("player 2 to move")
     assert "You are player 2; your card: K (low to high: J Q K)" in before_move
     assert "Pot: 2 chips (player 1: 1, player 2: 1)" in before_move

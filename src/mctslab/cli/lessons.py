@@ -54,9 +54,9 @@ def lessons_command() -> None:
     for name, title in titles:
         print(f"  {name:<24} {title}")
     print(
-        "Open them in Jupyter (pip install jupyterlab; jupyter lab "
-        f"{folder}) or in VS Code; run one headless with "
-        f"jupyter execute {folder / titles[0][0]} (the dev extra installs it; make test "
-        "runs them all). "
+        "Open them in JupyterLab, which no extra of mctslab installs (pip install "
+        f"jupyterlab, then jupyter lab {folder}), or in VS Code; run one headless with "
+        f"jupyter execute {folder / titles[0][0]} (nbclient's command, in the dev extra "
+        "that make test installs; make test runs them all). "
         "docs/lessons.md says what each one covers."
     )

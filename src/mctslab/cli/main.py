@@ -112,6 +112,20 @@ def result_line(state: State, info: GameInfo) -> str:
     return f"{' and '.join(winners)} {verb} (returns {shown})"
 
 
+def score_line(game: object, state: State) -> str | None:
+    """The final score where a game's result has one: Go's, as SGF and GTP write it
+    (``score: W+7.5``, Tromp-Taylor area with komi, the count the returns follow), so
+    that a game played out says by how much; ``None`` for every other game."""
+    from mctslab.games.go import Go
+    from mctslab.games.sgf import sgf_result
+
+    if not isinstance(game, Go) or not state.is_terminal():
+        return None
+    ended = "the length limit" if game.ended_by_length(state) else "two passes"  # type: ignore[arg-type]
+    counted_as = f"Tromp-Taylor area, komi {game.komi:g}, after {ended}"
+    return f"score: {sgf_result(game.score(state))} ({counted_as})"  # type: ignore[arg-type]
+
+
 def proven_word(proven: int | None) -> str:
     return "" if proven is None else _OUTCOMES[proven]
 
@@ -172,15 +186,22 @@ def play_out(state: State, players: list[Player], info: GameInfo, chance_seed: i
     humans = any(player.name == "human" for player in players)
     # A deal names the card: with a human at a card game, say only that chance moved.
     secret = humans and not is_perfect_information(getattr(state, "game", None))
+    hidden = 0  # hidden deals in a row, said in one line (a whist deal is 22 of them)
     while not state.is_terminal():
         p = state.current_player()
         if p == CHANCE:
             action = sample_chance_outcome(state, chance)
-            print("chance: (hidden)" if secret else f"chance: {state.action_to_string(action)}")
+            if secret:
+                hidden += 1
+            else:
+                print(f"chance: {state.action_to_string(action)}")
             state.apply_action(action)
             for each in players:
                 each.inform(action)
             continue
+        if hidden:
+            print(f"chance: {counted(hidden, 'hidden deal')}")
+            hidden = 0
         player = players[p]
         observe = getattr(state, "human_view", None) or getattr(state, "observation_string", None)
         if player.name == "human" and observe is not None:
@@ -199,6 +220,8 @@ def play_out(state: State, players: list[Player], info: GameInfo, chance_seed: i
         if isinstance(player, MCTSPlayer | ISMCTSPlayer) and player.last_result is not None:
             print(mcts_summary(player.last_result, info, player.name))
         print()
+    if hidden:
+        print(f"chance: {counted(hidden, 'hidden deal')}")
     everything = getattr(state, "human_view", None)
     print(everything() if everything is not None else state)
     return state
@@ -408,6 +431,9 @@ def play(
         code = EXIT_INTERRUPTED if isinstance(err, KeyboardInterrupt) else 1
         raise typer.Exit(code) from None
     print(result_line(final, info))
+    score = score_line(g, final)
+    if score:
+        print(score)
     if note:
         print(note)
 

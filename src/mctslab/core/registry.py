@@ -22,6 +22,7 @@ from typing import Any
 
 from mctslab.core.errors import InvalidConfigError, MctslabError, UnknownGameError
 from mctslab.core.game import Game
+from mctslab.core.text import ascii_float, ascii_int, did_you_mean
 
 __all__ = [
     "CAPABILITIES",
@@ -63,8 +64,9 @@ def _prefixed(name: str) -> tuple[str, Callable[..., Game], Callable[[str], dict
 def parse_value(raw: str) -> Any:
     """A game parameter's value as written on a command line or in a form: an int, a
     float, true/false, none, or else the string (Nim's piles ``"1;3;5"``, which the game
-    parses itself). Numbers are ASCII (:mod:`mctslab.core.text`): ``"７"`` (fullwidth)
-    stays a string, which the game refuses as not a number.
+    parses itself). Numbers are ASCII digits without underscores
+    (:mod:`mctslab.core.text`): ``"７"`` (fullwidth) or ``"1_0"`` stays a string, which
+    the game refuses as not a number.
 
     >>> parse_value("3"), parse_value("0.5"), parse_value("True"), parse_value("1;3")
     (3, 0.5, True, '1;3')
@@ -74,14 +76,11 @@ def parse_value(raw: str) -> Any:
         return low == "true"
     if low == "none":
         return None
-    if not raw.isascii():
-        return raw
-    for convert in (int, float):
-        try:
-            return convert(raw)
-        except ValueError:
-            pass
-    return raw
+    number = ascii_int(raw, signed=True)
+    if number is not None:
+        return number
+    decimal = ascii_float(raw)
+    return raw if decimal is None else decimal
 
 
 def register(name: str, factory: Callable[..., Game]) -> None:
@@ -118,7 +117,8 @@ def _factory(name: str) -> Callable[..., Game]:
     except KeyError:
         valid = ", ".join(available_games())
         raise UnknownGameError(
-            f"unknown game {name!r}; available games: {valid} "
+            f"unknown game {name!r}{did_you_mean(name, available_games())}; "
+            f"available games: {valid} "
             f"(and any OpenSpiel game as {_OPENSPIEL}<name>)"
         ) from None
 

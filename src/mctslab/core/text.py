@@ -5,7 +5,13 @@ Python's ``str.isdigit`` and ``int`` take every digit Unicode knows: ``int("１"
 ``int("²")`` fails. A move, a board size or a parameter typed with such characters is
 refused where it is parsed (:func:`ascii_int`), with the same error as any other text
 that is not a number, instead of being read as a number the user may not have meant: ``ascii_int("12")`` is
-12, ``ascii_int("１２")`` and ``ascii_int("²")`` are ``None``.
+12, ``ascii_int("１２")`` and ``ascii_int("²")`` are ``None``. Python's literals also
+take underscores (``int("1_000")`` is 1000); a user's ``1_000`` is refused too, so that a
+value reads the same to the user and to the program. :func:`ascii_float` is the same
+rule for decimals.
+
+And names as a user mistypes them: :func:`did_you_mean` suggests the close ones
+(``tic_tac_to`` -> ``tic_tac_toe``), as the command line does for a mistyped option.
 
 And numbers as a user reads them: :func:`counted` writes ``1 game``, ``3 games``,
 ``12,000 playouts``.
@@ -13,7 +19,17 @@ And numbers as a user reads them: :func:`counted` writes ``1 game``, ``3 games``
 
 from __future__ import annotations
 
-__all__ = ["ascii_int", "counted", "is_ascii_digits"]
+import difflib
+import re
+from collections.abc import Iterable
+
+__all__ = ["ascii_float", "ascii_int", "counted", "did_you_mean", "is_ascii_digits"]
+
+# A decimal as a user types it: digits, one point, an exponent; ASCII only (re.ASCII
+# keeps \d to 0-9), no underscores, no spaces. inf and nan are left to float(): the
+# configurations refuse them where a finite number is needed.
+_DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", re.ASCII)
+_SPECIAL = re.compile(r"[+-]?(inf|infinity|nan)", re.ASCII | re.IGNORECASE)
 
 
 def is_ascii_digits(text: str) -> bool:
@@ -26,6 +42,30 @@ def ascii_int(text: str, signed: bool = False) -> int | None:
     no spaces, ``+`` or ``_``), or ``None``."""
     digits = text[1:] if signed and text.startswith("-") else text
     return int(text) if is_ascii_digits(digits) else None
+
+
+def ascii_float(text: str) -> float | None:
+    """The number ``text`` writes in ASCII (``1.4``, ``-2``, ``.5``, ``1e-3``; ``inf`` and
+    ``nan`` as :func:`float` reads them), or ``None`` for anything else: other digits
+    (``"１.５"``), underscores (``"1_0.5"``), spaces.
+
+    >>> ascii_float("1.4"), ascii_float("1e-3"), ascii_float("1_0"), ascii_float("٣")
+    (1.4, 0.001, None, None)
+    """
+    if _DECIMAL.fullmatch(text) or _SPECIAL.fullmatch(text):
+        return float(text)
+    return None
+
+
+def did_you_mean(name: str, choices: Iterable[str]) -> str:
+    """``" (did you mean X?)"`` with the choices close to ``name`` (difflib's ratio of at
+    least 0.6, the three closest), or ``""`` when none is close.
+
+    >>> did_you_mean("tic_tac_to", ["nim", "tic_tac_toe"]), did_you_mean("zz", ["nim"])
+    (' (did you mean tic_tac_toe?)', '')
+    """
+    close = difflib.get_close_matches(name, list(choices), n=3)
+    return f" (did you mean {' or '.join(close)}?)" if close else ""
 
 
 def counted(n: int, noun: str, plural: str | None = None) -> str:

@@ -32,14 +32,15 @@ generator's state in a local word.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from numbers import Integral
 
 import numpy as np
 from numba import njit
 
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import TERMINAL, GameInfo
-from mctslab.core.text import is_ascii_digits
+from mctslab.core.text import ascii_int, is_ascii_digits
 from mctslab.games.kernels import (
     KernelGame,
     KernelState,
@@ -235,6 +236,36 @@ def observation(s, params, player, out):  # type: ignore[no-untyped-def]
         out[3 + k + i * (m + 1) + s[3 + i]] = 1.0
 
 
+_PILES_FORM = 'a ;-separated list of pile sizes, e.g. piles="3;4;5" (one pile: piles="7;")'
+
+
+def _piles(piles: object, name: str) -> list[int]:
+    """The pile sizes of ``piles``: integers (any iterable of them), or OpenSpiel's
+    ``"1;3;5;7"`` form (also what the command line passes; ``,`` separates too). A bare
+    number, such as the ``3`` that ``-p piles=3`` gives, is refused as the list it is
+    not: three piles, or one pile of three, is the user's to say."""
+    if isinstance(piles, str):
+        items: list[object] = [p.strip() for p in piles.replace(",", ";").split(";") if p.strip()]
+    elif isinstance(piles, Iterable):
+        items = list(piles)
+    else:
+        raise InvalidConfigError(f"{name}: piles is {_PILES_FORM}, got {piles!r}")
+    sizes = [_size(item) for item in items]
+    if any(size is None for size in sizes):
+        raise InvalidConfigError(
+            f"{name}: piles must be whole numbers, {_PILES_FORM}, got {piles!r}"
+        )
+    return [size for size in sizes if size is not None]
+
+
+def _size(item: object) -> int | None:
+    if isinstance(item, str):
+        return ascii_int(item.strip())
+    if isinstance(item, Integral) and not isinstance(item, bool):
+        return int(item)
+    return None
+
+
 class Nim(KernelGame):
     """Nim with any piles, an optional take limit, normal or misère play."""
 
@@ -255,12 +286,7 @@ class Nim(KernelGame):
         misere: bool = False,
         name: str = "nim",
     ) -> None:
-        if isinstance(piles, str):  # OpenSpiel's "1;3;5;7" form, also what the CLI passes
-            try:
-                piles = [int(p) for p in piles.replace(",", ";").split(";") if p.strip()]
-            except ValueError:
-                raise InvalidConfigError(f"{name}: piles must be integers, got {piles!r}") from None
-        piles = [int(p) for p in piles]
+        piles = _piles(piles, name)
         if not 1 <= len(piles) <= 64 or any(p < 0 or p > 1000 for p in piles):
             raise InvalidConfigError(f"{name}: need 1 to 64 piles of 0 to 1000 stones, got {piles}")
         if sum(piles) == 0:

@@ -59,6 +59,7 @@ from mctslab.core.errors import IllegalActionError, InvalidConfigError, InvalidS
 from mctslab.core.game import CHANCE, GameInfo, State, sample_chance_outcome
 from mctslab.core.infoset import is_perfect_information
 from mctslab.core.rng import Rng
+from mctslab.core.text import ascii_float, ascii_int, did_you_mean
 from mctslab.players.gtp import make_gtp_player
 from mctslab.players.network import (
     NETWORK_KINDS,
@@ -511,24 +512,34 @@ _BOOL_KEYS = {"solver", "reuse_tree", "smooth", "gumbel", "early_stop"}
 _OPTIONAL_KEYS = {"iterations", "time", "max_nodes", "c_base"}
 
 
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off")
+
+
 def _convert(key: str, raw: str) -> Any:
-    """Turn a raw option string into the type the option takes."""
-    try:
-        if key in _OPTIONAL_KEYS and raw.lower() in ("none", ""):
-            return None
-        if key in _BOOL_KEYS:
-            if raw.lower() in ("1", "true", "yes", "on"):
-                return True
-            if raw.lower() in ("0", "false", "no", "off"):
-                return False
-            raise ValueError
-        if key in _INT_KEYS:
-            return int(raw)
-        if key in _FLOAT_KEYS:
-            return float(raw)
+    """Turn a raw option string into the type the option takes, or refuse it saying the
+    type expected. Numbers are ASCII digits as typed (:mod:`mctslab.core.text`): Python's
+    ``int`` and ``float`` would also read ``"１２"``, ``"٣"`` and ``"1_000"``, which a user
+    reads differently from the program, or not at all."""
+    if key in _OPTIONAL_KEYS and raw.lower() in ("none", ""):
+        return None
+    if key in _BOOL_KEYS:
+        if raw.lower() in _TRUE or raw.lower() in _FALSE:
+            return raw.lower() in _TRUE
+        expected = "1 or 0 (true/false, yes/no, on/off)"
+    elif key in _INT_KEYS:
+        number = ascii_int(raw, signed=True)
+        if number is not None:
+            return number
+        expected = "an integer in ASCII digits, without _ (e.g. 400)"
+    elif key in _FLOAT_KEYS:
+        decimal = ascii_float(raw)
+        if decimal is not None:
+            return decimal
+        expected = "a number in ASCII digits, without _ (e.g. 1.4)"
+    else:
         return raw
-    except ValueError:
-        raise InvalidSpecError(f"bad value {raw!r} for {key!r}") from None
+    raise InvalidSpecError(f"bad value {raw!r} for {key!r}: expected {expected}")
 
 
 def search_config(options: dict[str, str], seed: int | None = None) -> SearchConfig:
@@ -538,8 +549,8 @@ def search_config(options: dict[str, str], seed: int | None = None) -> SearchCon
         name = _ALIASES.get(key, key)
         if name not in _MCTS_KEYS:
             raise InvalidSpecError(
-                f"unknown mcts option {key!r}; valid options: "
-                f"{', '.join(sorted(_MCTS_KEYS | {'engine'}))}"
+                f"unknown mcts option {key!r}{did_you_mean(key, _MCTS_KEYS | {'engine'})}; "
+                f"valid options: {', '.join(sorted(_MCTS_KEYS | {'engine'}))}"
             )
         values[name] = _convert(name, raw)
     if "time" in values and "iterations" not in values:
@@ -615,7 +626,8 @@ def puct_config(options: dict[str, str], seed: int | None = None) -> SearchConfi
         name = _ALIASES.get(key, key)
         if name not in _PUCT_SEARCH_KEYS:
             raise InvalidSpecError(
-                f"unknown puct option {key!r}; valid options: {', '.join(valid)}"
+                f"unknown puct option {key!r}{did_you_mean(key, valid)}; "
+                f"valid options: {', '.join(valid)}"
             )
         search[name] = _convert(name, raw)
     if "time" in search and "iterations" not in search:
@@ -639,7 +651,8 @@ def _dataclass_config(
         name = _ALIASES.get(key, key)
         if name not in valid:
             raise InvalidSpecError(
-                f"unknown {kind} option {key!r}; valid options: {', '.join(sorted(valid))}"
+                f"unknown {kind} option {key!r}{did_you_mean(key, valid)}; "
+                f"valid options: {', '.join(sorted(valid))}"
             )
         values[name] = _convert(name, raw)
     if "time" in values and "iterations" not in values:
