@@ -106,3 +106,176 @@ def test_export_model_outside_the_run_still_works(run_dir: Path, tmp_path: Path)
     done = invoke("export-model", str(run_dir), "--out", str(tmp_path / "net.pt"))
     assert done.exit_code == 0, done.output
     assert (tmp_path / "net.pt").is_file() and (tmp_path / "net.json").is_file()
+
+
+# 20. Hostile checkpoints and sidecars -------------------------------------------------------
+
+
+def _good_checkpoint(folder: Path) -> Path:
+    from mctslab.core.registry import make
+    from mctslab.nn.checkpoint import save_checkpoint
+    from mctslab.nn.networks import make_network
+
+    game = make("tic_tac_toe")
+    return save_checkpoint(
+        folder / "good.pt", make_network(game, channels=4, blocks=1, hidden=8), game
+    )
+
+
+def _rewritten(good: Path, dest: Path, change: object) -> Path:
+    """``good``'s payload with ``change(payload)`` applied, saved as ``torch.save`` does."""
+    payload = torch.load(good, weights_only=True)
+    change(payload)  # type: ignore[operator]
+    torch.save(payload, dest)
+    return dest
+
+
+def _laughs(payload: dict[str, object]) -> None:
+    """A game name that repeats one string 2**40 times through shared lists: a few KB on
+    disk, a hang for whoever prints or compares it."""
+    name: object = "ha"
+    for _ in range(40):
+        name = [name, name]
+    payload["game"]["name"] = name  # type: ignore[index]
+
+
+def _deep_meta(payload: dict[str, object]) -> None:
+    deep: object = "x"
+    for _ in range(200):
+        deep = [deep]
+    payload["meta"] = {"train": deep}
+
+
+def _game_a_list(payload: dict[str, object]) -> None:
+    payload["game"] = ["tic_tac_toe"]
+
+
+def _network_a_dict(payload: dict[str, object]) -> None:
+    payload["network"]["channels"] = {"n": 4}  # type: ignore[index]
+
+
+def _meta_an_object(payload: dict[str, object]) -> None:
+    payload["meta"] = {"n": torch.zeros(2)}
+
+
+def _deflated(good: Path, dest: Path, extra: bool) -> Path:
+    """``good`` with its entries deflated (and, with ``extra``, 20 MB of zeros added that
+    deflate to 20 KB: a zip bomb in miniature)."""
+    import zipfile
+
+    with zipfile.ZipFile(good) as src, zipfile.ZipFile(dest, "w") as out:
+        for entry in src.infolist():
+            out.writestr(entry.filename, src.read(entry), zipfile.ZIP_DEFLATED)
+        if extra:
+            out.writestr("archive/data/999", bytes(20 * 1024**2), zipfile.ZIP_DEFLATED)
+    return dest
+
+
+HOSTILE = {
+    "laughs": (_laughs, "game is not"),
+    "deep_meta": (_deep_meta, "larger or deeper"),
+    "game_a_list": (_game_a_list, "game is not"),
+    "network_a_dict": (_network_a_dict, "network option 'channels'"),
+    "meta_an_object": (_meta_an_object, "not a JSON value"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(HOSTILE))
+def test_a_hostile_header_is_refused_by_every_reader(tmp_path: Path, kind: str) -> None:
+    """A billion-laughs game name, a meta nested 200 deep, header fields of the wrong
+    type: peek and load raise CheckpointError (a ValueError) at once; export-onnx,
+    train --init and play az:model= each end with one error line."""
+    from mctslab.core.registry import make
+    from mctslab.nn.checkpoint import CheckpointError, load_checkpoint, peek_checkpoint
+
+    change, message = HOSTILE[kind]
+    bad = _rewritten(_good_checkpoint(tmp_path), tmp_path / f"{kind}.pt", change)
+    for read in (lambda: peek_checkpoint(bad), lambda: load_checkpoint(bad, make("tic_tac_toe"))):
+        with pytest.raises(CheckpointError, match=message):
+            read()
+    assert message in assert_user_error(
+        invoke("export-onnx", str(bad), "--out", str(tmp_path / "x.onnx"))
+    )
+    line = assert_user_error(
+        invoke("train", "tic_tac_toe", "--out", str(tmp_path / "run"), "--init", str(bad),
+               "--channels", "4", "--blocks", "1", "--hidden", "8", "--no-progress")
+    )  # fmt: skip
+    assert message in line
+    line = assert_user_error(
+        invoke("play", "tic_tac_toe", "--player1", f"az:model={bad}", "--player2", "random")
+    )
+    assert message in line
+
+
+@pytest.mark.parametrize("extra", [False, True])
+def test_a_compressed_checkpoint_is_refused_before_it_inflates(tmp_path: Path, extra: bool) -> None:
+    from mctslab.nn.checkpoint import CheckpointError, peek_checkpoint
+
+    bad = _deflated(_good_checkpoint(tmp_path), tmp_path / "deflated.pt", extra)
+    with pytest.raises(CheckpointError, match="compressed"):
+        peek_checkpoint(bad)
+
+
+def test_an_overlong_checkpoint_is_refused_unread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file longer than MAX_FILE_BYTES (a sparse one: no disk used) is refused before
+    PyTorch or the zip reader opens it."""
+    from mctslab.nn import checkpoint
+
+    big = tmp_path / "big.pt"
+    with big.open("wb") as f:
+        f.truncate(checkpoint.MAX_FILE_BYTES + 1)
+    monkeypatch.setattr(torch, "load", lambda *a, **k: pytest.fail("torch.load was called"))
+    with pytest.raises(checkpoint.CheckpointError, match="more than a network checkpoint"):
+        checkpoint.peek_checkpoint(big)
+
+
+def test_a_huge_onnx_sidecar_is_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 5 GB ``.onnx`` beside a checkpoint (sparse) is never read: the network is
+    exported afresh (or runs in PyTorch) as for a stale sidecar."""
+    from mctslab.core.registry import make
+    from mctslab.players import network
+
+    good = _good_checkpoint(tmp_path)
+    sidecar = good.with_suffix(".onnx")
+    with sidecar.open("wb") as f:
+        f.truncate(5 * 1024**3)
+    real = Path.read_bytes
+
+    def read_bytes(self: Path) -> bytes:
+        assert self != sidecar, "the 5 GB sidecar was read"
+        return real(self)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    evaluator, backend, note = network.network_evaluator(good, make("tic_tac_toe"))
+    assert backend in ("onnx", "torch") and evaluator is not None, note
+
+
+def test_a_card_nested_too_deep_is_one_error_line(tmp_path: Path) -> None:
+    good = _good_checkpoint(tmp_path)
+    good.with_suffix(".json").write_text("[" * 100_000 + "]" * 100_000)
+    line = assert_user_error(invoke("export-onnx", str(good), "--out", str(tmp_path / "x.onnx")))
+    assert "not a readable model card" in line
+
+
+# 25. export-onnx never rewrites the package's own files ------------------------------------
+
+
+def test_export_onnx_of_a_shipped_network_writes_to_the_current_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("onnx")
+    from mctslab.players.network import shipped_models
+
+    shipped = shipped_models()["tic_tac_toe"]
+    package = hashes(shipped.parent)
+    monkeypatch.chdir(tmp_path)
+    done = invoke("export-onnx", "tic_tac_toe")
+    assert done.exit_code == 0, done.output
+    assert (tmp_path / "tic_tac_toe.onnx").stat().st_size > 0
+    line = assert_user_error(
+        invoke("export-onnx", "tic_tac_toe", "--out", str(shipped.with_suffix(".onnx")))
+    )
+    assert "inside the installed mctslab package" in line
+    assert hashes(shipped.parent) == package

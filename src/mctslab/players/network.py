@@ -69,6 +69,9 @@ AZ_SIMULATIONS = 200
 BACKENDS = ("auto", "onnx", "torch")
 #: An ONNX network may differ from PyTorch's by float32 rounding, not more.
 ONNX_TOLERANCE = 1e-4
+#: How much longer than twice its checkpoint an ``.onnx`` sidecar may be (a shipped
+#: network's graph is 245 KB beside its 261 KB checkpoint).
+ONNX_SLACK_BYTES = 16 * 1024**2
 
 _MODELS_PACKAGE = "mctslab.nn"
 _MODELS_DIR = "models"
@@ -202,8 +205,15 @@ def _onnx_evaluator(path: Path, game: Any, net: Any) -> Any:
     with torch.inference_mode():
         want_logits, want_values = (t.numpy() for t in net(torch.from_numpy(x)))
     problem = "no .onnx file"
+    # An ONNX graph holds the checkpoint's weights once, as float32 like the checkpoint:
+    # a sidecar far longer than the checkpoint is not its network, and is not read (a 5 GB
+    # file planted beside a model would otherwise be read whole at every load).
+    limit = 2 * path.stat().st_size + ONNX_SLACK_BYTES
     for fresh in (False, True):
         if not fresh and not sidecar.is_file():
+            continue
+        if not fresh and (size := sidecar.stat().st_size) > limit:
+            problem = f"{sidecar.name} is {size:,} bytes, far more than its network's; not read"
             continue
         try:
             blob = onnx_bytes(net, game.observation_shape()) if fresh else sidecar.read_bytes()

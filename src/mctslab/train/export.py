@@ -23,7 +23,12 @@ from mctslab.nn.export import onnx_bytes
 from mctslab.nn.networks import parameter_count
 from mctslab.train.run_directory import TrainError, load_run, refuse_run_owned, run_file
 
-__all__ = ["add_lineage", "export_model", "export_onnx"]
+__all__ = ["MAX_CARD_BYTES", "add_lineage", "export_model", "export_onnx"]
+
+#: The installed mctslab package (``.../mctslab``), whose files an export never rewrites.
+_PACKAGE = Path(__file__).resolve().parents[1]
+#: The longest model card read (a card is a few kilobytes: the shipped ones 4 and 11 KB).
+MAX_CARD_BYTES = 1024**2
 
 
 def export_model(
@@ -108,13 +113,21 @@ def export_model(
     return dest, dest.with_suffix(".json")
 
 
+def _read_card(path: Path) -> Any:
+    """A model card's JSON; :class:`TrainError` for a file that cannot be one: unreadable,
+    longer than :data:`MAX_CARD_BYTES`, not JSON, or nested too deep to parse."""
+    try:
+        if path.stat().st_size > MAX_CARD_BYTES:
+            raise ValueError(f"longer than a card's {MAX_CARD_BYTES:,} bytes")
+        return json.loads(path.read_text())
+    except (OSError, ValueError, RecursionError) as err:  # RecursionError: nested deep
+        raise TrainError(f"{path}: not a readable model card ({err})") from None
+
+
 def add_lineage(card: dict[str, Any], after: Path) -> None:
     """Make ``card`` continue the network whose card is the file ``after`` (see
     :func:`export_model`); a card of another game or network shape is refused."""
-    try:
-        before = json.loads(after.read_text())
-    except (OSError, ValueError) as err:
-        raise TrainError(f"{after}: not a readable model card ({err})") from None
+    before = _read_card(after)
     if not isinstance(before, dict):
         raise TrainError(f"{after}: not a model card")
     shape = {k: v for k, v in card["network"].items() if k != "parameters"}
@@ -151,31 +164,40 @@ def add_lineage(card: dict[str, Any], after: Path) -> None:
 
 def export_onnx(model: str | Path, out: str | Path | None = None) -> Path:
     """Write the network of the checkpoint ``model`` as ONNX (``out``, default: beside it,
-    ``.onnx``), the file ``az:`` players run in ONNX Runtime
+    ``.onnx``, or in the current directory for a network shipped in the package, whose
+    files are never rewritten: an ``out`` inside the package is refused), the file ``az:`` players run in ONNX Runtime
     (:func:`mctslab.players.network.network_evaluator`). The game is the checkpoint's, its
     parameters those of the model card beside it (``.json``) if there is one. Raises
     :class:`~mctslab.train.run_directory.TrainError` (or the checkpoint's and the exporter's
     errors, all ``ValueError``) for a file it cannot export."""
     model = Path(model)
-    dest = model.with_suffix(".onnx") if out is None else Path(out)
+    package = _PACKAGE
+    inside = model.resolve().is_relative_to(package)
+    # A shipped network's default goes to the current directory: the package's own files
+    # are not the user's to rewrite (and may be a system-wide install).
+    beside = Path(model.with_suffix(".onnx").name) if inside else model.with_suffix(".onnx")
+    dest = beside if out is None else Path(out)
     if dest.suffix != ".onnx":
         raise TrainError(f"{dest}: an ONNX file ends in .onnx")
+    if dest.expanduser().resolve().is_relative_to(package):
+        raise TrainError(
+            f"--out {dest} is inside the installed mctslab package ({package}), whose files "
+            "are not rewritten; write the ONNX file elsewhere"
+        )
     header = peek_checkpoint(model)
     card_path = model.with_suffix(".json")
     params: dict[str, Any] = {}
     if card_path.is_file():
-        try:
-            card = json.loads(card_path.read_text())
-        except (OSError, ValueError) as err:
-            raise TrainError(f"{card_path}: not a model card ({err})") from None
-        params = dict(card.get("game_params") or {}) if isinstance(card, dict) else {}
+        card = _read_card(card_path)
+        given = card.get("game_params") if isinstance(card, dict) else None
+        if not isinstance(given, dict | None):
+            raise TrainError(f"{card_path}: its game_params is not a dict of parameters")
+        params = dict(given or {})
     game = make(str(header["game"].get("name")), **params)
     net, _ = load_checkpoint(model, game)
     blob = onnx_bytes(net, game.observation_shape())  # type: ignore[attr-defined]
     try:
-        tmp = dest.with_name(f".{dest.name}.tmp")
-        tmp.write_bytes(blob)
-        tmp.replace(dest)
+        atomic_write(dest, blob)
     except OSError as err:
         raise TrainError(f"cannot write {err.filename or dest} ({err.strerror or err})") from None
     return dest
