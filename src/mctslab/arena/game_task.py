@@ -29,6 +29,13 @@ with ``resign_below`` set, a searching player whose last search's root value fel
 it (the rule of :mod:`mctslab.players.resign`, which ``mctslab gtp`` follows too). The
 resigning seat loses; ``error`` says who resigned and, for a search, at what value.
 
+Passing (Go), the rules of :mod:`mctslab.players.resign` that ``mctslab gtp`` and the web
+lab follow too: right after the opponent's pass, a searching player passes at once,
+without a search, when that pass ends the game won
+(:func:`~mctslab.players.resign.pass_for`), and a search's first pass where every move
+looks won is replaced by its best other move (:func:`~mctslab.players.resign.play_on`).
+A ``gtp:`` program passes by its own rules.
+
 A player that raises (termination ``"error"``), or returns an illegal move
 (``"illegal"``), loses the game; the error is recorded with the game. A game that its
 rules end at their length limit before it is decided on the board is scored as the game
@@ -51,6 +58,7 @@ from mctslab.arena.store import GameRecord, now
 from mctslab.core.game import CHANCE, Game, State, sample_chance_outcome
 from mctslab.core.registry import make
 from mctslab.core.rng import Rng
+from mctslab.players import resign as ending
 from mctslab.players.gtp import GtpPlayer, GtpResignation
 from mctslab.players.player import Player, check_hidden_information, make_player
 from mctslab.players.resign import resign_value, resigns
@@ -220,18 +228,8 @@ def play_task(task: GameTask) -> GameRecord:
             name = task.seats[p].name
             timer.before(p, players[p], state, game)
             t0 = time.perf_counter()
-            try:
-                action = players[p].choose(state.clone())
-            except GtpResignation as err:
-                termination, error = "resign", f"{name}: GtpResignation: {err}"
-                returns = _forfeit(game, n, p)
-                break
-            except Exception as err:
-                termination, error = "error", f"{name}: {_describe(err)}"
-                returns = _forfeit(game, n, p)
-                break
-            if task.resign_below is not None and resigns(players[p], task.resign_below):
-                termination, error = "resign", _resignation(name, players[p])
+            action, termination, error = _choose(players[p], state, name, task.resign_below)
+            if error is not None:  # resigned or crashed: that seat loses
                 returns = _forfeit(game, n, p)
                 break
             elapsed = time.perf_counter() - t0
@@ -270,6 +268,26 @@ def play_task(task: GameTask) -> GameRecord:
     return _record(
         task, opening, moves, times, movers, overruns, returns, termination, error, started
     )
+
+
+def _choose(
+    player: Player, state: State, name: str, resign_below: float | None
+) -> tuple[Any, str, str | None]:
+    """``player``'s move in ``state`` by the rules the arena shares with ``mctslab gtp``
+    and the web lab (:mod:`mctslab.players.resign`), with ``"normal"`` and no error; or
+    no move, the termination (``"resign"``, ``"error"``) and what happened."""
+    passed = ending.pass_for(player, state)
+    if passed is not None:  # the game ends won by it: no search (nor a stale resignation)
+        return passed, "normal", None
+    try:
+        action = player.choose(state.clone())
+    except GtpResignation as err:
+        return None, "resign", f"{name}: GtpResignation: {err}"
+    except Exception as err:
+        return None, "error", f"{name}: {_describe(err)}"
+    if resign_below is not None and resigns(player, resign_below):
+        return None, "resign", _resignation(name, player)
+    return ending.play_on(action, getattr(player, "last_result", None), state), "normal", None
 
 
 def _resignation(name: str, player: Player) -> str:

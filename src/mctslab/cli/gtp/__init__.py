@@ -52,7 +52,10 @@ resign here.
 
 **Passing**: after the opponent's pass, ``genmove`` passes at once, without a search,
 when that pass ends the game won for the side to move with the board counted as it
-stands (Tromp-Taylor area): a search could play on there, every move winning.
+stands (Tromp-Taylor area): a search could play on there, every move winning. And a
+search's pass the opponent has not asked for is replaced by its most visited other move
+while both look won: the rules of :mod:`mctslab.players.resign` (``pass_for``,
+``play_on``), which the arena and the web lab's AI follow too.
 
 **Time** (:mod:`mctslab.players.clock`): ``time_settings main_time byo_yomi_time
 byo_yomi_stones`` and ``time_left colour time stones`` (seconds) set the clock, and an

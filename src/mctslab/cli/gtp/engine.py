@@ -44,6 +44,7 @@ from mctslab.games.sgf import (
     sgf_result,
     write_sgf,
 )
+from mctslab.players import resign as ending
 from mctslab.players.clock import Clock
 from mctslab.players.gtp import action_to_vertex, vertex_to_action
 from mctslab.players.player import MCTSPlayer, Player, make_player, parse_spec
@@ -358,6 +359,7 @@ class GtpEngine:
         self.clock.spent(colour, time.perf_counter() - t0)
         if resign and resigns(player, self.resign_below):
             return "resign"
+        action = ending.play_on(action, getattr(player, "last_result", None), self.state)
         self._commit(self.state, action)
         return action_to_vertex(action, self.game.board_size)
 
@@ -368,14 +370,13 @@ class GtpEngine:
     def _pass_wins(self) -> bool:
         """Whether the opponent has just passed and a pass now ends the game won for the
         player to move, the board counted as it stands (Tromp-Taylor): then ``genmove``
-        passes at once, without a search (which could play on, every move winning)."""
+        passes at once, without a search (which could play on, every move winning). The
+        rule of :func:`mctslab.players.resign.pass_for`, which the arena and the web lab
+        share (a player that searches); a hand-over pass is not the opponent's."""
         history = self.state.history()
-        if not history or history[-1] != self._pass or len(history) - 1 in self._handed:
+        if not history or len(history) - 1 in self._handed:
             return False
-        after = self.state.clone()
-        mover = after.current_player()
-        after.apply_action(self._pass)
-        return after.is_terminal() and after.returns()[mover] > 0
+        return ending.pass_for(self.player, self.state) is not None
 
     def _undo(self, args: list[str]) -> str:
         """Take back the last move, and the hand-over pass that came with it (GNU Go's
@@ -504,6 +505,10 @@ class GtpEngine:
         state = self._prepared(colour)
         player, searcher = self._searcher("lz-genmove_analyze", state)
         self._commit(state, None)
+        if self._pass_wins():  # no search to stream: the answer is the pass alone
+            self._commit(self.state, self._pass)
+            self.emit(f"={self._ident}\nplay pass\n\n")
+            return ""
         config = self._move_config(colour)
         assert config is not None
         n = self.game.board_size
@@ -523,8 +528,9 @@ class GtpEngine:
         if result_resigns(result, self.resign_below, simulations=done):
             self.emit("play resign\n\n")
             return ""
-        self._commit(self.state, result.action)
-        self.emit(f"play {action_to_vertex(result.action, n)}\n\n")
+        action = ending.play_on(result.action, result, self.state)
+        self._commit(self.state, action)
+        self.emit(f"play {action_to_vertex(action, n)}\n\n")
         return ""
 
     # Protocol ----------------------------------------------------------------------------------

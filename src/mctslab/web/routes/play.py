@@ -1,6 +1,10 @@
 """Playing a session's game: ``POST /api/sessions/{id}/play`` (the human's move) and
 ``POST /api/sessions/{id}/ai`` (the AI's: a search on the kept tree, then its move).
 
+The AI's move follows the passing rules of :mod:`mctslab.players.resign`, as ``mctslab
+gtp`` and the arena do: right after the human's pass it passes at once when that ends
+the game won, and it plays on rather than pass first while every move wins.
+
 After either move the reference tree is re-rooted at the new position
 (:func:`reroot`): what the search learnt below the move is kept, the rest freed.
 """
@@ -12,6 +16,7 @@ from dataclasses import replace
 from fastapi import APIRouter, HTTPException, Request
 
 from mctslab.core.game import State
+from mctslab.players import resign as ending
 from mctslab.search.engine import Searcher
 from mctslab.search.mcts import MCTS
 from mctslab.search.trace import tree_at, tree_size
@@ -91,6 +96,10 @@ async def ai(sid: str, request: Request, lab: LabDep, body: BudgetIn | None = No
     session = lab.get(sid)
     budget = body or BudgetIn()
     lab.check_budget(budget.iterations, budget.time)  # the session's own were checked
+    with exclusive(session):
+        not_over(session)
+        if await winning_pass(lab, session):
+            return session.view()
     with exclusive(session), lab.searching(client_of(request)):
         not_over(session)
         config = session.config
@@ -126,6 +135,39 @@ async def ai(sid: str, request: Request, lab: LabDep, body: BudgetIn | None = No
         session.last_ai = AiReport(**move_fields(result, state), engine=session.engine)
         if session.fast is not None:  # its tree is not the reference one: kept for the view
             session.keep(KeptSearch(session.fast, state.clone(), "compiled"))
-        session.state.apply_action(result.action)
+        # A first pass where every move wins is no move: the shared rule plays on.
+        action = ending.play_on(result.action, result, state)
+        if action != result.action:
+            session.last_ai = session.last_ai.model_copy(
+                update={"action": action, "label": state.action_to_string(action)}
+            )
+        session.state.apply_action(action)
         await reroot(lab, session, state)
     return session.view()
+
+
+async def winning_pass(lab: Lab, session: Session) -> bool:
+    """Pass at once, without a search, when the human has just passed and a pass ends
+    the game won for the AI (:func:`mctslab.players.resign.winning_pass`, the rule that
+    ``mctslab gtp`` and the arena follow): a search would play on there, every move
+    winning, filling its own territory. Whether it passed."""
+    state = session.state.clone()
+    action = ending.winning_pass(state)
+    if action is None:
+        return False
+    after = state.child(action)
+    session.last_ai = AiReport(
+        action=action,
+        label=state.action_to_string(action),
+        player=state.current_player(),
+        final_rule="winning pass (the opponent passed, and this pass ends the game won)",
+        value=after.returns()[state.current_player()],
+        iterations=0,
+        seconds=0.0,
+        stopped_by="winning pass",
+        engine=session.engine,
+        children=[],
+    )
+    session.state.apply_action(action)
+    await reroot(lab, session, state)
+    return True
