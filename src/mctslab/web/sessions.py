@@ -221,6 +221,12 @@ class SessionStore:
         """How many sessions ``client`` holds."""
         return sum(1 for s in self._sessions.values() if s.client == client)
 
+    def oldest_idle(self, client: str) -> Session | None:
+        """``client``'s session used least recently among those not searching, or ``None``
+        (a session with a search running is in use, whatever its clock says)."""
+        idle = [s for s in self._sessions.values() if s.client == client and not s.busy]
+        return min(idle, key=lambda s: s.last_used, default=None)
+
     def add(self, session: Session) -> None:
         self._sessions[session.id] = session
         self.memory.hold(session.id, session.tree_bytes())

@@ -3,6 +3,12 @@
 
 A session is made within the caps on sessions (the server's and the client's) and on
 memory: its trees are priced before it is made, and the store holds what they take.
+
+A client at its cap of sessions (``max_client_sessions``) gets its new session in place
+of its oldest idle one (:func:`room_for_client`): a page that starts game after game,
+a class behind one proxy address, or a browser that closed its tabs without deleting
+their sessions would otherwise be refused every new game until the old ones expired,
+30 minutes later. Only a client whose every session is running a search is refused (429).
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from mctslab.core.errors import InvalidConfigError
 from mctslab.search.engine import has_kernels
 from mctslab.web.limits import compiled_node_bytes
 from mctslab.web.routes.config import network_evaluator, search_config
-from mctslab.web.routes.lab import LabDep, client_of, explicit_budget, in_thread
+from mctslab.web.routes.lab import Lab, LabDep, client_of, explicit_budget, in_thread
 from mctslab.web.schemas import SessionIn, SessionView, error_responses
 from mctslab.web.sessions import Session
 
@@ -41,7 +47,7 @@ async def create_session(body: SessionIn, request: Request, lab: LabDep) -> Sess
     lab.check_evaluator(body.config)
     lab.check_budget(*explicit_budget(body.config))
     client = client_of(request)
-    lab.room_for_one_more(client)
+    room_for_client(lab, client, make_room=False)
     game, state, node_bytes = await lab.build(
         lambda: lab.build_position(body.game, body.params, body.actions)
     )
@@ -67,7 +73,7 @@ async def create_session(body: SessionIn, request: Request, lab: LabDep) -> Sess
     config = replace(config, max_nodes=nodes)
     fast_bytes = fast * compiled_node_bytes(config) if engine == "compiled" else 0
     wanted_bytes = fast_bytes + node_bytes
-    lab.room_for_one_more(client)  # other sessions may have been made meanwhile
+    room_for_client(lab, client, make_room=False)  # other sessions may have been made meanwhile
     if sessions.memory.room() < wanted_bytes:
         raise lab.memory_spent(wanted_bytes)
     sid = secrets.token_urlsafe(9)
@@ -93,9 +99,36 @@ async def create_session(body: SessionIn, request: Request, lab: LabDep) -> Sess
         )
     finally:
         sessions.memory.drop(token)
-    lab.room_for_one_more(client)
+    # Only now, the request having passed every check, is an old session replaced.
+    room_for_client(lab, client, make_room=True)
     sessions.add(session)
     return session.view()
+
+
+def room_for_client(lab: Lab, client: str, *, make_room: bool) -> None:
+    """Room for one more session of ``client``, or a 429.
+
+    At the client's cap (``max_client_sessions``) its oldest idle session makes room:
+    dropped where ``make_room`` (the new session is about to be added), else only looked
+    for, so that a request refused later (a bad parameter, say) has dropped nothing. The
+    server's total does not grow by a replacement, so its own cap is checked only for a
+    session added beside the others. Without an idle session (every one is searching),
+    the client is refused."""
+    settings, sessions = lab.settings, lab.sessions
+    sessions.sweep()
+    if sessions.of_client(client) >= settings.max_client_sessions:
+        oldest = sessions.oldest_idle(client)
+        if oldest is None:
+            raise HTTPException(
+                429,
+                f"too many sessions from this client: all of its {settings.max_client_sessions} "
+                "sessions (max_client_sessions) are running a search; wait for one to "
+                "finish, or cancel or delete one",
+            )
+        if not make_room:
+            return
+        sessions.drop(oldest.id)
+    lab.room_for_one_more(client)
 
 
 @router.get(

@@ -1,10 +1,10 @@
 // The web lab's page: settings, the board, the AI's decisions, the step mode and the
 // tree, wired to the JSON API. Plain ES modules, no build step, no dependencies.
 
-import { api } from "./api.js";
+import { ApiError, api } from "./api.js";
 import { drawBoard } from "./board.js";
 import { explorationChart, rootStatsChart, scaleText, valueText } from "./charts.js";
-import { fmtValue, html, sleep } from "./dom.js";
+import { fmtValue, hideBanner, html, showBanner, sleep } from "./dom.js";
 import { ThinkPanel } from "./think.js";
 import { TreeView, boxHeight, shownSize, sizeFits } from "./tree.js";
 
@@ -29,6 +29,8 @@ const app = {
   models: [], // the trained networks of the chosen game (GET /api/games: its models): network:NAME evaluators
   caps: null, // the server's budget caps (GET /api/health): max_iterations, max_time
   view: null, // the last SessionView
+  spec: null, // the request that made the game shown (POST /api/sessions), without its moves
+  form: null, // the form's fields as they were for the game shown (snapshotForm)
   human: 0, // the human's player index, or null: the human plays both sides
   busy: false,
   treeDrawn: Promise.resolve(), // the tree of the view shown last, once drawn (showView)
@@ -37,6 +39,7 @@ const app = {
   think: null,
   treePath: "", // the node id whose path the tree always shows: the last step's
   userSized: false, // a depth or top-k chosen by hand: new trees are not fitted
+  position: "", // the session and moves of the tree shown: another one resets the tree's view
 };
 
 // ---------------------------------------------------------------------------------------
@@ -46,7 +49,7 @@ async function main() {
   app.tree = new TreeView($("tree"), {
     loadSubtree: (id) => api.tree(app.view.id, { node: id, depth: 2, top: topK() }),
     loadChildren: (id) => api.tree(app.view.id, { node: id, depth: 1 }),
-    openNode: (node) => openNode(node).catch(showError),
+    openNode: (node) => openNode(node).catch((err) => showError(err, "The position could not be shown")),
   });
   app.think = new ThinkPanel(document.querySelector(".phases"), {
     nodePosition: (id) => api.node(app.view.id, id),
@@ -55,16 +58,17 @@ async function main() {
     playerName: (p) => playerName(p),
   });
   wireControls();
-  drawExploration();
   try {
     app.games = await api.games();
     app.caps = await api.health();
     addRules(await api.rules());
+    applyDefaults(await api.schema());
   } catch (err) {
-    showError(err);
+    showError(err, "The lab could not start");
     setStatus("The server did not answer: is `mctslab serve` running?");
     return;
   }
+  drawExploration();
   const select = $("game");
   for (const game of app.games) {
     select.append(html("option", { value: game.name }, [prettyName(game.name)]));
@@ -93,8 +97,86 @@ function addRules(rules) {
   }
 }
 
+/**
+ * The search settings' defaults, from the request schema the server serves (EngineConfig
+ * in /openapi.json): the page starts from the configuration the API, the library's
+ * SearchConfig, the CLI and the lessons start from (c = √2, not a rounded 1.41), so that
+ * the same seed grows the same tree everywhere. FPU is the page's own: 0.5 (a draw) for
+ * an unvisited child, where the API's 0 (a loss) makes PUCT's first visits less even.
+ */
+const SCHEMA_DEFAULTS = {
+  c: "c",
+  c_puct: "c-puct",
+  rave: "rave",
+  progressive_bias: "progressive-bias",
+  expansion: "expansion",
+  simulation: "simulation",
+  final: "final",
+  cutoff_depth: "cutoff-depth",
+  seed: "seed",
+  solver: "solver",
+};
+
+function applyDefaults(schema) {
+  const fields = ((schema.components || {}).schemas || {}).EngineConfig;
+  const properties = (fields && fields.properties) || {};
+  for (const [name, id] of Object.entries(SCHEMA_DEFAULTS)) {
+    const value = (properties[name] || {}).default;
+    if (value === undefined || value === null) continue;
+    const input = $(id);
+    if (input.type === "checkbox") input.checked = Boolean(value);
+    else if (typeof value === "number") setNumber(input, value);
+    else input.value = String(value);
+  }
+  syncC($("c").value);
+  syncSelection();
+  $("cutoff-row").hidden = $("simulation").value !== "cutoff";
+}
+
+/**
+ * A number field set to `value`, shown short (√2 as 1.4142) but sent exact while the
+ * field shows it (readNumber): a default keeps its every digit without a field 18
+ * characters wide.
+ */
+function setNumber(input, value) {
+  const shown = Number.isInteger(value) ? String(value) : String(Number(value.toFixed(4)));
+  input.value = shown;
+  input.dataset.exact = String(value);
+  input.dataset.shown = shown;
+}
+
+/** A number field's value: the exact default while it shows that default (setNumber). */
+function readNumber(input) {
+  if (input.dataset.shown !== undefined && input.value === input.dataset.shown) return Number(input.dataset.exact);
+  return Number(input.value);
+}
+
 function prettyName(name) {
   return name.replace(/_/g, " ").replace(/\b\w/g, (c) => c.toUpperCase());
+}
+
+/**
+ * PUCT's options show under PUCT; UCT's c, RAVE, progressive bias and expansion apply to
+ * UCT only (RAVE adds a node's children at once, as expansion "all"). RAVE and
+ * progressive bias extend UCT's own rule (not UCB1-Tuned's).
+ */
+function syncSelection() {
+  const puct = $("selection").value === "puct";
+  const plain = $("selection").value === "uct";
+  $("puct-options").hidden = !puct;
+  $("uct-c").hidden = puct;
+  $("uct-options").hidden = puct;
+  $("rave").disabled = !plain;
+  $("progressive-bias").disabled = !plain;
+  $("expansion").disabled = puct || uctOption("rave", false) > 0;
+}
+
+/** c's slider, field and figure at `value` (the field keeps its text: an exact default). */
+function syncC(value) {
+  if ($("c").value !== value) $("c").value = value;
+  $("c-range").value = value;
+  $("c-out").textContent = Number(value).toFixed(2);
+  drawExploration();
 }
 
 function wireControls() {
@@ -112,19 +194,6 @@ function wireControls() {
   $("simulation").addEventListener("change", () => {
     $("cutoff-row").hidden = $("simulation").value !== "cutoff";
   });
-  // PUCT's options show under PUCT; UCT's c, RAVE, progressive bias and expansion
-  // apply to UCT only (RAVE adds a node's children at once, as expansion "all").
-  // RAVE and progressive bias extend UCT's own rule (not UCB1-Tuned's).
-  const syncSelection = () => {
-    const puct = $("selection").value === "puct";
-    const plain = $("selection").value === "uct";
-    $("puct-options").hidden = !puct;
-    $("uct-c").hidden = puct;
-    $("uct-options").hidden = puct;
-    $("rave").disabled = !plain;
-    $("progressive-bias").disabled = !plain;
-    $("expansion").disabled = puct || uctOption("rave", false) > 0;
-  };
   $("rave").addEventListener("input", () => (syncSelection(), drawExploration()));
   $("selection").addEventListener("change", () => (syncSelection(), drawExploration()));
   $("c-puct").addEventListener("input", () => drawExploration());
@@ -133,30 +202,43 @@ function wireControls() {
     $("budget").value = $("budget-kind").value === "time" ? "0.5" : "2000";
     setBudgetLimit();
   });
-  const syncC = (value) => {
-    $("c").value = value;
-    $("c-range").value = value;
-    $("c-out").textContent = Number(value).toFixed(2);
-    drawExploration();
-  };
   $("c").addEventListener("input", () => syncC($("c").value));
   $("c-range").addEventListener("input", () => syncC($("c-range").value));
   $("ai-move").addEventListener("click", () => aiMove());
-  $("cancel").addEventListener("click", () => app.view && api.cancel(app.view.id).catch(showError));
+  $("cancel").addEventListener("click", () => app.view && api.cancel(app.view.id).catch((err) => showError(err, "The search could not be stopped")));
   $("restart").addEventListener("click", () => restart());
-  $("step").addEventListener("click", () => guarded(() => step(false)));
+  $("step").addEventListener("click", () => guarded(() => step(false), "The step did not run"));
   $("play").addEventListener("click", togglePlay);
   $("speed").addEventListener("input", () => {
     $("speed-out").textContent = `${SPEEDS[$("speed").value]}/s`;
   });
   for (const button of document.querySelectorAll("[data-run]")) {
-    button.addEventListener("click", () => guarded(() => runIterations(Number(button.dataset.run))));
+    button.addEventListener("click", () => guarded(() => runIterations(Number(button.dataset.run)), "The iterations did not run"));
   }
   // A depth or top-k chosen by hand stays; Fit goes back to fitting each new tree.
   $("depth").addEventListener("change", () => ((app.userSized = true), refreshTree()));
   $("top").addEventListener("change", () => ((app.userSized = true), refreshTree()));
-  $("fit").addEventListener("click", () => ((app.userSized = false), fitTree().catch(showError)));
+  $("fit").addEventListener("click", () => ((app.userSized = false), fitTree().catch((err) => showError(err, "The tree could not be fitted"))));
   $("node-view-close").addEventListener("click", () => ($("node-view").hidden = true));
+  // The session the page leaves is deleted: else each reload, closed tab or link
+  // followed leaves one on the server, at the client's cap, for 30 minutes.
+  window.addEventListener("pagehide", () => app.view && api.leave(app.view.id));
+  clearOnNextAction();
+}
+
+/**
+ * A banner belongs to the action that caused it: the next action (a click on a button,
+ * a tab, a move, a change of a setting, in either tab) hides it, before its own
+ * refusal, if any, is shown. Listened for in the capture phase, so that it runs before
+ * the action's own handler.
+ */
+function clearOnNextAction() {
+  const acts = "button, a, [role=tab], .playable, [data-action], #board [data-testid]";
+  document.addEventListener("click", (event) => {
+    if (event.target instanceof Element && event.target.closest(acts) && !event.target.closest("#error")) hideBanner();
+  }, true);
+  document.addEventListener("change", () => hideBanner(), true);
+  document.addEventListener("submit", () => hideBanner(), true);
 }
 
 /** One input per game parameter, prefilled with its default. */
@@ -225,7 +307,7 @@ function drawEvaluatorNote() {
     html("div", {}, ["Its priors P weight the search and its value replaces the playout (AlphaZero's search)."]),
   ];
   if (trained.length) lines.push(html("div", {}, [`Trained: ${trained.join(", ")}.`]));
-  const scored = scoresText(model.evaluation);
+  const scored = scoresText(model.evaluation, model.card);
   if (scored) lines.push(html("div", { "data-testid": "evaluator-scores" }, [scored]));
   const details = [
     html("summary", {}, ["details"]),
@@ -237,11 +319,22 @@ function drawEvaluatorNote() {
 }
 
 /**
+ * Why a card's scores are at a generation other than its count of generations: a run
+ * started from another network's weights (train --init) counts its own generations,
+ * the card the whole lineage's (its earlier runs under `lineage`).
+ */
+function lineageNote(card, generation) {
+  const runs = card && Array.isArray(card.lineage) ? card.lineage : [];
+  const before = runs.reduce((n, run) => n + (run && typeof run.generations === "number" ? run.generations : 0), 0);
+  return before > 0 ? ` of its last run (started from the ${before} generations before it; ${before + generation} in all)` : "";
+}
+
+/**
  * A model card's last evaluation as one line: each fixed opponent's score with its 95%
  * interval and games ("uct100 0.85 [0.54, 0.96]"); the Elo table and the rest stay in the
  * card. A card of another shape is shown as text, cut at 200 characters.
  */
-function scoresText(evaluation) {
+function scoresText(evaluation, card) {
   if (evaluation === null || evaluation === undefined) return "";
   if (typeof evaluation !== "object") return String(evaluation);
   const scores = evaluation.scores;
@@ -250,7 +343,7 @@ function scoresText(evaluation) {
       .filter(([name, v]) => !name.startsWith("gen-") && v && typeof v.score === "number")
       .map(([name, v]) => `${name} ${v.score.toFixed(2)}` + (typeof v.low === "number" && typeof v.high === "number" ? ` [${v.low.toFixed(2)}, ${v.high.toFixed(2)}]` : ""));
     const games = Object.values(scores).find((v) => v && typeof v.games === "number");
-    const when = typeof evaluation.generation === "number" ? `generation ${evaluation.generation}` : "its last evaluation";
+    const when = typeof evaluation.generation === "number" ? `generation ${evaluation.generation}${lineageNote(card, evaluation.generation)}` : "its last evaluation";
     if (parts.length) return `Scores at ${when}${games ? `, ${games.games} games each` : ""} (95% intervals): ${parts.join(", ")}.`;
   }
   const text = Object.entries(evaluation)
@@ -340,10 +433,10 @@ function readConfig() {
   return {
     engine: $("engine").value,
     selection: $("selection").value,
-    c: Number($("c").value),
-    c_puct: Number($("c-puct").value),
+    c: readNumber($("c")),
+    c_puct: readNumber($("c-puct")),
     evaluator: $("evaluator").value,
-    fpu: Number($("fpu").value),
+    fpu: readNumber($("fpu")),
     rave: uctOption("rave"),
     progressive_bias: uctOption("progressive-bias"),
     expansion: $("expansion").value,
@@ -360,33 +453,135 @@ function readConfig() {
 // ---------------------------------------------------------------------------------------
 // Playing
 
+/**
+ * A new game with the form's settings. Only once the server has made it does the page
+ * leave the game shown: its session is then deleted (the server holds one game per
+ * page, not one per click), its tree and report cleared. A refused new game changes
+ * nothing: the board still shows the previous game, and the form gets its settings
+ * back, so that what the form says is what the game plays (the banner says so).
+ */
 async function newGame() {
   stopPlay();
   const humanValue = $("human").value;
-  app.human = humanValue === "none" ? null : Number(humanValue);
-  clearThink();
-  $("ai-report").hidden = true;
-  $("node-view").hidden = true;
-  app.tree.reset();
-  await guarded(async () => {
-    const view = await api.create({
-      game: $("game").value,
-      params: readParams(),
-      config: readConfig(),
-      human_player: app.human,
-    });
+  const human = humanValue === "none" ? null : Number(humanValue);
+  const ok = await guarded(async () => {
+    const spec = { game: $("game").value, params: readParams(), config: readConfig(), human_player: human };
+    const view = await api.create(spec);
+    const left = app.view;
+    app.human = human;
+    app.spec = spec;
+    app.form = snapshotForm();
+    clearThink();
+    $("ai-report").hidden = true;
+    $("node-view").hidden = true;
+    app.tree.reset();
     showView(view);
-  });
-  if (aiToMove()) await aiMove();
+    if (left && left.id !== view.id) api.remove(left.id).catch(() => {}); // it may have expired
+  }, "The new game was not started", () => refusedNewGame());
+  if (ok && aiToMove()) await aiMove();
+}
+
+/** After a refused new game: the game shown stays, with its settings in the form. */
+function refusedNewGame() {
+  if (!app.view) {
+    setStatus("No game yet: change the settings and press New game.");
+    return "No game is being played.";
+  }
+  restoreForm(app.form);
+  return "The board still shows the previous game, and the form its settings.";
+}
+
+/** The form's fields as they are (a game's parameters by name, the others by id). */
+function snapshotForm() {
+  const fields = {};
+  for (const el of $("config").elements) {
+    const key = el.closest("#game-params") ? `param:${el.name}` : el.id;
+    if (!key || el.tagName === "BUTTON") continue;
+    fields[key] = el.type === "checkbox" ? el.checked : el.value;
+  }
+  return { game: $("game").value, fields };
+}
+
+/** Put a snapshot's fields back (the game's, then its parameters' fields, then the rest). */
+function restoreForm(snap) {
+  if (!snap) return;
+  if ($("game").value !== snap.game) {
+    $("game").value = snap.game;
+    drawParams();
+    loadModels();
+  }
+  for (const el of $("config").elements) {
+    const key = el.closest("#game-params") ? `param:${el.name}` : el.id;
+    if (!key || !(key in snap.fields)) continue;
+    if (el.type === "checkbox") el.checked = snap.fields[key];
+    else el.value = snap.fields[key];
+  }
+  syncSelection();
+  syncC($("c").value);
+  $("cutoff-row").hidden = $("simulation").value !== "cutoff";
+  setBudgetLimit();
+  drawEvaluatorNote();
 }
 
 async function restart() {
   if (!app.view) return;
   stopPlay();
-  clearThink();
-  $("ai-report").hidden = true;
-  await guarded(async () => showView(await api.reset(app.view.id)));
+  await guarded(async () => {
+    let view;
+    try {
+      view = await api.reset(app.view.id);
+    } catch (err) {
+      if (!(err instanceof ApiError && err.sessionGone)) throw err;
+      view = await replaceLostGame(err, []); // a restart starts from the start anyway
+    }
+    clearThink();
+    $("ai-report").hidden = true;
+    showView(view);
+  }, "The game was not restarted");
   if (aiToMove()) await aiMove();
+}
+
+/**
+ * `fn(id)` on the shown game's session. A session the server no longer has (expired
+ * after its idle time, or deleted) is no dead end: a new game of the same settings is
+ * made in its place at the same position, the moves so far replayed, the page says so,
+ * and `fn` runs again on it.
+ */
+async function onSession(fn) {
+  try {
+    return await fn(app.view.id);
+  } catch (err) {
+    if (!(err instanceof ApiError && err.sessionGone)) throw err;
+    const view = await replaceLostGame(err, app.view.state.actions || []);
+    showView(view);
+    return fn(view.id);
+  }
+}
+
+/**
+ * The game made in place of one whose session is gone (`err`: the 404), at the position
+ * after `actions` (from the start if they cannot be replayed), and the banner that says so.
+ */
+async function replaceLostGame(err, actions) {
+  let view;
+  let replayed = actions.length > 0;
+  try {
+    view = await api.create({ ...app.spec, actions });
+  } catch (again) {
+    if (!replayed) throw again;
+    replayed = false;
+    view = await api.create({ ...app.spec, actions: [] });
+  }
+  clearThink();
+  app.tree.reset();
+  // The 404 says how long a session may stay idle ("expired after 1800 s idle").
+  const idle = /expired after ([\d.]+) s idle/.exec(err.message);
+  const ttl = idle ? ` after ${Number(idle[1]) >= 120 ? `${Math.round(Number(idle[1]) / 60)} minutes` : `${idle[1]} s`} idle` : "";
+  const where = replayed
+    ? `at the same position (its ${actions.length} move${actions.length === 1 ? "" : "s"} replayed; the search tree starts afresh)`
+    : "from the start";
+  showBanner(`The server no longer had this game (it expires${ttl}, or was deleted): a new game with the same settings was started in its place, ${where}`, { kind: "notice" });
+  return view;
 }
 
 function aiToMove() {
@@ -403,10 +598,10 @@ async function playMove(action) {
   if (app.busy || !humanToMove()) return;
   stopPlay();
   const ok = await guarded(async () => {
-    const view = await api.play(app.view.id, action);
+    const view = await onSession((id) => api.play(id, action));
     clearThink();
     showView(view);
-  });
+  }, "The move was not played");
   if (ok && aiToMove()) await aiMove();
 }
 
@@ -421,16 +616,17 @@ async function aiMove() {
   const ok = await guarded(async () => {
     let view;
     try {
-      view = await api.ai(app.view.id, readBudget());
+      const budget = readBudget();
+      view = await onSession((id) => api.ai(id, budget));
     } catch (err) {
       // "Stop thinking": the server answers 409 and plays no move.
-      if (!/^409: the search was cancelled/.test(err.message)) throw err;
+      if (!(err instanceof ApiError && err.status === 409 && /^the search was cancelled/.test(err.message))) throw err;
       stopped = true;
       view = await api.session(app.view.id);
     }
     clearThink();
     showView(view);
-  });
+  }, "The AI did not move");
   $("cancel").hidden = true;
   if (stopped) setStatus('The AI was stopped before it moved: press "AI move" to let it think again.');
   // Refused (the error bar says why): the status says again whose turn it is.
@@ -439,18 +635,21 @@ async function aiMove() {
   else if (ok && aiToMove()) await aiMove();
 }
 
-/** Run `fn` with the page marked busy; errors go to the error bar. Returns success. */
-async function guarded(fn) {
+/**
+ * Run `fn` with the page marked busy. Its refusal goes to the banner as "LEAD: why.",
+ * with `after()`'s sentence (what the page did about it) if given. Returns success
+ * (false also when another request was running: nothing was done).
+ */
+async function guarded(fn, lead = "", after = null) {
   if (app.busy) return false;
   app.busy = true;
   updateButtons();
   try {
     await fn();
     await app.treeDrawn;
-    hideError();
     return true;
   } catch (err) {
-    showError(err);
+    showError(err, lead, after ? after() : "");
     return false;
   } finally {
     app.busy = false;
@@ -462,6 +661,11 @@ async function guarded(fn) {
 // Drawing the session
 
 function showView(view) {
+  // A new position (a move, another game) is a new tree: a zoom or pan of the last
+  // one, made for its nodes, would show the new one off its edges; it is fitted afresh.
+  const position = `${view.id}:${(view.state.actions || []).join(",")}`;
+  if (position !== app.position) app.tree.reset();
+  app.position = position;
   app.view = view;
   drawMainBoard();
   setStatus(statusText());
@@ -793,7 +997,7 @@ function setCountsFrom(data) {
  * them); the play loop waits for them (`wait`).
  */
 async function step(wait) {
-  const trace = await api.step(app.view.id);
+  const trace = await onSession((id) => api.step(id));
   app.treePath = lastNode(trace);
   // The tree and the counts change with the panel's phases (stepPhase): until then, they
   // are those from before the iteration.
@@ -833,10 +1037,11 @@ function lastNode(trace) {
 }
 
 async function runIterations(k) {
-  const result = await api.iterations(app.view.id, k);
+  const result = await onSession((id) => api.iterations(id, k));
   setCountsFrom(result);
   clearThink();
-  await refreshTree();
+  // A batch makes a tree of another size: fitted again, as a new position's is.
+  await autoFitOrRefresh();
 }
 
 function togglePlay() {
@@ -856,7 +1061,7 @@ async function startPlay() {
     try {
       await step(true);
     } catch (err) {
-      showError(err);
+      showError(err, "The step did not run");
       break;
     }
     const wait = 1000 / rate - (performance.now() - started);
@@ -876,14 +1081,9 @@ function stopPlay() {
 // ---------------------------------------------------------------------------------------
 // Errors
 
-function showError(err) {
-  const box = $("error");
-  box.textContent = err instanceof Error ? err.message : String(err);
-  box.hidden = false;
-}
-
-function hideError() {
-  $("error").hidden = true;
+/** The banner for a refusal of the action `lead` names (dom.js showBanner). */
+function showError(err, lead = "", after = "") {
+  showBanner(err, { lead, after });
 }
 
 main();

@@ -87,3 +87,56 @@ export function valueColour(v) {
 }
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// ---------------------------------------------------------------------------------------
+// The banner (#error): what the last action's refusal was, as a sentence.
+
+// The words of the statuses the API documents (docs/web.md), for the detail line.
+const STATUS_WORDS = {
+  400: "refused by the game",
+  404: "not found",
+  409: "busy",
+  413: "too large",
+  422: "not a valid request",
+  429: "too many at once",
+  500: "server error",
+  503: "not available",
+};
+
+/** `text` as a sentence: its first letter capital, a full stop at the end. */
+export function sentence(text) {
+  const s = String(text).trim();
+  if (!s) return s;
+  const first = s[0].toUpperCase() + s.slice(1);
+  return /[.!?…:]$/.test(first) ? first : `${first}.`;
+}
+
+/**
+ * Show the banner for an action's refusal `err`: "LEAD: the reason." in full sentences,
+ * `after` (what the page did about it) as a sentence of its own, and the HTTP status and
+ * request in a smaller line below (for a request the server refused). kind "notice":
+ * news, not a failure (a game started in place of an expired one).
+ * A banner belongs to the action that caused it: the page hides it at the next action.
+ */
+export function showBanner(err, { lead = "", after = "", kind = "error" } = {}) {
+  const box = document.getElementById("error");
+  const reason = err instanceof Error ? err.message : String(err ?? "");
+  const text = lead && reason ? `${lead}: ${reason}` : lead || reason;
+  const lines = [html("p", { class: "banner-text", "data-testid": "banner-text" }, [sentence(text) + (after ? ` ${sentence(after)}` : "")])];
+  const status = err && typeof err === "object" ? err.status : 0;
+  if (status) {
+    const words = STATUS_WORDS[status] ? ` (${STATUS_WORDS[status]})` : "";
+    lines.push(html("p", { class: "banner-detail", "data-testid": "banner-detail" }, [`HTTP ${status}${words} · ${err.method} ${err.path.split("?")[0]}`]));
+  }
+  box.replaceChildren(...lines);
+  box.dataset.kind = kind;
+  box.setAttribute("role", kind === "error" ? "alert" : "status");
+  box.hidden = false;
+}
+
+/** Hide the banner (the next action has begun). */
+export function hideBanner() {
+  const box = document.getElementById("error");
+  box.hidden = true;
+  box.replaceChildren();
+}

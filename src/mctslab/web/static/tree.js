@@ -83,7 +83,9 @@ export class TreeView {
       const [a, b] = el.getAttribute("data-edge").split(">");
       el.classList.toggle("on-path", this.path.has(a) && this.path.has(b));
     }
-    if (!this.userMoved && !this.fitted) this.showNodes([...this.path]);
+    // A fitted view too: a step's path is drawn outside the fitted depth and top-k, so
+    // it can leave the fitted tree's edges (the view then pans to it, the root kept).
+    if (!this.userMoved) this.showNodes([...this.path]);
   }
 
   /**
