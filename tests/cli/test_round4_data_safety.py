@@ -279,3 +279,64 @@ def test_export_onnx_of_a_shipped_network_writes_to_the_current_directory(
     )
     assert "inside the installed mctslab package" in line
     assert hashes(shipped.parent) == package
+
+
+# 22. Arena sizes are bounded -----------------------------------------------------------------
+
+HUGE = str(10**30)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["arena", "tic_tac_toe", "--games", HUGE], "more than a run's 250,000 games"),
+        (["arena", "tic_tac_toe", "--games", "200000", "--player", "c=random"], "3 pairings"),
+        (["arena", "tic_tac_toe", "--workers", HUGE], "workers must be at most"),
+        (["arena", "tic_tac_toe", "--workers", "0"], "workers must be an integer >= 1"),
+        (["sprt", "tic_tac_toe", "--max-games", HUGE], "max games must be at most 250,000"),
+        (["sprt", "tic_tac_toe", "--workers", "100000"], "workers must be at most"),
+        (["selfplay", "tic_tac_toe", "--games", HUGE], "--games must be at most 250,000"),
+        (["selfplay", "tic_tac_toe", "--workers", HUGE], "--workers must be at most"),
+    ],
+)
+def test_absurd_arena_sizes_are_one_error_line(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    """10**30 games (which would build a schedule no memory holds), 10**30 workers (a
+    traceback before): one error line, nothing played, no store written."""
+    db = tmp_path / "r.db"
+    extra = (
+        ["--player", "mcts:iterations=10", "--out", str(tmp_path / "s.npz")]
+        if args[0] == "selfplay"
+        else ["--player", "a=random", "--player", "b=random", "--db", str(db)]
+    )
+    line = assert_user_error(invoke(*args, *extra, "--no-progress"))
+    assert message in line, line
+    assert not db.exists()
+
+
+def test_workers_beyond_the_games_start_no_more_processes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--workers 8 for a 2-game arena: a pool of 2 processes, not 8 (a fork pool starts
+    all its workers at once)."""
+    import concurrent.futures
+
+    from mctslab.arena import tournament
+
+    monkeypatch.setattr(tournament, "default_workers", lambda: 2)
+    sizes: list[int] = []
+    real = concurrent.futures.ProcessPoolExecutor
+
+    class Counting(real):  # type: ignore[misc, valid-type]
+        def __init__(self, max_workers: int, **kwargs: object) -> None:
+            sizes.append(max_workers)
+            super().__init__(max_workers=max_workers, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(tournament, "ProcessPoolExecutor", Counting)
+    done = invoke(
+        "arena", "tic_tac_toe", "--player", "a=random", "--player", "b=random", "--games", "2",
+        "--workers", "8", "--db", str(tmp_path / "r.db"), "--no-progress",
+    )  # fmt: skip
+    assert done.exit_code == 0, done.output
+    assert sizes == [2]

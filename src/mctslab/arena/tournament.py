@@ -80,9 +80,12 @@ from mctslab.core.registry import make
 from mctslab.players.player import check_hidden_information, make_player, parse_spec
 
 __all__ = [
+    "MAX_GAMES",
+    "MAX_RAY_WORKERS",
     "RULES_KEYS",
     "TIME_GRACE",
     "TIME_TOLERANCE",
+    "WORKERS_PER_CORE",
     "ArenaConfig",
     "ArenaResult",
     "DuplicateRunError",
@@ -93,12 +96,14 @@ __all__ = [
     "PooledPlayer",
     "RulesChangedError",
     "RunChangedError",
+    "check_max_games",
     "check_players",
     "derive_seed",
     "describe_rules",
     "effective_spec",
     "find_resumable_run",
     "game_key",
+    "max_workers",
     "move_time_stats",
     "play_task",
     "pool_runs",
@@ -110,6 +115,15 @@ __all__ = [
 
 #: The keys of a run's identity that say which rules its games were played by.
 RULES_KEYS = ("game", "game_params", "game_version")
+#: The most games one run may hold (all pairings together; an SPRT's ``max_games``): its
+#: schedule is built in advance, about 350 bytes a game (90 MB at the cap), where 10**30
+#: games would exhaust any memory. The largest run of the project's benchmarks has 400.
+MAX_GAMES = 250_000
+#: Local worker processes at most, per core this process may use (:func:`default_workers`):
+#: more only wait for a core, each holding its players' memory (200 to 500 MB for a
+#: network player). Ray's workers run elsewhere, up to :data:`MAX_RAY_WORKERS`.
+WORKERS_PER_CORE = 4
+MAX_RAY_WORKERS = 4_096
 
 
 class DuplicateRunError(InvalidConfigError):
@@ -166,8 +180,15 @@ class ArenaConfig:
         dup = sorted({n for n in names if names.count(n) > 1})
         if dup:
             raise InvalidConfigError(f"player name {dup[0]!r} is given twice")
-        if not isinstance(self.games, int) or self.games < 1:
+        if not isinstance(self.games, int) or isinstance(self.games, bool) or self.games < 1:
             raise InvalidConfigError(f"games must be a positive integer, got {self.games!r}")
+        pairings = len(self.players) * (len(self.players) - 1) // 2
+        if self.games * pairings > MAX_GAMES:
+            raise InvalidConfigError(
+                f"{self.games:,} games per pairing"
+                + (f" x {pairings} pairings" if pairings > 1 else "")
+                + f" is more than a run's {MAX_GAMES:,} games at most"
+            )
         if self.time_per_move is not None and not (
             math.isfinite(self.time_per_move) and self.time_per_move > 0
         ):
@@ -182,10 +203,19 @@ class ArenaConfig:
             )
         if self.openings < 0:
             raise InvalidConfigError(f"openings must be >= 0 plies, got {self.openings}")
-        if self.workers < 1:
-            raise InvalidConfigError(f"workers must be >= 1, got {self.workers}")
         if self.backend not in ("local", "ray"):
             raise InvalidConfigError(f"unknown backend {self.backend!r}; valid: local, ray")
+        if isinstance(self.workers, bool) or not isinstance(self.workers, int) or self.workers < 1:
+            raise InvalidConfigError(f"workers must be an integer >= 1, got {self.workers!r}")
+        if self.workers > (most := max_workers(self.backend)):
+            where = (
+                "on Ray"
+                if self.backend == "ray"
+                else f"{WORKERS_PER_CORE} per core of this machine's {default_workers()}"
+            )
+            raise InvalidConfigError(
+                f"workers must be at most {most:,} ({where}), got {self.workers:,}"
+            )
         if self.strict and self.time_per_move is None and self.main_time is None:
             raise InvalidConfigError("strict time control needs a time per move or a main time")
         if self.resign_below is not None and not -1.0 <= self.resign_below <= 1.0:
@@ -259,13 +289,17 @@ def run_tasks(
 ) -> Iterator[GameRecord]:
     """Play ``tasks`` and yield each record as it finishes (in completion order).
 
-    ``workers=1`` plays in this process; more use forked worker processes (at most
-    ``2 * workers`` games queued at a time); ``backend="ray"`` sends them to Ray.
+    ``workers=1`` plays in this process; more use forked worker processes (no more than
+    there are tasks, at most ``2 * workers`` games queued at a time); ``backend="ray"``
+    sends them to Ray.
     """
     if backend == "ray":
         yield from run_tasks_ray(tasks, workers, ray_address)
         return
-    if workers == 1 or len(tasks) <= 1:
+    # No more processes than games: a fork pool starts all its workers at once, and a
+    # 2-game arena of --workers 200 would fork 200 processes to use 2.
+    workers = min(workers, len(tasks))
+    if workers <= 1:
         for task in tasks:
             yield play_task(task)
         return
@@ -579,6 +613,12 @@ def run_arena(
     return ArenaResult(run_id, len(all_tasks), played_now, records, cheating)
 
 
+def max_workers(backend: str = "local") -> int:
+    """The most workers a run may ask for: :data:`WORKERS_PER_CORE` per core this process
+    may use, or :data:`MAX_RAY_WORKERS` on Ray. A run uses no more than its games."""
+    return MAX_RAY_WORKERS if backend == "ray" else WORKERS_PER_CORE * default_workers()
+
+
 def default_workers() -> int:
     """The number of cores this process may use."""
     try:
@@ -603,6 +643,16 @@ class SprtOutcome:
     cheating: tuple[str, ...] = ()
 
 
+def check_max_games(max_games: int) -> None:
+    """Refuse an SPRT's ``max_games`` below 2 or above :data:`MAX_GAMES`."""
+    if isinstance(max_games, bool) or not isinstance(max_games, int) or max_games < 2:
+        raise InvalidConfigError(f"max games must be an integer >= 2, got {max_games!r}")
+    if max_games > MAX_GAMES:
+        raise InvalidConfigError(
+            f"max games must be at most {MAX_GAMES:,} (a run's games at most), got {max_games:,}"
+        )
+
+
 def run_sprt(
     config: ArenaConfig,
     test: Any,
@@ -623,8 +673,7 @@ def run_sprt(
     """
     if len(config.players) != 2:
         raise InvalidConfigError("an SPRT takes exactly two players")
-    if max_games < 2:
-        raise InvalidConfigError(f"max games must be >= 2, got {max_games}")
+    check_max_games(max_games)
     game = make(config.game, **dict(config.game_params))
     cheating = check_players(config, game)
     pairs_cap = max_games // 2

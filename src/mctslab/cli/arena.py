@@ -53,6 +53,7 @@ from mctslab.arena.tournament import (
     ArenaConfig,
     Entrant,
     PooledGames,
+    check_max_games,
     check_players,
     default_workers,
     describe_rules,
@@ -547,6 +548,7 @@ def sprt(
             default_workers() if workers is None else workers, backend, ray_address, allow_cheating,
         )  # fmt: skip
         test = Sprt(SprtConfig(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta))
+        check_max_games(max_games)
         check_players(config, make(game, **dict(values)))
         with (
             open_store(db) as store,

@@ -19,6 +19,7 @@ from mctslab.analysis.dataset import (
     record_selfplay,
     write_dataset,
 )
+from mctslab.arena.tournament import MAX_GAMES, WORKERS_PER_CORE, max_workers
 from mctslab.cli.app import (
     CliError,
     GameArg,
@@ -67,8 +68,15 @@ def selfplay(
     with user_errors():
         if games < 1:
             raise CliError(f"--games must be a positive integer, got {games}")
+        if games > MAX_GAMES:
+            raise CliError(f"--games must be at most {MAX_GAMES:,}, got {games:,}")
         if workers < 1:
             raise CliError(f"--workers must be a positive integer, got {workers}")
+        if workers > (most := max_workers()):
+            raise CliError(
+                f"--workers must be at most {most} ({WORKERS_PER_CORE} per core), got {workers:,}"
+            )
+        workers = min(workers, games)  # a fork pool starts every worker at once
         if max_moves is not None and max_moves < 1:
             raise CliError(f"--max-moves must be a positive integer, got {max_moves}")
         check_dataset_path(out)
