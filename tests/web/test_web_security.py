@@ -14,7 +14,7 @@ import threading
 import time
 import warnings
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from functools import partial
 from typing import Any
 
@@ -215,3 +215,87 @@ def test_step_trees_are_held_in_the_memory_budget() -> None:
     with TestClient(create_app(tiny), base_url=LOCAL) as c:
         r = c.post("/api/optimize/step", json={"game": "samegame", "skip": 100})
         assert "max_memory" in detail(r, 429)
+
+
+# Item 21: a request body is bounded before it is read whole. -------------------------------
+
+
+def test_a_body_over_the_cap_is_refused_from_its_length() -> None:
+    """A 95 MB JSON body held the event loop for 7 s: a body over max_body_bytes is now a
+    413 from its Content-Length, before the server reads it."""
+    with TestClient(create_app(Settings(max_body_bytes=1000)), base_url=LOCAL) as c:
+        big = b'{"game": "tic_tac_toe", "actions": [' + b"0, " * 400 + b"0]}"
+        r = c.post("/api/move", content=big, headers={"content-type": "application/json"})
+        assert "max_body_bytes" in detail(r, 413)
+        assert "max_body_bytes" in detail(c.post("/api/sessions", content=big), 413)
+        assert c.post("/api/move", json={"game": TTT, "iterations": 5}).status_code == 200
+        chunked = c.post("/api/move", content=iter([big[:600], big[600:]]))  # no length
+        assert "max_body_bytes" in detail(chunked, 413)
+    schema = create_app(Settings()).openapi()
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            if "requestBody" in operation:
+                assert "413" in operation["responses"], (method, path)
+
+
+def test_a_chunked_body_is_refused_while_it_streams() -> None:
+    """A body with no Content-Length is refused as soon as what has arrived passes the
+    cap, while the client is still sending, and the server answers others meanwhile."""
+    import socket
+
+    with served(create_app(Settings(max_body_bytes=1 << 20))) as url:
+        host, port = url.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port)), timeout=30) as sock:
+            sock.sendall(
+                b"POST /api/move HTTP/1.1\r\nHost: localhost\r\n"
+                b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+            )
+            chunk = b"[" + b"0," * (32 << 10)
+            sent = 0
+            answer = b""
+            sock.settimeout(0.05)
+            while sent < (100 << 20) and b"\r\n\r\n" not in answer:
+                try:
+                    sock.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                    sent += len(chunk)
+                except OSError:  # the server answered and closed: read the answer
+                    break
+                with suppress(TimeoutError):
+                    answer += sock.recv(65536)
+            sock.settimeout(30)
+            while b"\r\n\r\n" not in answer:
+                more = sock.recv(65536)
+                if not more:
+                    break
+                answer += more
+        assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
+        assert sent < (8 << 20)  # refused long before the client's 100 MB were sent
+        assert httpx.get(f"{url}/api/health", headers={"host": "localhost"}).status_code == 200
+
+
+# Item 25, the web's part: the documented statuses, the Host check. --------------------------
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        '{"game": "tic_tac_toe", "actions": ' + "[" * 100_000 + "]" * 100_000 + "}",
+        '{"game": "tic_tac_toe", "actions": [' + "9" * 5000 + "]}",
+        "[" * 2000 + "]" * 2000,
+    ],
+    ids=["nested", "5000-digit", "nested-top"],
+)
+def test_json_nested_too_deeply_or_too_long_a_number_is_422(body: str) -> None:
+    """docs/web.md promises 422 for malformed JSON; these got FastAPI's bare 400."""
+    with TestClient(create_app(Settings()), base_url=LOCAL) as c:
+        for path in ("/api/move", "/api/sessions", "/api/optimize/step"):
+            r = c.post(path, content=body, headers={"content-type": "application/json"})
+            assert detail(r, 422).startswith("malformed JSON body"), path
+
+
+def test_a_host_with_text_after_a_bracketed_address_is_refused() -> None:
+    with TestClient(create_app(Settings()), base_url=LOCAL) as c:
+        for host in ("[::1]evil.example", "[::1]evil.example:8000", "[::1]x:8000", "[::1]:"):
+            assert "Host header" in detail(c.get("/api/health", headers={"host": host}), 400)
+        for host in ("[::1]", "[::1]:8000", "[::1]:0"):
+            assert c.get("/api/health", headers={"host": host}).status_code == 200

@@ -48,12 +48,19 @@ from fastapi import FastAPI
 
 import mctslab
 from mctslab.web import networks
+from mctslab.web.body import BodyLimit
 from mctslab.web.errors import add_error_handlers
 from mctslab.web.hosts import HostCheck
 from mctslab.web.optimize import DEFAULT_RUN_SECONDS
 from mctslab.web.positions import lab_game_names
 from mctslab.web.routes import add_routes
-from mctslab.web.schemas import DEFAULT_ITERATIONS, HOST_ERROR, OPENSPIEL_GAME, ErrorOut
+from mctslab.web.schemas import (
+    BODY_ERROR,
+    DEFAULT_ITERATIONS,
+    HOST_ERROR,
+    OPENSPIEL_GAME,
+    ErrorOut,
+)
 from mctslab.web.sessions import SessionStore
 from mctslab.web.settings import Settings
 from mctslab.web.warmup import WarmUp
@@ -107,6 +114,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.openapi = openapi  # type: ignore[method-assign]
     add_error_handlers(app)  # errors: one line, 4xx for anything the user did
     add_routes(app, settings, sessions, lab_games)
+    # A body is bounded before it is read whole, and checked as JSON (mctslab.web.body).
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     # Outermost: a request under a Host the server does not answer to reaches nothing.
     app.add_middleware(HostCheck, allowed_hosts=settings.allowed_hosts)
     return app
@@ -140,7 +149,8 @@ def _make_exact(schema: dict[str, Any], settings: Settings, games: list[str]) ->
     - A game is a name of ``games`` (``GET /api/games``) or ``openspiel:NAME`` for a game
       of the lab's OpenSpiel list (:data:`mctslab.web.openspiel.ALLOWED`).
     - Every route may send a 400 for a ``Host`` header the server does not answer to
-      (:mod:`mctslab.web.hosts`): it is documented on each.
+      (:mod:`mctslab.web.hosts`): it is documented on each; every route that takes a
+      body, a 413 for one over ``max_body_bytes`` (:mod:`mctslab.web.body`).
     - An evaluator is a built-in's name or ``network:NAME`` for a network the lab offers
       (a game's ``models`` in ``GET /api/games``: those shipped, where PyTorch imports).
     """
@@ -152,14 +162,16 @@ def _make_exact(schema: dict[str, Any], settings: Settings, games: list[str]) ->
             if ref.get("$ref", "").endswith("/HTTPValidationError"):
                 del operation["responses"]["422"]
             responses = operation["responses"]
+            error = {"schema": {"$ref": f"#/components/schemas/{ErrorOut.__name__}"}}
             if "400" not in responses:
                 responses["400"] = {
                     "description": HOST_ERROR,
-                    "content": {
-                        "application/json": {
-                            "schema": {"$ref": f"#/components/schemas/{ErrorOut.__name__}"}
-                        }
-                    },
+                    "content": {"application/json": error},
+                }
+            if "requestBody" in operation and "413" not in responses:
+                responses["413"] = {
+                    "description": BODY_ERROR,
+                    "content": {"application/json": error},
                 }
     components.pop("HTTPValidationError", None)
     components.pop("ValidationError", None)

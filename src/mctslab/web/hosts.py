@@ -30,7 +30,11 @@ def _split(host: str) -> tuple[str, str | None]:
         if end < 0:
             return host, None
         rest = host[end + 1 :]
-        return host[: end + 1], rest[1:] if rest.startswith(":") else None
+        if rest and not rest.startswith(":"):
+            # "[::1]evil.example" is no bracketed address: the whole is its name (which
+            # no entry is), not [::1] with the rest ignored.
+            return host, None
+        return host[: end + 1], rest[1:] if rest else None
     name, colon, port = host.rpartition(":")
     if not colon or ":" in name:  # no port (or a bare IPv6 address, which Host never is)
         return host, None

@@ -23,6 +23,7 @@ from mctslab.web.openspiel import OPENSPIEL_PATTERN
 LAB_SELECTIONS = (*selectable_rules(), "puct")
 
 __all__ = [
+    "BODY_ERROR",
     "DEFAULT_ITERATIONS",
     "HOST_ERROR",
     "LAB_SELECTIONS",
@@ -115,8 +116,8 @@ _ERRORS: dict[int, str] = {
     404: "No such session: it never existed, was deleted, or expired.",
     409: "A search is running on the session (or the AI's search was cancelled: no move).",
     413: "Over a size cap: the session's tree (max_nodes, or fewer of this game's nodes "
-    "within max_session_memory), the view (max_view_nodes, max_svg_nodes), or the time "
-    "to set up the game (max_build_time).",
+    "within max_session_memory), the view (max_view_nodes, max_svg_nodes), the time "
+    "to set up the game (max_build_time), or the request body (max_body_bytes).",
     422: "The request does not match this schema (a type, a range, an unknown field or "
     "game, malformed JSON) or a budget is over its cap (max_iterations, max_time).",
     429: "Too many at once: sessions (max_sessions, max_client_sessions), searches "
@@ -126,6 +127,7 @@ _ERRORS: dict[int, str] = {
 }
 #: The 400 of a route whose requests the game cannot refuse: the Host header alone.
 HOST_ERROR = "A Host header the server does not answer to (allowed_hosts)."
+BODY_ERROR = "The request body is over its cap (max_body_bytes)."
 
 
 def error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:

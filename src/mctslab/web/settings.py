@@ -87,6 +87,10 @@ class Settings:
         max_step_trees: SP-MCTS step sessions held (``POST /api/optimize/step``); the
             least recently stepped is dropped beyond.
         max_step_nodes: nodes one step session's tree may make (413 beyond).
+        max_body_bytes: bytes a request body may have (413 beyond: refused from its
+            ``Content-Length`` before it is read, or as soon as a chunked body passes
+            it; :mod:`mctslab.web.body`). The largest the lab needs is a long game's
+            moves: a few kilobytes.
     """
 
     session_ttl: float = 1800.0
@@ -113,3 +117,4 @@ class Settings:
     warm_engine: bool = False
     max_step_trees: int = 16
     max_step_nodes: int = 20_000
+    max_body_bytes: int = 1 << 20
