@@ -103,13 +103,19 @@ def test_the_networks_card_is_a_few_readable_lines(page: Page) -> None:
     expect(page.get_by_test_id("evaluator-scores")).to_contain_text(
         re.compile(r"uct100 \d\.\d\d \[\d\.\d\d, \d\.\d\d\]")
     )
+    # The scores are the second run's (train --init counts its own generations): the
+    # line says so, with the lineage's total, which the option's label gives.
+    expect(page.get_by_test_id("evaluator-scores")).to_contain_text(
+        "Scores at generation 150 of its last run (238 in all)"
+    )
     assert "{" not in note.inner_text()  # no raw JSON
     details = page.get_by_test_id("evaluator-details")
     assert details.get_attribute("open") is None  # the description and command folded
     box = note.bounding_box()
     sidebar = page.locator(".panel.controls").first.bounding_box()
     assert box is not None and sidebar is not None
-    assert box["height"] < 170 and box["x"] + box["width"] <= sidebar["x"] + sidebar["width"] + 1
+    # A few lines: 170 px before the scores line said whose generation it is (one line more).
+    assert box["height"] < 190 and box["x"] + box["width"] <= sidebar["x"] + sidebar["width"] + 1
 
 
 def test_the_winners_line_is_drawn(page: Page) -> None:

@@ -326,7 +326,7 @@ function drawEvaluatorNote() {
 function lineageNote(card, generation) {
   const runs = card && Array.isArray(card.lineage) ? card.lineage : [];
   const before = runs.reduce((n, run) => n + (run && typeof run.generations === "number" ? run.generations : 0), 0);
-  return before > 0 ? ` of its last run (started from the ${before} generations before it; ${before + generation} in all)` : "";
+  return before > 0 ? ` of its last run (${before + generation} in all)` : "";
 }
 
 /**
