@@ -299,3 +299,32 @@ def test_a_host_with_text_after_a_bracketed_address_is_refused() -> None:
             assert "Host header" in detail(c.get("/api/health", headers={"host": host}), 400)
         for host in ("[::1]", "[::1]:8000", "[::1]:0"):
             assert c.get("/api/health", headers={"host": host}).status_code == 200
+
+
+@pytest.mark.parametrize(
+    "config",
+    [{"seed": 3}, {"seed": 3, "expansion": "all"}, {"seed": 2, "selection": "puct"}],
+    ids=["one", "all", "puct"],
+)
+def test_a_compiled_move_sizes_its_tree_by_its_budget(
+    monkeypatch: pytest.MonkeyPatch, config: dict[str, Any]
+) -> None:
+    """Each 500-iteration /api/move allocated a 1,000,000-node (31 MB) compiled tree, its
+    cap, so that RSS reached gigabytes under load: a budget that bounds the tree under
+    its cap now sizes it (the engine grows it by doubling), node for node the same move."""
+    from mctslab.web.routes import bot
+
+    made: list[Any] = []
+    real = bot.make_searcher
+    monkeypatch.setattr(bot, "make_searcher", lambda *a: made.append(real(*a)) or made[-1])
+    body = {"game": "connect_four", "iterations": 500, "config": {**config, "engine": "compiled"}}
+    with TestClient(create_app(Settings()), base_url=LOCAL) as c:
+        sized = c.post("/api/move", json=body).json()
+        assert len(made[-1].tree.first_child) <= 1 << 16  # was max_nodes, 1,000,000
+        monkeypatch.setattr(bot, "compiled_node_bound", lambda *a: None)  # the cap, as before
+        capped = c.post("/api/move", json=body).json()
+        assert len(made[-1].tree.first_child) == Settings().max_nodes
+    timings = ("seconds", "compile_seconds", "sims_per_s")
+    assert {k: v for k, v in sized.items() if k not in timings} == {
+        k: v for k, v in capped.items() if k not in timings
+    }

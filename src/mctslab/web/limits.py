@@ -27,6 +27,7 @@ lock is needed: a run's thread only changes what ``alive`` answers.
 
 from __future__ import annotations
 
+import math
 import sys
 from collections import Counter
 from collections.abc import Callable
@@ -41,7 +42,9 @@ from mctslab.search.mcts import SearchConfig
 __all__ = [
     "ClientSearches",
     "MemoryBudget",
+    "compiled_node_bound",
     "compiled_node_bytes",
+    "compiled_tree_nodes",
     "game_bytes",
     "optimize_run_bytes",
     "reference_node_bytes",
@@ -179,6 +182,37 @@ def optimize_run_bytes(kind: str, options: dict[str, Any], compiled: bool, game:
         levels = int(options.get("level", 0) if kind == "nrpa" else 0) + 2
         total += levels * _move_codes(game) * (8 if compiled else _POLICY_ENTRY)
     return total
+
+
+def compiled_node_bound(config: SearchConfig, num_actions: int) -> int | None:
+    """The most nodes the compiled engine's tree can make in a search of ``config`` from a
+    fresh tree, or ``None`` under a time budget (no bound but the node cap).
+
+    An iteration opens at most one leaf: one node under ``expansion="one"`` (without
+    RAVE, knowledge or PUCT, which add a node's children at once), else at most
+    ``num_actions`` children (PUCT: ``batch`` leaves an iteration); robust-max may extend
+    the budget by ``robust_max_extra``. A search whose bound is under the tree's cap never
+    reaches the cap, so the engine may size its tree by the budget (it grows it by
+    doubling) instead of allocating the cap whole: node for node the same search."""
+    if config.time is not None or config.iterations is None:
+        return None
+    iterations = config.iterations
+    if config.final == "robust-max":
+        iterations = math.ceil(iterations * (1.0 + config.robust_max_extra))
+    puct = config.puct
+    one = config.expansion == "one" and not (config.rave or config.knowledge) and puct is None
+    if one:
+        return iterations + num_actions + 1
+    leaves = iterations + 1 + (puct.batch if puct is not None else 0)
+    return leaves * num_actions + 1
+
+
+def compiled_tree_nodes(bound: int) -> int:
+    """The nodes' worth of arrays the compiled engine holds at most for a search that makes
+    at most ``bound`` nodes with no node cap: its first tree (``1 << 16`` nodes unless
+    sized exactly) doubled until the nodes fit, the old arrays beside the new while they
+    are copied (three times the nodes)."""
+    return max(1 << 16, 3 * bound)
 
 
 class MemoryBudget:

@@ -13,7 +13,7 @@ from fastapi import APIRouter, HTTPException, Request
 
 from mctslab.search.engine import has_kernels, make_searcher
 from mctslab.search.mcts import MCTS
-from mctslab.web.limits import compiled_node_bytes
+from mctslab.web.limits import compiled_node_bound, compiled_node_bytes, compiled_tree_nodes
 from mctslab.web.routes.config import network_evaluator, search_config
 from mctslab.web.routes.lab import LabDep, client_of, explicit_budget, in_thread
 from mctslab.web.runner import run_chunks
@@ -59,16 +59,24 @@ async def move(body: MoveIn, request: Request, lab: LabDep) -> MoveOut:
         compiled = engine != "reference" and has_kernels(state)
         nodes, fast = lab.node_caps(node_bytes, config, compiled)
         # The tree is priced at its cap for as long as the search runs (a compiled
-        # tree is allocated whole): fewer nodes where the budget has less room.
+        # tree given a cap is allocated whole): fewer nodes where the budget has less room.
         per = compiled_node_bytes(config) if compiled else node_bytes
         wanted = fast if compiled else nodes
-        cap = min(wanted, sessions.memory.room() // per)
+        room = sessions.memory.room() // per
+        bound = compiled_node_bound(config, game.info.num_actions) if compiled else None
+        if bound is not None and bound <= fast and compiled_tree_nodes(bound) <= room:
+            # The budget bounds the tree under its cap: no cap, and the engine sizes the
+            # tree by the budget (a 500-iteration move took a 1,000,000-node, 31 MB tree).
+            cap, held, max_nodes = bound, compiled_tree_nodes(bound), None
+        else:
+            cap = min(wanted, room)
+            held, max_nodes = cap, cap
         if cap < min(100, wanted):
             raise lab.memory_spent(per * min(100, wanted))
         token = object()
-        sessions.memory.hold(token, cap * per)
+        sessions.memory.hold(token, held * per)
         try:
-            config = replace(config, max_nodes=cap)
+            config = replace(config, max_nodes=max_nodes)
             searcher = await in_thread(lambda: make_searcher(config, state, engine))
             run = await run_chunks(
                 searcher,
