@@ -41,13 +41,14 @@ from mctslab.core.errors import InvalidConfigError, InvalidSpecError
 from mctslab.core.game import Game, State
 from mctslab.core.registry import make
 from mctslab.players.optimizers import OPTIMIZERS, Optimizer, parse_optimizer
-from mctslab.search.single.result import Improvement, Watch
+from mctslab.search.single.result import Improvement, Watch, check_single_player
 
 __all__ = [
     "DEFAULT_RUN_SECONDS",
     "MAX_WEB_CITIES",
     "OPTIMIZE_GAMES",
     "SEARCH_DEFAULTS",
+    "SUGGESTED",
     "TSP_ONLY",
     "OptimizeRun",
     "RunStore",
@@ -88,6 +89,28 @@ SEARCH_DEFAULTS: dict[str, tuple[str, dict[str, float | int]]] = {
     "exact": ("Held-Karp, the exact optimum (tsp, up to 16 cities)", {}),
 }
 
+#: Each game's suggested search (the page's default, and a request's without
+#: ``search``): the settings behind the documented figures, and those figures in words.
+SUGGESTED: dict[str, tuple[str, str]] = {
+    "tsp": (
+        "nrpa:level=2,bias=4,polish=1",
+        "Generalized NRPA (bias=4: the edge-length prior) with 2-opt and Or-opt in its "
+        "playouts (polish=1) found the proven optimum of eil51, berlin52, st70 and "
+        "kroA100 in every run at 1 s; without polish, nrpa:level=3,bias=4 ends 0.00 to "
+        "0.39% above it at 60 s, and plain NRPA (bias=0) 9 to 50% above "
+        "(docs/optimize.md, benchmarks/bench_optimize.py)",
+    ),
+    "samegame": (
+        "nrpa:level=2",
+        "NRPA with Rosin's settings; SameGame has no prior or local search for bias and polish",
+    ),
+    "morpion_solitaire": (
+        "nrpa:level=3",
+        "NRPA level 3, the setting of the 5D record run (82 moves in an hour on 2 cores, "
+        "docs/morpion.md); a few seconds here reach far less",
+    ),
+}
+
 _RANDOM = re.compile(r"random:([0-9]{1,6}):([0-9]{1,10})")
 
 
@@ -118,7 +141,7 @@ def catalog() -> dict[str, Any]:
     from mctslab.games.samegame import MAX_COLORS, MAX_SIZE
 
     instances = _tsp_instances()
-    games = [
+    games: list[dict[str, Any]] = [
         {
             "name": "tsp",
             "title": "Travelling salesman",
@@ -193,6 +216,11 @@ def catalog() -> dict[str, Any]:
             "instances": [],
         },
     ]
+    for g in games:
+        spec, why = SUGGESTED[str(g["name"])]
+        g["suggested"] = {"search": spec, "note": why}
+    from mctslab.games.tsp import MAX_EXACT_CITIES
+
     searches = []
     for kind, options in OPTIMIZERS.items():
         title, defaults = SEARCH_DEFAULTS.get(kind, (kind, {}))
@@ -200,6 +228,8 @@ def catalog() -> dict[str, Any]:
             {
                 "kind": kind,
                 "title": title,
+                "max_cities": MAX_EXACT_CITIES if kind == "exact" else None,
+                "counts": parse_optimizer(kind).counts,
                 "games": ["tsp"] if kind in TSP_ONLY else list(OPTIMIZE_GAMES),
                 "options": [
                     {
@@ -287,13 +317,23 @@ def build_game(name: str, params: dict[str, Any]) -> tuple[Game, State, dict[str
     return game, game.new_initial_state(), used
 
 
-def check_search(spec: str, game: Game) -> Optimizer:
-    """The parsed ``spec`` for ``game`` (a ``ValueError``, 400, for an unknown search or
-    option, a travelling-salesman search on another game, Held-Karp over its cities)."""
+def check_search(spec: str | None, game: Game, state: State | None = None) -> Optimizer:
+    """The parsed ``spec`` for ``game`` (``None``: the game's :data:`SUGGESTED` search),
+    checked for everything that would make the run fail once started, so that a request
+    that can never search is a 400 at once, with the message the step endpoint gives
+    for the same game (a ``ValueError``): an unknown search or option, a
+    travelling-salesman search on another game, Held-Karp over its cities, ``polish=1``
+    on a game with no local search, ``engine=compiled`` on a game without rule kernels,
+    and (``state``) a position already over."""
+    if spec is None:
+        spec = SUGGESTED.get(game.info.name, ("nrpa:level=2", ""))[0]
     try:
         optimizer = parse_optimizer(spec)
     except InvalidSpecError as err:
         raise InvalidSpecError(f"search: {err}") from None
+    if state is not None:
+        check_single_player(state, game.info.num_players)
+    _check_knowledge(optimizer, game, state)
     name = game.info.name
     if optimizer.kind in TSP_ONLY and name != "tsp":
         raise InvalidSpecError(
@@ -310,6 +350,24 @@ def check_search(spec: str, game: Game) -> Optimizer:
                 f"instance has {n}"
             )
     return optimizer
+
+
+def _check_knowledge(optimizer: Optimizer, game: Game, state: State | None) -> None:
+    """``polish=1`` needs the game's local search, ``engine=compiled`` its rule kernels:
+    refused here with the searches' own words rather than when the run starts."""
+    from mctslab.games.kernels import KernelGame
+    from mctslab.search.single.moves import move_polisher
+
+    name = game.info.name
+    if optimizer.engine == "compiled" and not isinstance(game, KernelGame):
+        raise InvalidSpecError(
+            f"search: {optimizer.kind}: engine=compiled needs a game with rule kernels; "
+            f"{name} has none (use engine=reference)"
+        )
+    polish = dict(optimizer.options).get("polish", False)
+    start = state if state is not None else game.new_initial_state()
+    if polish and move_polisher(start) is None:
+        raise InvalidSpecError(f"search: polish: {name} has no local search (no polish kernel)")
 
 
 def known_optimum(game: Game) -> float | None:
@@ -401,16 +459,25 @@ class OptimizeRun:
             return None if self.ended is None else self.elapsed()
         return max(0.0, began - self.started)
 
+    def search_seconds(self) -> float:
+        """Seconds on the search's own clock: since compiling ended (0 while compiling),
+        so that ``search_seconds + compile_seconds`` is the wall time, counted once."""
+        began = self.watch.started
+        if began is None:
+            return 0.0
+        end = self.ended if self.ended is not None else perf_counter()
+        return max(0.0, end - max(began, self.started))
+
     def work(self) -> None:
         """The thread's body: the search, until its time is spent, it is stopped, or it
         ends by itself."""
 
         def listen(found: Improvement) -> None:
-            began = self.compile_seconds() or 0.0
+            # found.seconds is on the search's clock, which starts after compiling.
             with self.lock:
                 if found.score > self.score:
                     self.score = found.score
-                    self.improvements.append((began + found.seconds, found.playouts, found.score))
+                    self.improvements.append((found.seconds, found.playouts, found.score))
                 self.playouts = max(self.playouts, found.playouts)
 
         try:
@@ -420,7 +487,7 @@ class OptimizeRun:
             with self.lock:
                 self.playouts = result.playouts
                 if result.score > self.score:
-                    self.improvements.append((self.elapsed(), result.playouts, result.score))
+                    self.improvements.append((result.seconds, result.playouts, result.score))
                     self.score = result.score
                 self.sequence_score = result.score
                 self.sequence = tuple(result.sequence)
@@ -452,6 +519,7 @@ class OptimizeRun:
                 "status": self.status,
                 "compiling": self.running and compile_seconds is None,
                 "compile_seconds": compile_seconds,
+                "search_seconds": self.search_seconds(),
                 "error": self.error,
                 "elapsed": self.elapsed(),
                 "playouts": self.playouts,

@@ -135,6 +135,11 @@ class OptSearchOut(BaseModel):
     max_cities: int | None = Field(
         default=None, description="exact: the most cities it solves (more are refused)."
     )
+    counts: str | None = Field(
+        default="playouts",
+        description="What a run's playouts count: playouts, sa's moves, ga's generations "
+        "(null: one tour built, nothing counted).",
+    )
     options: list[OptOptionOut]
 
 

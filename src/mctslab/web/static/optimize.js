@@ -99,13 +99,22 @@ function drawParams() {
     }
   }
   const searches = $("opt-search");
-  const before = searches.value;
   searches.replaceChildren(...opt.catalog.searches
     .filter((s) => s.games.includes(game.name))
     .map((s) => html("option", { value: s.kind, title: s.title }, [s.kind])));
-  const preferred = [before, game.name === "tsp" ? "sa" : "nrpa"].find((k) => [...searches.options].some((o) => o.value === k));
-  if (preferred) searches.value = preferred;
+  // A new game starts from its suggested search, the one behind the documented figures.
+  const [kind] = game.suggested.search.split(":");
+  searches.value = kind;
+  $("opt-suggested").textContent = `Suggested: ${game.suggested.search}. ${game.suggested.note}.`;
   drawOptions();
+  limitSearches();
+}
+
+/** The suggested search's options ({level: "2", bias: "4", ...}) where `kind` is its kind. */
+function suggestedOptions(kind) {
+  const [sKind, rest] = currentGame().suggested.search.split(":");
+  if (sKind !== kind || !rest) return {};
+  return Object.fromEntries(rest.split(",").map((kv) => kv.split("=")));
 }
 
 function drawOptions() {
@@ -113,14 +122,44 @@ function drawOptions() {
   $("opt-search-title").textContent = search ? search.title : "";
   const box = $("opt-options");
   box.replaceChildren();
+  const values = search ? suggestedOptions(search.kind) : {};
   for (const o of search ? search.options : []) {
     box.append(html("label", {}, [o.name, html("input", {
       type: "number", step: o.type === "number" ? "any" : "1", placeholder: o.type === "flag" ? "1 or 0" : (o.default ?? ""),
-      min: o.type === "flag" ? 0 : null, max: o.type === "flag" ? 1 : null,
+      min: o.type === "flag" ? 0 : null, max: o.type === "flag" ? 1 : null, value: values[o.name] ?? "",
       "data-option": o.name, "data-testid": `opt-option-${o.name}`,
     })]));
   }
   showSpec();
+}
+
+/** The cities of the chosen tsp instance (a shipped one's, or N of random:N:SEED), or null. */
+function instanceCities() {
+  const game = currentGame();
+  if (game.name !== "tsp") return null;
+  const value = params().instance;
+  const shipped = game.instances.find((i) => i.name === value);
+  if (shipped) return shipped.cities;
+  const m = /^random:(\d+)(?::\d+)?$/.exec(String(value).trim());
+  return m ? Number(m[1]) : null;
+}
+
+/** Searches that always refuse this instance (exact over its cities) disabled, the reason
+ * in their label; a disabled choice falls back to the suggested search. */
+function limitSearches() {
+  const cities = instanceCities();
+  for (const option of $("opt-search").options) {
+    const search = opt.catalog.searches.find((s) => s.kind === option.value);
+    const over = search.max_cities !== null && search.max_cities !== undefined && cities !== null && cities > search.max_cities;
+    option.disabled = over;
+    option.textContent = over ? `${search.kind} (up to ${search.max_cities} cities; this instance has ${cities})` : search.kind;
+    option.title = over ? `${search.title}: it solves up to ${search.max_cities} cities exactly, this instance has ${cities}` : search.title;
+  }
+  const select = $("opt-search");
+  if (select.selectedOptions[0] && select.selectedOptions[0].disabled) {
+    select.value = currentGame().suggested.search.split(":")[0];
+    drawOptions();
+  }
 }
 
 function params() {
@@ -170,6 +209,31 @@ async function start(event) {
   }
 }
 
+/** A new problem (game or parameters): the previous problem's run is stopped and its
+ * board, curve, figures and step trace cleared, so that nothing of it shows under the
+ * new problem's title. */
+function problemChanged() {
+  stopPolling();
+  const run = opt.run;
+  opt.run = null;
+  if (run && run.status === "running") optApi.stop(run.id).catch(() => {});
+  opt.step = null;
+  $("opt-stop").disabled = true;
+  $("opt-status").textContent = "Choose a problem and a search, then Start.";
+  delete $("opt-status").dataset.status;
+  for (const id of ["opt-best", "opt-gap", "opt-found"]) $(id).textContent = "–";
+  $("opt-playouts").textContent = "0";
+  $("opt-counts").textContent = "playouts";
+  $("opt-count-part").hidden = false;
+  $("opt-solution").replaceChildren();
+  $("opt-board-text").hidden = true;
+  $("opt-board-text").textContent = "";
+  $("opt-curve").replaceChildren();
+  $("opt-trace").replaceChildren();
+  limitSearches();
+  showSpec();
+}
+
 function stopPolling() {
   if (opt.polling !== null) clearTimeout(opt.polling);
   opt.polling = null;
@@ -201,22 +265,43 @@ async function stop() {
 
 const fmt = (v, digits = 6) => (v === null || v === undefined ? "–" : String(Number(v.toPrecision(digits))));
 
+/** "nrpa:level=2 on SameGame (seed 0, rows 15, columns 15, colors 5)". */
+function runTitle(view) {
+  const game = opt.catalog.games.find((g) => g.name === view.game);
+  const values = Object.entries(view.params).map(([k, v]) => `${k} ${v}`).join(", ");
+  return `${view.search} on ${game ? game.title : view.game}${values ? ` (${values})` : ""}`;
+}
+
+// What compiles: numba specializes the compiled search for each game's rules and each
+// combination of the knowledge options (bias, polish), once per server process.
+const COMPILING = "compiling a new kernel variant (the compiled search for this game and these options: each new combination compiles once in the server, or loads from numba's disk cache)";
+
+/** The run's status: the search's own seconds and the compile time apart, each counted once. */
+function runStatus(view) {
+  const words = { running: "running", done: "done", stopped: "stopped", error: "failed" };
+  const title = runTitle(view);
+  if (view.compiling) return `${title}: ${COMPILING}, ${view.elapsed.toFixed(1)} s so far; the search's ${view.time} s start after.`;
+  let status = `${title}: ${words[view.status]}, searched ${view.search_seconds.toFixed(1)} s of ${view.time} s`;
+  if (view.compile_seconds >= 0.5) status += `, after ${view.compile_seconds.toFixed(1)} s compiling a new kernel variant for this game and these options`;
+  if (view.error) status += ` (${view.error})`;
+  return `${status}.`;
+}
+
 function drawRun(view) {
   const running = view.status === "running";
   $("opt-stop").disabled = !running;
-  const words = { running: "running", done: "done", stopped: "stopped", error: "failed" };
-  let status = `${view.search} on ${view.game} ${Object.values(view.params).join(" ")}: ${words[view.status]}, ${view.elapsed.toFixed(1)} s of ${view.time} s`;
-  if (view.compiling) status = `${view.search} on ${view.game}: compiling the engine for this game (first time only), ${view.elapsed.toFixed(1)} s; the search's ${view.time} s start after`;
-  else if (view.compile_seconds >= 0.5) status += ` (+ ${view.compile_seconds.toFixed(1)} s compiling the engine, first time only)`;
-  if (view.error) status += ` (${view.error})`;
-  $("opt-status").textContent = status;
+  $("opt-status").textContent = runStatus(view);
   $("opt-status").dataset.status = view.status;
   $("opt-best").textContent = view.game === "tsp" && view.score !== null ? `${fmt(-view.score)} (length)` : fmt(view.score);
   $("opt-gap").textContent = view.gap === null ? (view.optimum === null ? "unknown" : "–") : `${(view.gap * 100).toFixed(2)}%`;
   $("opt-found").textContent = view.found_seconds === null ? "–" : view.found_seconds.toFixed(2);
-  $("opt-playouts").textContent = view.playouts.toLocaleString("en");
+  const search = opt.catalog.searches.find((s) => s.kind === view.search.split(":")[0]);
+  const counts = search ? search.counts : "playouts";
+  $("opt-playouts").textContent = counts ? view.playouts.toLocaleString("en") : "";
+  $("opt-counts").textContent = counts || "";
+  $("opt-count-part").hidden = !counts; // nn, 2opt, exact, greedy: one tour, nothing counted
   drawSolution(view.solution);
-  $("opt-curve").replaceChildren(curveChart(view.improvements, view.optimum, Math.max(view.elapsed, view.time)));
+  $("opt-curve").replaceChildren(curveChart(view.improvements, view.optimum, Math.max(view.search_seconds, view.time)));
 }
 
 function drawSolution(solution) {
@@ -287,7 +372,7 @@ function curveChart(points, optimum, seconds) {
   for (const t of [0, tMax / 2, tMax]) {
     root.append(svg("text", { class: "tick-label", x: x(t), y: H - bottom + 14 }, [t.toFixed(1)]));
   }
-  root.append(svg("text", { class: "axis-label", x: (left + W - right) / 2, y: H - 2 }, ["seconds · best score (higher is better)"]));
+  root.append(svg("text", { class: "axis-label", x: (left + W - right) / 2, y: H - 2 }, ["seconds of search · best score (higher is better)"]));
   if (optimum !== null) {
     root.append(svg("line", { class: "optimum", x1: left, y1: y(optimum), x2: W - right, y2: y(optimum) }));
     root.append(svg("text", { class: "curve-label", x: W - right - 4, y: y(optimum) - 4, "text-anchor": "end" }, [`optimum ${fmt(optimum)}`]));
@@ -389,7 +474,9 @@ function drawTrace(t) {
 function wire() {
   $("mode-play").addEventListener("click", () => setMode("play"));
   $("mode-optimize").addEventListener("click", () => setMode("optimize"));
-  $("opt-game").addEventListener("change", drawParams);
+  $("opt-game").addEventListener("change", () => { drawParams(); problemChanged(); });
+  // A parameter's change is a new problem too (eil51 to berlin52, another SameGame seed).
+  $("opt-params").addEventListener("change", problemChanged);
   $("opt-search").addEventListener("change", drawOptions);
   $("opt-options").addEventListener("input", showSpec);
   $("opt-form").addEventListener("submit", start);
