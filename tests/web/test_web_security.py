@@ -328,3 +328,12 @@ def test_a_compiled_move_sizes_its_tree_by_its_budget(
     assert {k: v for k, v in sized.items() if k not in timings} == {
         k: v for k, v in capped.items() if k not in timings
     }
+
+
+def test_a_small_budget_under_a_small_node_cap_is_searched() -> None:
+    """A budget of one iteration bounds the tree far under any cap: it is searched, not
+    refused as if the memory budget were spent."""
+    with TestClient(create_app(Settings(max_nodes=300)), base_url=LOCAL) as c:
+        for game in ("bachet", TTT, "connect_four"):
+            r = c.post("/api/move", json={"game": game, "iterations": 1})
+            assert r.status_code == 200, r.text

@@ -46,6 +46,7 @@ __all__ = [
     "compiled_node_bytes",
     "compiled_tree_nodes",
     "game_bytes",
+    "one_node_an_iteration",
     "optimize_run_bytes",
     "reference_node_bytes",
     "state_bytes",
@@ -200,19 +201,25 @@ def compiled_node_bound(config: SearchConfig, num_actions: int) -> int | None:
     if config.final == "robust-max":
         iterations = math.ceil(iterations * (1.0 + config.robust_max_extra))
     puct = config.puct
-    one = config.expansion == "one" and not (config.rave or config.knowledge) and puct is None
-    if one:
+    if one_node_an_iteration(config):
         return iterations + num_actions + 1
     leaves = iterations + 1 + (puct.batch if puct is not None else 0)
     return leaves * num_actions + 1
 
 
-def compiled_tree_nodes(bound: int) -> int:
+def compiled_tree_nodes(bound: int, one: bool) -> int:
     """The nodes' worth of arrays the compiled engine holds at most for a search that makes
-    at most ``bound`` nodes with no node cap: its first tree (``1 << 16`` nodes unless
-    sized exactly) doubled until the nodes fit, the old arrays beside the new while they
-    are copied (three times the nodes)."""
-    return max(1 << 16, 3 * bound)
+    at most ``bound`` nodes with no node cap: its first tree (sized for the first chunk
+    under ``expansion="one"`` (``one``), else ``1 << 16`` nodes) doubled until the nodes
+    fit, the old arrays beside the new while they are copied (three times the nodes)."""
+    return 3 * bound + 64 if one else max(1 << 16, 3 * bound)
+
+
+def one_node_an_iteration(config: SearchConfig) -> bool:
+    """Whether the compiled engine makes one node an iteration under ``config``."""
+    return (
+        config.expansion == "one" and not (config.rave or config.knowledge) and config.puct is None
+    )
 
 
 class MemoryBudget:

@@ -13,7 +13,12 @@ from fastapi import APIRouter, HTTPException, Request
 
 from mctslab.search.engine import has_kernels, make_searcher
 from mctslab.search.mcts import MCTS
-from mctslab.web.limits import compiled_node_bound, compiled_node_bytes, compiled_tree_nodes
+from mctslab.web.limits import (
+    compiled_node_bound,
+    compiled_node_bytes,
+    compiled_tree_nodes,
+    one_node_an_iteration,
+)
 from mctslab.web.routes.config import network_evaluator, search_config
 from mctslab.web.routes.lab import LabDep, client_of, explicit_budget, in_thread
 from mctslab.web.runner import run_chunks
@@ -64,15 +69,16 @@ async def move(body: MoveIn, request: Request, lab: LabDep) -> MoveOut:
         wanted = fast if compiled else nodes
         room = sessions.memory.room() // per
         bound = compiled_node_bound(config, game.info.num_actions) if compiled else None
-        if bound is not None and bound <= fast and compiled_tree_nodes(bound) <= room:
+        sized = None if bound is None else compiled_tree_nodes(bound, one_node_an_iteration(config))
+        if sized is not None and sized < fast and sized <= room:
             # The budget bounds the tree under its cap: no cap, and the engine sizes the
             # tree by the budget (a 500-iteration move took a 1,000,000-node, 31 MB tree).
-            cap, held, max_nodes = bound, compiled_tree_nodes(bound), None
+            held, max_nodes = sized, None
         else:
             cap = min(wanted, room)
+            if cap < min(100, wanted):
+                raise lab.memory_spent(per * min(100, wanted))
             held, max_nodes = cap, cap
-        if cap < min(100, wanted):
-            raise lab.memory_spent(per * min(100, wanted))
         token = object()
         sessions.memory.hold(token, held * per)
         try:
