@@ -408,3 +408,67 @@ def test_the_tree_is_fitted_after_a_batch_and_a_zoom_is_not_kept(
     page.get_by_test_id("ai-move").click()
     wait_idle(page)
     assert page.evaluate(ALL_IN_VIEW), "the zoom of the last tree was kept for the new one"
+
+
+# Item 10 ---------------------------------------------------------------------------------
+
+
+def test_the_cost_of_heavy_playouts_on_the_reference_engine_is_said_before_the_move(
+    page: Page, served: Served
+) -> None:
+    open_lab(page)
+    note = page.get_by_test_id("engine-note")
+    expect(note).to_be_hidden()
+    page.get_by_test_id("simulation-select").select_option("heavy")
+    expect(note).to_be_visible()
+    expect(note).to_contain_text("Heavy playouts are slow on the reference engine")
+    expect(note).to_contain_text("choose compiled, or auto")
+    page.get_by_test_id("engine-select").select_option("compiled")
+    expect(note).to_be_hidden()
+
+
+# Item 14 ---------------------------------------------------------------------------------
+
+
+def test_after_the_end_the_counts_are_those_of_the_tree_shown(page: Page, served: Served) -> None:
+    open_lab(page, human="none")
+    page.get_by_test_id("new-game").click()
+    wait_idle(page)
+    status = page.get_by_test_id("status")
+    for _ in range(9):
+        if status.inner_text().startswith("Game over"):
+            break
+        page.get_by_test_id("ai-move").click()
+        wait_idle(page)
+    expect(status).to_contain_text("Game over")
+    expect(page.get_by_test_id("tree-note")).to_contain_text("The game is over")
+    shown = page.locator("[data-testid=tree] .node").count()
+    assert shown > 0
+    assert int(page.get_by_test_id("node-count").get_attribute("data-n") or "0") > 0
+    expect(page.locator(".tree-counts")).not_to_contain_text("Tree: 0 nodes")
+
+
+def test_stop_thinking_does_not_flash_for_a_quick_answer(page: Page, served: Served) -> None:
+    open_lab(page)
+    page.get_by_test_id("budget").fill("20")
+    page.evaluate(
+        """() => { window.cancelSeen = false; const b = document.getElementById('cancel');
+        new MutationObserver(() => { if (!b.hidden) window.cancelSeen = true; })
+            .observe(b, { attributes: true }); }"""
+    )
+    page.locator("[data-testid^=cell-].playable").first.click()
+    wait_idle(page)
+    expect(page.locator("[data-testid=board] .mark-o")).to_have_count(1)
+    assert page.evaluate("window.cancelSeen") is False
+
+
+def test_the_tab_is_in_the_url(page: Page, served: Served) -> None:
+    open_lab(page)
+    page.get_by_test_id("mode-optimize").click()
+    assert page.url.endswith("/#optimize")
+    page.reload()
+    wait_idle(page)
+    expect(page.locator("#optimize-main")).to_be_visible()
+    expect(page.locator("#lab-main")).to_be_hidden()
+    page.get_by_test_id("mode-play").click()
+    assert page.url.endswith("/#play")

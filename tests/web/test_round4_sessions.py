@@ -124,3 +124,15 @@ def test_delete_frees_the_clients_place(client: TestClient, clock: Clock) -> Non
     assert client.delete(f"/api/sessions/{made[2]}").status_code == 204
     new_session(client, clock)
     assert alive(client, made[0]) and alive(client, made[1])
+
+
+def test_the_pages_defaults_are_the_apis_and_the_librarys(client: TestClient) -> None:
+    """Item 8: the page reads its settings' defaults from GET /engine-config.json, the
+    model /openapi.json describes a session's config with: c is SearchConfig's sqrt(2)."""
+    from mctslab.search.mcts import SearchConfig
+
+    page = client.get("/engine-config.json").json()["properties"]
+    api = client.get("/openapi.json").json()["components"]["schemas"]["EngineConfig"]
+    assert page["c"]["default"] == SearchConfig().c
+    for name, field in api["properties"].items():
+        assert page[name].get("default") == field.get("default"), name

@@ -70,8 +70,9 @@ export const api = {
   health: () => request("GET", "/api/health"),
   games: () => request("GET", "/api/games"),
   rules: () => request("GET", "/api/rules"),
-  // The request schema the server serves: the page's defaults come from it (EngineConfig).
-  schema: () => request("GET", "/openapi.json"),
+  // The schema of a request's search configuration (EngineConfig, as /openapi.json has
+  // it): the page's defaults come from it.
+  engineConfig: () => request("GET", "/engine-config.json"),
   create: (spec) => request("POST", "/api/sessions", spec),
   remove: (id) => request("DELETE", `/api/sessions/${enc(id)}`),
   // The page is going away (pagehide): the request must outlive it, and no one reads

@@ -62,7 +62,7 @@ async function main() {
     app.games = await api.games();
     app.caps = await api.health();
     addRules(await api.rules());
-    applyDefaults(await api.schema());
+    applyDefaults(await api.engineConfig());
   } catch (err) {
     showError(err, "The lab could not start");
     setStatus("The server did not answer: is `mctslab serve` running?");
@@ -79,7 +79,20 @@ async function main() {
   drawParams();
   setBudgetLimit();
   loadModels();
+  followTabInUrl();
   await newGame();
+}
+
+/**
+ * The tab shown is in the URL (#optimize, #play), so that a reload, a bookmark or a
+ * shared link opens it; the tabs themselves are optimize.js's (which also reads
+ * ?mode=optimize). Called once both modules have wired their controls.
+ */
+function followTabInUrl() {
+  for (const mode of ["play", "optimize"]) {
+    $(`mode-${mode}`).addEventListener("click", () => history.replaceState(null, "", `${location.pathname}${location.search}#${mode}`));
+  }
+  if (location.hash === "#optimize") $("mode-optimize").click();
 }
 
 /**
@@ -98,8 +111,8 @@ function addRules(rules) {
 }
 
 /**
- * The search settings' defaults, from the request schema the server serves (EngineConfig
- * in /openapi.json): the page starts from the configuration the API, the library's
+ * The search settings' defaults, from the request schema the server serves (EngineConfig,
+ * GET /engine-config.json, the model /openapi.json describes `config` with): the page starts from the configuration the API, the library's
  * SearchConfig, the CLI and the lessons start from (c = √2, not a rounded 1.41), so that
  * the same seed grows the same tree everywhere. FPU is the page's own: 0.5 (a draw) for
  * an unvisited child, where the API's 0 (a loss) makes PUCT's first visits less even.
@@ -118,8 +131,7 @@ const SCHEMA_DEFAULTS = {
 };
 
 function applyDefaults(schema) {
-  const fields = ((schema.components || {}).schemas || {}).EngineConfig;
-  const properties = (fields && fields.properties) || {};
+  const properties = schema.properties || {};
   for (const [name, id] of Object.entries(SCHEMA_DEFAULTS)) {
     const value = (properties[name] || {}).default;
     if (value === undefined || value === null) continue;
@@ -131,6 +143,7 @@ function applyDefaults(schema) {
   syncC($("c").value);
   syncSelection();
   $("cutoff-row").hidden = $("simulation").value !== "cutoff";
+  drawEngineNote();
 }
 
 /**
@@ -193,7 +206,9 @@ function wireControls() {
   $("evaluator").addEventListener("change", () => drawEvaluatorNote());
   $("simulation").addEventListener("change", () => {
     $("cutoff-row").hidden = $("simulation").value !== "cutoff";
+    drawEngineNote();
   });
+  $("engine").addEventListener("change", () => drawEngineNote());
   $("rave").addEventListener("input", () => (syncSelection(), drawExploration()));
   $("selection").addEventListener("change", () => (syncSelection(), drawExploration()));
   $("c-puct").addEventListener("input", () => drawExploration());
@@ -237,8 +252,32 @@ function clearOnNextAction() {
   document.addEventListener("click", (event) => {
     if (event.target instanceof Element && event.target.closest(acts) && !event.target.closest("#error")) hideBanner();
   }, true);
-  document.addEventListener("change", () => hideBanner(), true);
+  // A menu or a box ticked is an action; a text field's change is not: it fires on
+  // blur, at the mousedown of the next click, and the banner going then would move the
+  // button being clicked from under the pointer (that click hides it in its turn).
+  document.addEventListener("change", (event) => {
+    if (event.target instanceof Element && event.target.matches("select, input[type=checkbox], input[type=range]")) hideBanner();
+  }, true);
   document.addEventListener("submit", () => hideBanner(), true);
+}
+
+/**
+ * What the engine and playouts chosen cost, before the user waits for a move: heavy
+ * playouts (a rule-based policy in each playout step) run in Python on the reference
+ * engine. Measured (connect_four, 2,000 iterations, 2-core machine, 2026-12-01):
+ * reference 2.0 s with random playouts and 66 s with heavy ones, compiled 0.95 s heavy.
+ * The compiled engine is offered wherever the game has rule kernels (auto picks it).
+ */
+function drawEngineNote() {
+  const note = $("engine-note");
+  const heavy = $("simulation").value === "heavy";
+  const reference = $("engine").value === "reference";
+  note.hidden = !(heavy && reference);
+  note.textContent = note.hidden
+    ? ""
+    : "Heavy playouts are slow on the reference engine (Python): about 30 times a random playout's cost, so a " +
+      "move of 2,000 iterations can take a minute (Connect Four: 66 s measured, against 0.95 s on the compiled " +
+      "engine). For heavy playouts choose compiled, or auto; or a budget in seconds.";
 }
 
 /** One input per game parameter, prefilled with its default. */
@@ -519,6 +558,7 @@ function restoreForm(snap) {
   syncSelection();
   syncC($("c").value);
   $("cutoff-row").hidden = $("simulation").value !== "cutoff";
+  drawEngineNote();
   setBudgetLimit();
   drawEvaluatorNote();
 }
@@ -608,7 +648,9 @@ async function playMove(action) {
 async function aiMove() {
   if (!app.view || app.view.state.terminal) return;
   stopPlay();
-  $("cancel").hidden = false;
+  // "Stop thinking" for a search that lasts: shown at once, it flashed for every quick
+  // answer, after "Your turn" too.
+  const showCancel = setTimeout(() => ($("cancel").hidden = false), 400);
   setStatus(app.view.engine_ready === false
     ? "The AI is thinking… (its first move of this game in the server compiles the engine, or loads it from numba's cache: up to a minute the first time after installing)"
     : "The AI is thinking…");
@@ -627,6 +669,7 @@ async function aiMove() {
     clearThink();
     showView(view);
   }, "The AI did not move");
+  clearTimeout(showCancel);
   $("cancel").hidden = true;
   if (stopped) setStatus('The AI was stopped before it moved: press "AI move" to let it think again.');
   // Refused (the error bar says why): the status says again whose turn it is.
@@ -677,7 +720,10 @@ function showView(view) {
   $("sgf-row").hidden = !go;
   if (go) $("save-sgf").href = api.sgfUrl(view.id);
   drawAiReport(view.last_ai);
-  setCounts(view.tree);
+  // Once the game is over the reference tree is empty, and the panel shows the last
+  // search's (kept_tree): the counts are that tree's, not "Tree: 0 nodes" beside it.
+  const kept = view.state.terminal ? view.kept_tree : null;
+  setCounts(kept ? { nodes: kept.nodes, root_visits: kept.root_visits } : view.tree);
   updateButtons();
   // The request that showed this view stays busy until its tree is drawn (guarded).
   app.treeDrawn = autoFitOrRefresh().catch(() => {});
