@@ -472,3 +472,58 @@ def test_the_tab_is_in_the_url(page: Page, served: Served) -> None:
     expect(page.locator("#lab-main")).to_be_hidden()
     page.get_by_test_id("mode-play").click()
     assert page.url.endswith("/#play")
+
+
+# The width of a select's chosen option's text against the room inside the select.
+OPTION_FITS = """(select) => {
+    const style = getComputedStyle(select);
+    const context = document.createElement("canvas").getContext("2d");
+    context.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+    const room = select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 16;
+    return [...select.options].map((o) => [o.text, context.measureText(o.text).width <= room]);
+}"""
+
+
+def test_the_evaluator_menu_names_fit(page: Page, served: Served) -> None:
+    open_lab(page)
+    page.get_by_test_id("game-select").select_option("connect_four")
+    wait_idle(page)
+    page.get_by_test_id("selection-select").select_option("puct")
+    fits = page.get_by_test_id("evaluator-select").evaluate(OPTION_FITS)
+    assert all(ok for _, ok in fits), fits
+    networks = page.locator("[data-testid=evaluator-select] option[data-network]")
+    if networks.count():  # the shipped networks need PyTorch on the server
+        expect(networks.first).to_have_text("network: connect_four")
+        assert "AlphaZero-style" in (networks.first.get_attribute("title") or "")
+
+
+# The right edge of each PUCT node's "P .. PUCT .." line against its "+N" mark's left edge.
+MARK_CLEAR = """() => [...document.querySelectorAll("[data-testid=tree] .node")].flatMap((g) => {
+    const line = g.querySelector("[data-testid^=prior-]");
+    const mark = g.querySelector("text.more");
+    if (!line || !mark) return [];
+    const a = line.getBBox();
+    const b = mark.getBBox();
+    return [[mark.firstChild.textContent, a.x + a.width <= b.x + 0.5]];
+})"""
+
+
+def test_a_puct_nodes_more_mark_does_not_cover_its_scores(page: Page, served: Served) -> None:
+    """The issue's "+78" over "P 0.01 PUCT 0.76": Go's 82 moves, top-k 3."""
+    open_lab(page, human="none")
+    page.get_by_test_id("game-select").select_option("go")
+    wait_idle(page)
+    page.get_by_test_id("human-select").select_option("none")
+    page.get_by_test_id("selection-select").select_option("puct")
+    page.get_by_test_id("new-game").click()
+    wait_idle(page)
+    page.get_by_test_id("run-100").click()
+    wait_idle(page)
+    page.get_by_test_id("depth-select").select_option("2")
+    page.get_by_test_id("top-select").select_option("3")
+    wait_idle(page)
+    page.wait_for_timeout(200)
+    marks = page.evaluate(MARK_CLEAR)
+    assert any(len(text) >= 3 for text, _ in marks), marks  # a two-digit "+N" among them
+    assert all(ok for _, ok in marks), marks
+    shot(page, "round4-puct-marks")

@@ -313,7 +313,10 @@ function loadModels() {
   app.models = (currentGame() || {}).models || [];
   for (const option of [...select.querySelectorAll("option[data-network]")]) option.remove();
   for (const model of app.models) {
-    const option = html("option", { value: model.evaluator, title: model.description || model.label, "data-network": model.name }, [model.label]);
+    // The menu says which network ("network: connect_four"), short enough for its
+    // width (the whole label was cut off there); the label in full is its tooltip, and
+    // what it is and how it was trained the note below (drawEvaluatorNote).
+    const option = html("option", { value: model.evaluator, title: model.label, "data-network": model.name }, [`network: ${model.name}`]);
     select.append(option);
   }
   select.value = [...select.options].some((o) => o.value === chosen) ? chosen : "uniform+rollout";

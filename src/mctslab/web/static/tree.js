@@ -9,6 +9,8 @@
 import { fmtMean, fmtUct, html, svg, nodeFill } from "./dom.js";
 
 export const BOX_W = 104;
+// The width of a character of a node's "+N" mark (bold 11 px): the room it takes.
+const MARK_CHAR_W = 7.5;
 export const BOX_H = 56;
 // A RAVE tree's boxes have one more line: the AMAF statistics.
 export const AMAF_LINE = 16;
@@ -252,19 +254,22 @@ export class TreeView {
     const chance = node.player === -1;
     g.append(svg("text", { class: "node-stat", x: 6, y: 31 }, [depth === 0 || chance ? `N ${shown.visits}` : `N ${shown.visits}  Q/N ${fmtMean(shown.value)}`]));
     const puct = typeof node.prior === "number" && !chance && depth > 0;
+    // The room left on the last line by its "+N" (or folded "▸N") mark, as wide as its
+    // digits: a fixed room let "+78" run into "P 0.01 PUCT 0.76".
+    const markText = collapsed && kids.length ? `▸${kids.length + (node.hidden || 0)}` : node.hidden ? `+${node.hidden}` : "";
+    const room = BOX_W - 12 - (markText ? markText.length * MARK_CHAR_W + 4 : 0);
     if (puct) {
       // PUCT: the evaluator's prior P beside the score (Q/N + c·P·√N_parent / (1 + N)),
       // squeezed to the box (left of a "+N" mark).
-      const marked = (collapsed && kids.length) || node.hidden;
       const line = svg(
         "text",
-        { class: "node-stat", x: 6, y: 47, textLength: BOX_W - (marked ? 34 : 12), lengthAdjust: "spacingAndGlyphs", "data-testid": `prior-${id}` },
+        { class: "node-stat", x: 6, y: 47, textLength: room, lengthAdjust: "spacingAndGlyphs", "data-testid": `prior-${id}` },
         [`P ${fmtMean(node.prior)} PUCT ${fmtUct(shown.uct)}`],
       );
       line.append(svg("title", {}, [`prior P ${node.prior.toFixed(3)} (the evaluator's); PUCT score ${fmtUct(shown.uct)} = Q/N + c·P·√N_parent / (1 + N)`]));
       g.append(line);
     } else if (!chance && depth > 0 && (typeof node.amaf_visits === "number" || typeof node.bias === "number")) {
-      this.drawRave(g, node, shown, id, Boolean((collapsed && kids.length) || node.hidden));
+      this.drawRave(g, node, shown, id, room);
     } else {
       g.append(svg("text", { class: "node-stat", x: 6, y: 47, "data-testid": chance ? `chance-${id}` : null }, [depth === 0 ? (id === "" ? "" : `node ${id}`) : chance ? "chance outcome" : `UCT ${fmtUct(shown.uct)}`]));
     }
@@ -302,7 +307,7 @@ export class TreeView {
    * (RAVE: "AMAF N~ 37 Q~ 0.55"), then its score from rave_score ("RAVE 0.71"; with
    * progressive bias alone "UCT+PB", with w·H beside it), squeezed left of a "+N" mark.
    */
-  drawRave(g, node, shown, id, marked) {
+  drawRave(g, node, shown, id, room) {
     const rave = typeof node.amaf_visits === "number";
     // Squeezed only when a line would not fit (about 6.2 px a character at 11 px).
     const fit = (text, room) => (text.length * 6.2 > room ? { textLength: room, lengthAdjust: "spacingAndGlyphs" } : {});
@@ -316,7 +321,7 @@ export class TreeView {
     }
     const biased = typeof node.bias === "number";
     const text = `${rave ? "RAVE" : "UCT+PB"} ${fmtUct(shown.uct)}${biased ? ` w·H ${fmtMean(node.bias)}` : ""}`;
-    const line = svg("text", { class: "node-stat", x: 6, y, "data-testid": `score-${id}`, ...fit(text, BOX_W - (marked ? 34 : 12)) }, [text]);
+    const line = svg("text", { class: "node-stat", x: 6, y, "data-testid": `score-${id}`, ...fit(text, room) }, [text]);
     const formula = "(1 − β)·Q/N + β·Q~/N~ + c·√(ln N_parent / N) + w·H / (N + 1), β = √(k / (3·N_parent + k))";
     line.append(svg("title", {}, [`${rave ? "RAVE" : "UCT with progressive bias"} score ${fmtUct(shown.uct)} = ${formula}${biased ? `; w·H = ${node.bias.toFixed(3)}` : ""}`]));
     g.append(line);
