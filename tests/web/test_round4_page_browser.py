@@ -527,3 +527,20 @@ def test_a_puct_nodes_more_mark_does_not_cover_its_scores(page: Page, served: Se
     assert any(len(text) >= 3 for text, _ in marks), marks  # a two-digit "+N" among them
     assert all(ok for _, ok in marks), marks
     shot(page, "round4-puct-marks")
+
+
+def test_a_focused_field_is_not_under_the_new_game_button(page: Page, served: Served) -> None:
+    """The sticky New game covered Seed, c/FPU and RAVE k, and a validation popup
+    pointed under it: a field that gets the focus now scrolls to above its strip."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    open_lab(page)
+    page.get_by_test_id("selection-select").select_option("puct")  # the longest form
+    page.evaluate("window.scrollTo(0, 0)")
+    for testid in ("seed", "fpu-input", "c-puct-input"):
+        page.evaluate("window.scrollTo(0, 0)")
+        page.get_by_test_id(testid).focus()
+        page.wait_for_timeout(100)
+        field = page.get_by_test_id(testid).bounding_box()
+        strip = page.locator(".form-actions").bounding_box()
+        assert field is not None and strip is not None
+        assert field["y"] + field["height"] <= strip["y"] + 0.5, (testid, field, strip)
