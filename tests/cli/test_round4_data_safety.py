@@ -340,3 +340,89 @@ def test_workers_beyond_the_games_start_no_more_processes(
     )  # fmt: skip
     assert done.exit_code == 0, done.output
     assert sizes == [2]
+
+
+# 23. Workers die with their parent ----------------------------------------------------------
+
+
+def _children(pid: int) -> set[int]:
+    """The processes whose parent is ``pid`` (from /proc: no dependency)."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            fields = stat[stat.rindex(")") + 2 :].split()
+            if int(fields[1]) == pid:
+                found.add(int(entry.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    """Running, not a zombie waiting for init to reap it."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] != "Z"
+
+
+def _kill_and_watch_workers(argv: list[str], workers: int, cwd: Path) -> None:
+    """Start ``mctslab ARGV``, wait for its ``workers`` worker processes, kill -9 it, and
+    assert every child it had is gone (polled with a generous bound, no speed asserted)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mctslab", *argv],
+        cwd=cwd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 300
+        children: set[int] = set()
+        while len(children) < workers and time.monotonic() < deadline:
+            assert proc.poll() is None, "the run ended before its workers started"
+            time.sleep(0.2)
+            children = _children(proc.pid)
+        assert len(children) >= workers, children
+        time.sleep(1.0)  # the workers' initializer has run (they are playing)
+        children = _children(proc.pid)
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    deadline = time.monotonic() + 120
+    while any(_alive(c) for c in children) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    left = [c for c in children if _alive(c)]
+    for pid in left:  # do not leave them to the next test
+        os.kill(pid, signal.SIGKILL)
+    assert not left, f"workers {left} outlived their killed parent"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_arena_workers_exit_when_the_arena_is_killed(tmp_path: Path) -> None:
+    _kill_and_watch_workers(
+        ["arena", "connect_four", "--player", "a=mcts:iterations=100000", "--player",
+         "b=mcts:iterations=100000", "--games", "4", "--workers", "2", "--db",
+         str(tmp_path / "r.db"), "--no-progress"],
+        2,
+        tmp_path,
+    )  # fmt: skip
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_train_workers_exit_when_training_is_killed(tmp_path: Path) -> None:
+    _kill_and_watch_workers(
+        ["train", "tic_tac_toe", "--out", str(tmp_path / "run"), "--workers", "2",
+         "--games-per-generation", "100000", "--simulations", "50", "--channels", "4",
+         "--blocks", "1", "--hidden", "8", "--eval-games", "0", "--no-progress"],
+        2,
+        tmp_path,
+    )  # fmt: skip

@@ -74,6 +74,7 @@ from mctslab.arena.pooling import PooledGames, PooledPlayer, game_key, pool_runs
 from mctslab.arena.pooling import canonical as _canonical
 from mctslab.arena.ray_backend import run_tasks_ray
 from mctslab.arena.store import GameRecord, ResultStore, StoreWriteError
+from mctslab.arena.workers import die_with_parent
 from mctslab.core.errors import InvalidConfigError, InvalidSpecError
 from mctslab.core.game import Game
 from mctslab.core.registry import make
@@ -290,7 +291,8 @@ def run_tasks(
     """Play ``tasks`` and yield each record as it finishes (in completion order).
 
     ``workers=1`` plays in this process; more use forked worker processes (no more than
-    there are tasks, at most ``2 * workers`` games queued at a time); ``backend="ray"``
+    there are tasks, at most ``2 * workers`` games queued at a time; each ends when this
+    process dies: :func:`~mctslab.arena.workers.die_with_parent`); ``backend="ray"``
     sends them to Ray.
     """
     if backend == "ray":
@@ -307,7 +309,9 @@ def run_tasks(
     ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     pending: set[Future[GameRecord]] = set()
     queue = iter(tasks)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+    with ProcessPoolExecutor(
+        max_workers=workers, mp_context=ctx, initializer=die_with_parent, initargs=(os.getpid(),)
+    ) as pool:
         try:
             for task in queue:
                 pending.add(pool.submit(play_task, task))

@@ -51,6 +51,7 @@ import numpy as np
 import torch
 
 from mctslab.arena.game_task import derive_seed
+from mctslab.arena.workers import die_with_parent
 from mctslab.core.registry import make
 from mctslab.nn.checkpoint import save_checkpoint
 from mctslab.nn.networks import make_network, parameter_count
@@ -132,7 +133,10 @@ class TrainResult:
 _worker: dict[str, Any] = {}
 
 
-def _worker_init(threads: int) -> None:
+def _worker_init(threads: int, parent: int) -> None:
+    """A self-play worker: ``threads`` PyTorch threads, and it ends when the training
+    process (``parent``) dies rather than wait for it forever."""
+    die_with_parent(parent)
     torch.set_num_threads(threads)
 
 
@@ -521,7 +525,7 @@ def _loop(run: _Run, started: float, command: list[str] | None) -> TrainResult:
             max_workers=c.workers,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_worker_init,
-            initargs=(c.threads or 1,),
+            initargs=(c.threads or 1, os.getpid()),
         )
     stopped_by = "generations"
     last_duration = 0.0
