@@ -92,6 +92,23 @@ def test_option_values_are_ascii_digits_without_underscores(option: str) -> None
         make_player(f"ismcts:{option}", info, 0)
 
 
+@pytest.mark.parametrize("raw", ["1_0", "\u0663", "\uff12"])
+def test_search_openspiel_and_grid_values_are_ascii_digits_too(raw: str) -> None:
+    """The optimizers' specs, the OpenSpiel MCTS options and the tuner's grids read their
+    numbers as the player specs do: int() and float() alone take 1_0 and other digits."""
+    from mctslab.arena.tune import parse_grid
+    from mctslab.players.openspiel import openspiel_mcts_config
+    from mctslab.players.optimizers import parse_optimizer
+
+    with pytest.raises(InvalidSpecError, match="bad value"):
+        parse_optimizer(f"nrpa:level={raw}")
+    with pytest.raises(InvalidSpecError, match="bad value"):
+        openspiel_mcts_config({"max_simulations": raw})
+    with pytest.raises(InvalidConfigError, match="ASCII digits"):
+        parse_grid(f"c=1,{raw}")
+    assert parse_optimizer("nrpa:level=2,bias=4").options == (("level", 2), ("bias", 4.0))
+
+
 def test_ascii_numbers_still_read() -> None:
     config = search_config({"iterations": "1000", "c": "1.5", "seed": "-3"})
     assert (config.iterations, config.c, config.seed) == (1000, 1.5, -3)

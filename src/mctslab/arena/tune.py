@@ -78,6 +78,7 @@ from mctslab.arena.tournament import (
 )
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.registry import make
+from mctslab.core.text import strict_float
 from mctslab.players.player import parse_spec
 
 __all__ = [
@@ -134,9 +135,11 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 def _number(raw: str, name: str, integer: bool, text: str) -> int | float:
     """One grid number: an int for an integer option (``"100"``, ``"1e3"``), else a float."""
     try:
-        value = float(raw)
+        value = strict_float(raw)
     except ValueError:
-        raise InvalidConfigError(f"bad grid {text!r}: {raw.strip()!r} is not a number") from None
+        raise InvalidConfigError(
+            f"bad grid {text!r}: {raw.strip()!r} is not a number in ASCII digits"
+        ) from None
     if not math.isfinite(value):
         raise InvalidConfigError(f"bad grid {text!r}: {raw.strip()!r} is not a finite number")
     if integer:

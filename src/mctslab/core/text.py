@@ -23,7 +23,15 @@ import difflib
 import re
 from collections.abc import Iterable
 
-__all__ = ["ascii_float", "ascii_int", "counted", "did_you_mean", "is_ascii_digits"]
+__all__ = [
+    "ascii_float",
+    "ascii_int",
+    "counted",
+    "did_you_mean",
+    "is_ascii_digits",
+    "strict_float",
+    "strict_int",
+]
 
 # A decimal as a user types it: digits, one point, an exponent; ASCII only (re.ASCII
 # keeps \d to 0-9), no underscores, no spaces. inf and nan are left to float(): the
@@ -55,6 +63,29 @@ def ascii_float(text: str) -> float | None:
     if _DECIMAL.fullmatch(text) or _SPECIAL.fullmatch(text):
         return float(text)
     return None
+
+
+def strict_int(text: str) -> int:
+    """:func:`int` of ``text`` in ASCII digits only (a leading ``-`` allowed, spaces around
+    ignored): :class:`ValueError` for what :func:`int` would also read, other scripts'
+    digits (``"١٢"``, ``"１２"``) and underscores (``"1_000"``).
+
+    >>> strict_int(" 12 "), strict_int("-3")
+    (12, -3)
+    """
+    value = ascii_int(text.strip(), signed=True)
+    if value is None:
+        raise ValueError(f"expected an integer in ASCII digits, got {text!r}")
+    return value
+
+
+def strict_float(text: str) -> float:
+    """:func:`float` of ``text`` as :func:`ascii_float` reads it (spaces around ignored):
+    :class:`ValueError` for other digits and underscores."""
+    value = ascii_float(text.strip())
+    if value is None:
+        raise ValueError(f"expected a number in ASCII digits, got {text!r}")
+    return value
 
 
 def did_you_mean(name: str, choices: Iterable[str]) -> str:

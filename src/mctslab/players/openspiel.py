@@ -47,6 +47,7 @@ from typing import Any, Literal
 
 from mctslab.core.errors import InvalidConfigError, InvalidSpecError, UnknownGameError
 from mctslab.core.game import CHANCE, TERMINAL, GameInfo, State
+from mctslab.core.text import strict_float, strict_int
 
 __all__ = [
     "KINDS",
@@ -372,10 +373,10 @@ def _convert(key: str, raw: str) -> Any:
                 return raw.lower() in _TRUE
             raise ValueError
         if key == "uct_c":
-            return float(raw)
+            return strict_float(raw)
         if key == "backend":
             return raw
-        return int(raw)
+        return strict_int(raw)
     except ValueError:
         raise InvalidSpecError(f"bad value {raw!r} for openspiel-mcts option {key!r}") from None
 

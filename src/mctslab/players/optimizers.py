@@ -33,6 +33,7 @@ from typing import Any
 
 from mctslab.core.errors import InvalidSpecError
 from mctslab.core.game import State
+from mctslab.core.text import strict_float, strict_int
 from mctslab.games.kernels import KernelGame
 from mctslab.search.single import NMCSConfig, NRPAConfig, SPMCTSConfig, nmcs, nrpa, spmcts
 from mctslab.search.single.result import (
@@ -59,9 +60,21 @@ def _flag(text: str) -> bool:
 
 
 OPTIMIZERS: dict[str, dict[str, Callable[[str], Any]]] = {
-    "nrpa": {"level": int, "iterations": int, "alpha": float, "bias": float, "polish": _flag},
-    "nmcs": {"level": int, "bias": float, "polish": _flag},
-    "sp-mcts": {"c": float, "d": float, "iterations": int, "bias": float, "polish": _flag},
+    "nrpa": {
+        "level": strict_int,
+        "iterations": strict_int,
+        "alpha": strict_float,
+        "bias": strict_float,
+        "polish": _flag,
+    },
+    "nmcs": {"level": strict_int, "bias": strict_float, "polish": _flag},
+    "sp-mcts": {
+        "c": strict_float,
+        "d": strict_float,
+        "iterations": strict_int,
+        "bias": strict_float,
+        "polish": _flag,
+    },
     "random": {},
     "greedy": {},
     "nn": {},
