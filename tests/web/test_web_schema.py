@@ -391,6 +391,12 @@ def test_every_status_a_route_sends_is_documented(monkeypatch: pytest.MonkeyPatc
         client.app.state.optimize.steps[step].busy = False  # type: ignore[attr-defined]
         with TestClient(create_app(Settings(max_build_time=1e-9)), base_url=LOCAL) as hasty:
             send("POST", f"{o}/runs", status=413, on=hasty, json=tsp6)
+        with TestClient(create_app(Settings(max_client_searches=0)), base_url=LOCAL) as full:
+            send("POST", f"{o}/step", status=429, on=full, json=tsp6)  # a step is a search
+        # 413: a body over max_body_bytes (mctslab.web.body), on every route that takes one.
+        huge = {"pad": "x" * (SMALL.max_body_bytes + 1)}
+        send("POST", f"{s}/play", sid, 413, json=huge)
+        send("POST", f"{s}/ai", sid, 413, json=huge)
 
         # 503: SVG on a machine without Graphviz's `dot`.
         def no_dot(*args: Any) -> str:
@@ -421,3 +427,31 @@ def test_every_status_a_route_sends_is_documented(monkeypatch: pytest.MonkeyPatc
             send("POST", f"{s}/iterations", idle, 429, on=starved, json={"k": 1})
             send("POST", f"{s}/step", idle, 429, on=starved)
         assert seen == documented
+
+
+def test_the_single_player_schemas_say_what_their_handlers_refuse(client: TestClient) -> None:
+    """schemathesis found schema-valid requests refused (ST202): a run's search spec of no
+    known kind (even ""), and a step request with configuration beside its session.
+    The schema now refuses both, as the handlers do."""
+    import jsonschema
+
+    schema = openapi(client)
+    components = schema["components"]["schemas"]
+
+    def valid(model: str, body: dict[str, Any]) -> bool:
+        # The model's schema at the root, beside the components its $refs point into.
+        root = {**components[model], "components": {"schemas": components}}
+        return bool(jsonschema.Draft202012Validator(root).is_valid(body))
+
+    for spec, ok in (("", False), ("bogus", False), ("NRPA:level=1", True), (" sp-mcts ", True),
+                     ("nrpa:\n", True), ("2opt", True), ("exacto", False)):  # fmt: skip
+        assert valid("OptimizeRunIn", {"game": "tsp", "search": spec}) is ok, spec
+        if not ok:
+            r = client.post("/api/optimize/runs", json={"game": "tsp", "search": spec})
+            assert r.status_code in (400, 422), r.text
+    step = {"session": "abc", "skip": 2}
+    assert valid("OptimizeStepIn", step) and valid("OptimizeStepIn", {"game": "tsp", "seed": 1})
+    assert valid("OptimizeStepIn", {"session": None, "game": "tsp"})
+    assert not valid("OptimizeStepIn", {**step, "seed": 1})
+    r = client.post("/api/optimize/step", json={**step, "seed": 1})
+    assert r.status_code == 400 and "keeps the configuration" in r.json()["detail"]

@@ -40,6 +40,7 @@ this one.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -47,6 +48,7 @@ from typing import Any
 from fastapi import FastAPI
 
 import mctslab
+from mctslab.players.optimizers import OPTIMIZERS
 from mctslab.web import networks
 from mctslab.web.body import BodyLimit
 from mctslab.web.errors import add_error_handlers
@@ -184,6 +186,7 @@ def _make_exact(schema: dict[str, Any], settings: Settings, games: list[str]) ->
         for branch in prop.get("anyOf", [prop]):
             if branch.get("type") in ("integer", "number"):
                 branch["maximum"] = getattr(settings, cap)
+    _single_player(components)
     # PUCT's evaluator: a built-in, or a network the lab offers (GET /api/games).
     evaluator = components["EngineConfig"]["properties"]["evaluator"]
     evaluator["enum"] = networks.evaluator_names()
@@ -193,4 +196,33 @@ def _make_exact(schema: dict[str, Any], settings: Settings, games: list[str]) ->
         prop["anyOf"] = [
             {"type": "string", "enum": games},
             {"type": "string", "pattern": OPENSPIEL_GAME},
+        ]
+
+
+def _single_player(components: dict[str, Any]) -> None:
+    """The single-player requests' schemas, as exact as their handlers
+    (:mod:`mctslab.web.routes.optimize`):
+
+    - a run's ``search`` is a spec of a known kind (``KIND`` or ``KIND:options``, the
+      kinds of :data:`mctslab.players.optimizers.OPTIMIZERS`); its options' values and a
+      kind the game does not take (a TSP-only search on SameGame) stay the handler's 400;
+    - a step request continues a session (``session`` and ``skip`` alone) or makes one
+      (no ``session``, or ``null``): configuration fields beside a ``session`` were
+      refused (400) where the schema allowed them.
+    """
+    run = components.get("OptimizeRunIn")
+    if run is not None:
+        # Any case: the handler reads the kind lower-cased.
+        kinds = "|".join(
+            "".join(f"[{c}{c.upper()}]" if c.isalpha() else re.escape(c) for c in kind)
+            for kind in OPTIMIZERS
+        )
+        for branch in run["properties"]["search"].get("anyOf", [run["properties"]["search"]]):
+            if branch.get("type") == "string":
+                branch["pattern"] = rf"^\s*({kinds})\s*(:[\s\S]*)?$"
+    step = components.get("OptimizeStepIn")
+    if step is not None:
+        step["anyOf"] = [
+            {"properties": {"session": {"type": "null"}}},
+            {"required": ["session"], "propertyNames": {"enum": ["session", "skip"]}},
         ]
