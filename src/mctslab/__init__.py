@@ -9,6 +9,7 @@ from mctslab.arena.ratings import GameOutcome, Ratings, compute_ratings
 from mctslab.arena.sprt import Sprt, SprtConfig
 from mctslab.arena.store import GameRecord, NotAStoreError, ResultStore
 from mctslab.arena.tournament import ArenaConfig, Entrant, play_task, run_arena, run_sprt, schedule
+from mctslab.core import registry as _registry
 from mctslab.core.errors import (
     IllegalActionError,
     InvalidConfigError,
@@ -91,3 +92,8 @@ __all__ = [
     "search_many",
     "solve",
 ]
+
+# Your packages' games (entry points "mctslab.games", MCTSLAB_GAME_MODULES) load when the
+# registry is first asked, once all of mctslab is imported: a game module that imports
+# from mctslab would find it half-initialised before.
+_registry.allow_plugins()

@@ -29,7 +29,7 @@ except ImportError:  # pragma: no cover
 
 from mctslab.core.errors import MctslabError
 from mctslab.core.game import Game, State, player_label
-from mctslab.core.registry import make, parse_value
+from mctslab.core.registry import load_game_module, make, parse_value
 from mctslab.core.text import ascii_int
 from mctslab.search.engine import ENGINES
 
@@ -92,6 +92,63 @@ class _OneLineUsageErrors(TyperGroup):
     def invoke(self, ctx: Any) -> Any:
         with _one_line_usage_errors():
             return super().invoke(ctx)
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        """The command, with ``--game-module`` where it takes a game (one option for all
+        of them, added here rather than to every signature)."""
+        command = super().get_command(ctx, cmd_name)
+        taken = command is not None and any(p.name == "game_module" for p in command.params)
+        if command is not None and not taken and _takes_a_game(command):
+            command.params.append(_game_module_option())
+        return command
+
+
+#: Commands that take no game argument but list or serve the games: --game-module too.
+_GAME_MODULE_COMMANDS = ("games", "serve")
+
+
+def _takes_a_game(command: Any) -> bool:
+    names = {p.name for p in command.params}
+    return bool(names & {"game", "games"}) or command.name in _GAME_MODULE_COMMANDS
+
+
+def _game_module_option() -> Any:
+    """``--game-module MODULE:CLASS`` (repeatable): your own game, registered before the
+    command runs (eager, so that the game's name resolves; :func:`_load_game_modules`).
+    Made by typer from a one-parameter command, as every other option is."""
+    probe = typer.Typer()
+
+    @probe.command()
+    def _probe(
+        game_module: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--game-module",
+                callback=_load_game_modules,
+                is_eager=True,
+                expose_value=False,
+                metavar="MODULE:CLASS",
+                help="Your own game: a module and its game class (or factory), e.g. "
+                "my_games.dots:DotsAndBoxes, or a module that calls mctslab.register; "
+                "from PYTHONPATH, an installed package or the current directory "
+                "(docs/games.md). Repeatable.",
+                show_default=False,
+            ),
+        ] = None,
+    ) -> None:
+        """Never run: typer builds the option from this signature."""
+
+    return typer.main.get_command(probe).params[0]
+
+
+def _load_game_modules(ctx: typer.Context, specs: list[str] | None) -> None:
+    """Register each ``--game-module`` (:func:`mctslab.core.registry.load_game_module`);
+    a module that cannot be loaded is one ``error:`` line, exit 2."""
+    for spec in specs or ():
+        try:
+            load_game_module(spec)
+        except MctslabError as err:
+            raise typer.BadParameter(str(err), ctx=ctx) from None
 
 
 @contextmanager

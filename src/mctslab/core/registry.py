@@ -8,6 +8,20 @@ The registry is core: it imports no game. :mod:`mctslab.games` registers the bui
 games, and the loader of ``openspiel:`` names, when it is imported (``import mctslab``
 does that).
 
+**Your own games** reach every command and the web lab by name in two ways, read here:
+
+- an installed package's entry point in the group :data:`ENTRY_POINT_GROUP`
+  (``mctslab.games``): ``name = "module:GameClass"`` (or a factory), loaded the first
+  time the registry is asked for its games, once the built-in games are registered;
+- :func:`load_game_module` (``--game-module module:GameClass`` on the command line, or
+  a bare ``module`` that calls :func:`register` itself), which also names the module in
+  the environment variable :data:`GAME_MODULES_ENV` so that worker processes started
+  with ``spawn`` load it too.
+
+Both are the operator's choice: the name of a module to import is never read from a
+file a user hands over (a run directory, an SGF, a checkpoint): those carry a game's
+name, which only this registry resolves.
+
 What a registered game provides beyond the game API, its *capabilities*
 (:data:`CAPABILITIES`), is read from the game object itself (:func:`capabilities`), so
 that "which games have X" is answered here (:func:`games_with`) and listed nowhere:
@@ -16,7 +30,11 @@ that "which games have X" is answered here (:func:`games_with`) and listed nowhe
 
 from __future__ import annotations
 
+import importlib
+import importlib.metadata
 import inspect
+import os
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -26,11 +44,15 @@ from mctslab.core.text import ascii_float, ascii_int, did_you_mean
 
 __all__ = [
     "CAPABILITIES",
+    "ENTRY_POINT_GROUP",
+    "GAME_MODULES_ENV",
+    "allow_plugins",
     "available_games",
     "capabilities",
     "game_parameters",
     "games_with",
     "has_capability",
+    "load_game_module",
     "make",
     "parse_value",
     "register",
@@ -93,8 +115,150 @@ def register(name: str, factory: Callable[..., Game]) -> None:
 
 
 def available_games() -> list[str]:
-    """The registered game names, sorted."""
+    """The registered game names, sorted (your packages' entry points included)."""
+    _load_plugins()
     return sorted(_REGISTRY)
+
+
+#: The entry-point group of games in installed packages: ``name = "module:GameClass"``.
+ENTRY_POINT_GROUP = "mctslab.games"
+#: Game modules to load in every mctslab process (comma-separated ``--game-module``
+#: values): set by :func:`load_game_module` for the worker processes it starts.
+GAME_MODULES_ENV = "MCTSLAB_GAME_MODULES"
+# Plugins load once the built-in games are registered (allow_plugins), then once only;
+# an entry point that failed says why when its name is asked for.
+_PLUGINS = {"allowed": False, "loaded": False}
+_PLUGIN_ERRORS: dict[str, str] = {}
+_LOADED_MODULES: dict[str, list[str]] = {}
+
+
+def allow_plugins() -> None:
+    """Let the registry load games from entry points and :data:`GAME_MODULES_ENV`
+    (``mctslab/__init__`` calls it last: the built-in names are taken, so that no plugin
+    takes one, and a plugin that imports from ``mctslab`` finds it whole)."""
+    _PLUGINS["allowed"] = True
+
+
+def _load_plugins() -> None:
+    if _PLUGINS["loaded"] or not _PLUGINS["allowed"]:
+        return
+    _PLUGINS["loaded"] = True
+    for spec in filter(None, os.environ.get(GAME_MODULES_ENV, "").split(",")):
+        try:
+            load_game_module(spec.strip(), export=False)
+        except MctslabError as err:
+            _PLUGIN_ERRORS[spec] = str(err)
+    for point in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        where = f"entry point {point.name} = {point.value!r} ({ENTRY_POINT_GROUP})"
+        if point.name in _REGISTRY:
+            continue  # a built-in name, or the game a --game-module registered: it stays
+        try:
+            factory = point.load()
+        except Exception as err:  # the package's own error, kept for its name
+            _PLUGIN_ERRORS[point.name] = f"{where} failed to load: {type(err).__name__}: {err}"
+            continue
+        try:  # a game made with its defaults somewhere (games_with, the lab's menu)
+            _made_game_name(where, point.value, factory)
+        except InvalidConfigError as err:
+            _PLUGIN_ERRORS[point.name] = str(err)
+            continue
+        _REGISTRY[point.name] = factory
+
+
+def load_game_module(spec: str, export: bool = True) -> list[str]:
+    """Register the game of ``spec`` and return the names it added:
+    ``"package.module:GameClass"`` (or a factory: called with no arguments it makes the
+    game, registered under its ``info.name``), or ``"package.module"`` alone, a module
+    that calls :func:`register` when imported. Loading the same spec twice adds nothing.
+    ``export``: name it in :data:`GAME_MODULES_ENV` for the processes this one starts.
+
+    Raises :class:`InvalidConfigError` saying what is wrong: no such module (on
+    ``sys.path``: ``PYTHONPATH``, installed packages, then the current directory), no such
+    attribute, not a game, a name already taken, or the module's own error.
+    """
+    if spec in _LOADED_MODULES:
+        return list(_LOADED_MODULES[spec])
+    module_name, _, attribute = spec.partition(":")
+    if not module_name.strip() or not all(p.isidentifier() for p in module_name.split(".")):
+        raise InvalidConfigError(
+            f"game module {spec!r}: expected package.module:GameClass or package.module"
+        )
+    before = set(_REGISTRY)
+    module = _import(spec, module_name)
+    added = sorted(set(_REGISTRY) - before)
+    if attribute:
+        name = _register_attribute(spec, module, attribute)
+        added = sorted({*added, name})
+    elif not added:
+        raise InvalidConfigError(
+            f"game module {spec!r} registered no game: name its class "
+            f"({module_name}:GameClass), or call mctslab.register(name, GameClass) in it"
+        )
+    _LOADED_MODULES[spec] = added
+    if export:
+        loaded = [s for s in os.environ.get(GAME_MODULES_ENV, "").split(",") if s]
+        os.environ[GAME_MODULES_ENV] = ",".join(dict.fromkeys([*loaded, spec]))
+    return added
+
+
+def _import(spec: str, module_name: str) -> Any:
+    # The current directory is searched too, last (as uvicorn's --app-dir): a console
+    # script's sys.path starts at its own bin/, and the last place shadows no package.
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.append(os.getcwd())
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError as err:
+        if err.name is not None and module_name.startswith(err.name):
+            raise InvalidConfigError(
+                f"game module {spec!r}: no module named {err.name!r} (it must be importable: "
+                "in the current directory, on PYTHONPATH or installed)"
+            ) from None
+        raise InvalidConfigError(f"game module {spec!r} failed to import: {err}") from None
+    except Exception as err:  # the module's own error: said in one line, with its type
+        raise InvalidConfigError(
+            f"game module {spec!r} failed to import: {type(err).__name__}: {err}"
+        ) from None
+
+
+def _made_game_name(where: str, label: str, factory: Any) -> str:
+    """The ``info.name`` of the game ``factory()`` makes (every registered game is made
+    with its defaults somewhere: ``games_with``, the lab's menu), or InvalidConfigError
+    saying why it makes none."""
+    if not callable(factory):
+        raise InvalidConfigError(f"{where}: {label} is not a game class or factory")
+    try:
+        game = factory()
+    except Exception as err:
+        raise InvalidConfigError(
+            f"{where}: {label}() failed (every parameter needs a default): "
+            f"{type(err).__name__}: {err}"
+        ) from None
+    name = getattr(getattr(game, "info", None), "name", None)
+    if not isinstance(name, str) or not callable(getattr(game, "new_initial_state", None)):
+        raise InvalidConfigError(
+            f"{where}: {label}() is not a game (it needs info.name and new_initial_state(): "
+            "docs/games.md, Adding your own game)"
+        )
+    return name
+
+
+def _register_attribute(spec: str, module: Any, attribute: str) -> str:
+    """Register ``module.attribute`` (dotted) under the name of the game it makes; the
+    name it already has when the module registered it itself."""
+    target: Any = module
+    for part in attribute.split("."):
+        if not part.isidentifier() or not hasattr(target, part):
+            raise InvalidConfigError(
+                f"game module {spec!r}: {module.__name__} has no {attribute!r}"
+            )
+        target = getattr(target, part)
+    for name, factory in _REGISTRY.items():
+        if factory is target:
+            return name  # the module registered it
+    game_name = _made_game_name(f"game module {spec!r}", attribute, target)
+    register(game_name, target)
+    return game_name
 
 
 def game_parameters(name: str) -> dict[str, Any]:
@@ -112,9 +276,12 @@ def game_parameters(name: str) -> dict[str, Any]:
 
 
 def _factory(name: str) -> Callable[..., Game]:
+    _load_plugins()
     try:
         return _REGISTRY[name]
     except KeyError:
+        if name in _PLUGIN_ERRORS:
+            raise UnknownGameError(_PLUGIN_ERRORS[name]) from None
         valid = ", ".join(available_games())
         raise UnknownGameError(
             f"unknown game {name!r}{did_you_mean(name, available_games())}; "

@@ -8,7 +8,10 @@
   :mod:`~mctslab.games.morpion` (Morpion Solitaire 5T, 5D and OpenSpiel's);
 - plain-Python games with chance or hidden information: :mod:`~mctslab.games.pig`,
   :mod:`~mctslab.games.kuhn_poker`, :mod:`~mctslab.games.knockout_whist`;
-- :mod:`~mctslab.games.openspiel`: any OpenSpiel game as ``openspiel:NAME``.
+- :mod:`~mctslab.games.openspiel`: any OpenSpiel game as ``openspiel:NAME``;
+- your own games, from your packages' entry points (``mctslab.games``) and
+  ``--game-module``: :mod:`mctslab.core.registry` loads them once these are registered
+  (and all of :mod:`mctslab` imported).
 
 May import: :mod:`mctslab.core` only.
 """
