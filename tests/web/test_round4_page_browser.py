@@ -544,3 +544,24 @@ def test_a_focused_field_is_not_under_the_new_game_button(page: Page, served: Se
         strip = page.locator(".form-actions").bounding_box()
         assert field is not None and strip is not None
         assert field["y"] + field["height"] <= strip["y"] + 0.5, (testid, field, strip)
+
+
+def test_no_empty_band_between_the_rows_of_panels(page: Page, served: Served) -> None:
+    """The settings span both rows of each tab; their extra height went into the first
+    row, an empty band above the tree (and above the SP-MCTS step panel)."""
+
+    def gap(first: list[str], second: str) -> float:
+        bottoms = []
+        for selector in first:
+            box = page.locator(selector).bounding_box()
+            assert box is not None, selector
+            bottoms.append(box["y"] + box["height"])
+        below = page.locator(second).bounding_box()
+        assert below is not None
+        return below["y"] - max(bottoms)
+
+    open_lab(page)
+    assert gap([".panel.play", ".panel.think"], ".panel.tree-panel") <= 13
+    page.get_by_test_id("mode-optimize").click()
+    page.wait_for_function("document.body.dataset.optimizeReady === 'true'")
+    assert gap([".panel.opt-result", ".panel.opt-curve-panel"], ".panel.opt-step") <= 13

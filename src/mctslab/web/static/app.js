@@ -58,6 +58,9 @@ async function main() {
     playerName: (p) => playerName(p),
   });
   wireControls();
+  // Module scripts run before DOMContentLoaded: by then optimize.js has wired the tabs,
+  // and the tab of the URL opens without waiting for the lab's first requests.
+  document.addEventListener("DOMContentLoaded", followTabInUrl);
   try {
     app.games = await api.games();
     app.caps = await api.health();
@@ -79,14 +82,13 @@ async function main() {
   drawParams();
   setBudgetLimit();
   loadModels();
-  followTabInUrl();
   await newGame();
 }
 
 /**
  * The tab shown is in the URL (#optimize, #play), so that a reload, a bookmark or a
  * shared link opens it; the tabs themselves are optimize.js's (which also reads
- * ?mode=optimize). Called once both modules have wired their controls.
+ * ?mode=optimize). Called at DOMContentLoaded, once both modules have wired them.
  */
 function followTabInUrl() {
   for (const mode of ["play", "optimize"]) {
