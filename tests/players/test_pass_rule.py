@@ -185,3 +185,16 @@ def test_gtp_the_arena_and_the_lab_call_the_shared_play_on(
     sid = _session(client, [at("c", 3)])
     ai = client.post(f"/api/sessions/{sid}/ai").json()["last_ai"]
     assert ai["action"] == corner and ai["label"].endswith("a1")
+
+
+def test_lz_genmove_analyze_passes_by_the_same_rule() -> None:
+    """Leela Zero's genmove with analysis: after White's pass that wins for Black, the
+    answer is the pass alone, without a search to stream."""
+    out: list[str] = []
+    engine = GtpEngine(
+        "mcts:engine=reference,iterations=50", warm_up=False, size=N, komi=0.5, write=out.append
+    )
+    assert engine.handle("play b c3") == "= \n\n"
+    assert engine.handle("play w pass") == "= \n\n"
+    assert engine.handle("lz-genmove_analyze b 10") == ""
+    assert out == ["=\nplay pass\n\n"] and engine.state.is_terminal()
