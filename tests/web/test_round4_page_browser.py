@@ -427,6 +427,23 @@ def test_the_cost_of_heavy_playouts_on_the_reference_engine_is_said_before_the_m
     expect(note).to_be_hidden()
 
 
+def test_a_large_budget_is_priced_at_the_last_moves_pace(page: Page, served: Served) -> None:
+    open_lab(page, human="none")
+    page.get_by_test_id("game-select").select_option("connect_four")
+    wait_idle(page)
+    page.get_by_test_id("ai-move").click()
+    wait_idle(page)
+    note = page.get_by_test_id("engine-note")
+    expect(note).to_be_hidden()  # 200 iterations: well under 3 s
+    page.get_by_test_id("budget").fill("200000")
+    expect(note).to_be_visible()
+    expect(note).to_contain_text("At the pace of the last AI move with these settings (")
+    expect(note).to_contain_text("iterations/s), a move of 200,000 iterations takes about")
+    page.get_by_test_id("simulation-select").select_option("heavy")  # another pace: unknown
+    expect(note).not_to_contain_text("At the pace")
+    page.get_by_test_id("budget").fill(BUDGET)
+
+
 # Item 14 ---------------------------------------------------------------------------------
 
 

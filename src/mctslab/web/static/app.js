@@ -40,6 +40,7 @@ const app = {
   treePath: "", // the node id whose path the tree always shows: the last step's
   userSized: false, // a depth or top-k chosen by hand: new trees are not fitted
   position: "", // the session and moves of the tree shown: another one resets the tree's view
+  rates: {}, // iterations a second of the last AI move, by game|engine|simulation|selection (drawEngineNote)
 };
 
 // ---------------------------------------------------------------------------------------
@@ -203,6 +204,7 @@ function wireControls() {
   $("game").addEventListener("change", () => {
     drawParams();
     loadModels();
+    drawEngineNote();
     newGame();
   });
   $("evaluator").addEventListener("change", () => drawEvaluatorNote());
@@ -211,13 +213,15 @@ function wireControls() {
     drawEngineNote();
   });
   $("engine").addEventListener("change", () => drawEngineNote());
+  $("budget").addEventListener("input", () => drawEngineNote());
   $("rave").addEventListener("input", () => (syncSelection(), drawExploration()));
-  $("selection").addEventListener("change", () => (syncSelection(), drawExploration()));
+  $("selection").addEventListener("change", () => (syncSelection(), drawExploration(), drawEngineNote()));
   $("c-puct").addEventListener("input", () => drawExploration());
   syncSelection();
   $("budget-kind").addEventListener("change", () => {
     $("budget").value = $("budget-kind").value === "time" ? "0.5" : "2000";
     setBudgetLimit();
+    drawEngineNote();
   });
   $("c").addEventListener("input", () => syncC($("c").value));
   $("c-range").addEventListener("input", () => syncC($("c-range").value));
@@ -264,22 +268,50 @@ function clearOnNextAction() {
 }
 
 /**
- * What the engine and playouts chosen cost, before the user waits for a move: heavy
- * playouts (a rule-based policy in each playout step) run in Python on the reference
- * engine. Measured (connect_four, 2,000 iterations, 2-core machine, 2026-12-01):
- * reference 2.0 s with random playouts and 66 s with heavy ones, compiled 0.95 s heavy.
- * The compiled engine is offered wherever the game has rule kernels (auto picks it).
+ * What the engine and playouts chosen cost, before the user waits for a move.
+ *
+ * - Heavy playouts (a rule-based policy in each playout step) run in Python on the
+ *   reference engine. Measured (connect_four, 2,000 iterations, 2-core machine,
+ *   2026-12-01): reference 2.0 s with random playouts and 66 s with heavy ones, compiled
+ *   0.95 s heavy. The compiled engine is offered wherever the game has rule kernels.
+ * - An iteration budget at the pace of this game's last AI move with the same engine,
+ *   playouts and selection (app.rates): "about 40 s a move" when that is 3 s or more.
  */
 function drawEngineNote() {
   const note = $("engine-note");
-  const heavy = $("simulation").value === "heavy";
-  const reference = $("engine").value === "reference";
-  note.hidden = !(heavy && reference);
-  note.textContent = note.hidden
-    ? ""
-    : "Heavy playouts are slow on the reference engine (Python): about 30 times a random playout's cost, so a " +
-      "move of 2,000 iterations can take a minute (Connect Four: 66 s measured, against 0.95 s on the compiled " +
-      "engine). For heavy playouts choose compiled, or auto; or a budget in seconds.";
+  const lines = [];
+  if ($("simulation").value === "heavy" && $("engine").value === "reference") {
+    lines.push(
+      "Heavy playouts are slow on the reference engine (Python): about 30 times a random playout's cost, so a " +
+        "move of 2,000 iterations can take a minute (Connect Four: 66 s measured, against 0.95 s on the compiled " +
+        "engine). For heavy playouts choose compiled, or auto; or a budget in seconds.",
+    );
+  }
+  const rate = app.rates[rateKey()];
+  const iterations = Number($("budget").value);
+  if ($("budget-kind").value === "iterations" && rate && iterations / rate >= 3) {
+    const secs = iterations / rate;
+    const pace = `${Math.round(rate).toLocaleString("en")} iterations/s`;
+    lines.push(
+      `At the pace of the last AI move with these settings (${pace}), a move of ${iterations.toLocaleString("en")} ` +
+        `iterations takes about ${secs >= 90 ? `${Math.round(secs / 60)} min` : `${Math.round(secs)} s`}.`,
+    );
+  }
+  note.hidden = lines.length === 0;
+  note.textContent = lines.join(" ");
+}
+
+/** The settings an AI move's pace depends on: the game, engine, playouts and selection. */
+function rateKey() {
+  return [$("game").value, $("engine").value, $("simulation").value, $("selection").value].join("|");
+}
+
+/** Remember the pace of an AI move (iterations a second) for drawEngineNote. */
+function notePace(last) {
+  if (!last || !app.spec || !(last.seconds > 0.05) || !(last.iterations > 0)) return;
+  const c = app.spec.config;
+  app.rates[[app.spec.game, c.engine, c.simulation, c.selection].join("|")] = last.iterations / last.seconds;
+  drawEngineNote();
 }
 
 /** One input per game parameter, prefilled with its default. */
@@ -673,6 +705,7 @@ async function aiMove() {
     }
     clearThink();
     showView(view);
+    if (!stopped) notePace(view.last_ai);
   }, "The AI did not move");
   clearTimeout(showCancel);
   $("cancel").hidden = true;
