@@ -264,6 +264,7 @@ def test_an_entry_point_cannot_take_a_built_in_name(
 
     monkeypatch.setattr(importlib.metadata, "entry_points", lambda group: [Point()])
     registry._PLUGINS["loaded"] = False
+    assert "go" in available_games() and registry._PLUGINS["loaded"]  # the group was read
     assert make("go").info.name == "go" and loaded == []  # the built-in stays, unimported
 
 

@@ -276,7 +276,8 @@ def game_parameters(name: str) -> dict[str, Any]:
 
 
 def _factory(name: str) -> Callable[..., Game]:
-    _load_plugins()
+    if name not in _REGISTRY:  # a built-in game is made without reading the plugins
+        _load_plugins()
     try:
         return _REGISTRY[name]
     except KeyError:
