@@ -426,3 +426,163 @@ def test_train_workers_exit_when_training_is_killed(tmp_path: Path) -> None:
         2,
         tmp_path,
     )  # fmt: skip
+
+
+# 24. Tracebacks and hangs become error lines ------------------------------------------------
+
+
+def _gtp(*lines: str) -> list[str]:
+    from mctslab.cli.gtp import GtpEngine
+
+    engine = GtpEngine("mcts", size=5, warm_up=False)
+    return [str(engine.handle(line)).strip() for line in lines]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "time_settings 1000000 0 0",
+        "time_settings 0 1e12 1",
+        "time_settings 60 10 1000000",
+        "time_left b 1e7 0",
+    ],
+)
+def test_a_gtp_clock_of_a_million_seconds_is_a_syntax_error(command: str) -> None:
+    """A clock that would let a move search 1e6 s or more made every genmove
+    "? internal error"; now the setting is refused and genmove still plays."""
+    answer, move = _gtp(command, "genmove b")[0], _gtp("time_settings 30 0 0", "genmove b")[1]
+    assert answer.startswith("? syntax error:") and "internal" not in answer, answer
+    assert move.startswith("= ") and len(move) > 2
+
+
+def test_a_large_clock_still_searches_below_the_search_limit() -> None:
+    """The largest accepted clock with STOP's largest time factor plans less than MAX_SECONDS."""
+    from mctslab.cli.gtp import GtpEngine
+    from mctslab.search.options import MAX_SECONDS
+
+    engine = GtpEngine("mcts:time_factor=10", size=5, warm_up=False)
+    assert engine.handle("time_settings 999999 999999 1").strip() == "="
+    config = engine._move_config("b")
+    assert config is not None and config.time is not None and config.time < MAX_SECONDS
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "lz-analyze b " + "9" * 5000,
+        "lz-analyze b interval " + "9" * 400,
+        "lz-analyze minmoves 10" + "0" * 30,
+    ],
+)
+def test_a_huge_lz_analyze_number_is_a_syntax_error(command: str) -> None:
+    [answer] = _gtp(command)
+    assert answer.startswith("? syntax error: lz-analyze:") and "must be at most" in answer, answer
+
+
+def test_a_deeply_nested_sgf_is_read_not_a_recursion_error(tmp_path: Path) -> None:
+    """Every move a variation of the last, 5,000 deep: loadsgf reads its main line (a
+    load error where its moves do not alternate), never "internal error"."""
+    moves = [f";{'BW'[i % 2]}[{'abcde'[i % 5]}{'abcde'[i // 5 % 5]}]" for i in range(5000)]
+    deep = tmp_path / "deep.sgf"
+    deep.write_text("(;GM[1]SZ[5]" + "".join(f"({m}" for m in moves) + ")" * 5000 + ")")
+    [answer] = _gtp(f"loadsgf {deep}")
+    assert answer.startswith("? cannot load file: sgf:"), answer
+    ok = tmp_path / "ok.sgf"
+    ok.write_text("(;GM[1]SZ[5]" + "(;B[aa](;W[bb](;B[cc])(;B[dd]))(;W[ee]))" * 1 + ")")
+    from mctslab.games.sgf import read_sgf
+
+    assert read_sgf(ok.read_text()).actions == (20, 16, 12)  # aa bb cc: each first variation
+    cut = tmp_path / "cut.sgf"
+    cut.write_text("(;GM[1]SZ[5]" + "(;B[aa]" * 3000)
+    [answer] = _gtp(f"loadsgf {cut}")
+    assert answer.startswith("? cannot load file: sgf: expected ')'"), answer
+
+
+def test_a_full_disk_while_a_resumed_run_saves_its_checkpoint_is_one_error_line(
+    run_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PyTorch reports a write cut short by a full disk as a RuntimeError (measured on a
+    full tmpfs: "enforce fail at inline_container.cc ... unexpected pos"): one error line,
+    the run intact at generation 1, and it resumes."""
+    from mctslab.nn import checkpoint
+
+    real = checkpoint.torch.save
+
+    def save(obj: object, f: object, *args: object, **kwargs: object) -> None:
+        if isinstance(obj, dict) and obj.get("meta", {}).get("generation") == 2:
+            raise RuntimeError("[enforce fail at inline_container.cc:672] . unexpected pos 1 vs 2")
+        real(obj, f, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(checkpoint.torch, "save", save)
+    args = ("--resume", "--generations", "2", "--no-progress")
+    line = assert_user_error(invoke("train", "tic_tac_toe", "--out", str(run_dir), *args))
+    assert "gen-0002" in line and "intact at generation 1" in line, line
+    monkeypatch.undo()
+    assert load_run(run_dir)[1]["generation"] == 1
+    assert not list((run_dir / "checkpoints").glob(".*tmp"))  # no half-written file left
+    done = invoke("train", "tic_tac_toe", "--out", str(run_dir), *args)
+    assert done.exit_code == 0, done.output
+    assert load_run(run_dir)[1]["generation"] == 2
+
+
+def _unshare_works() -> bool:
+    import shutil
+    import subprocess
+
+    if shutil.which("unshare") is None:
+        return False
+    probe = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", "mount -t tmpfs -o size=64k tmpfs /mnt"],
+        capture_output=True,
+    )
+    return probe.returncode == 0
+
+
+@pytest.mark.skipif(not _unshare_works(), reason="needs unshare -rm to mount a small tmpfs")
+def test_a_checkpoint_on_a_really_full_disk_is_an_os_error(tmp_path: Path) -> None:
+    """On a real 300 KB tmpfs, save_checkpoint fills it and fails with OSError (ENOSPC),
+    not PyTorch's RuntimeError, and leaves no temporary file."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "fill.py"
+    script.write_text(
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from mctslab.core.registry import make\n"
+        "from mctslab.nn.checkpoint import save_checkpoint\n"
+        "from mctslab.nn.networks import make_network\n"
+        "g = make('tic_tac_toe')\n"
+        "net = make_network(g, channels=16, blocks=2, hidden=32)\n"
+        "for i in range(100):\n"
+        "    try:\n"
+        "        save_checkpoint(f'/mnt/c{i}.pt', net, g)\n"
+        "    except BaseException as e:\n"
+        "        left = sorted(p.name for p in Path('/mnt').glob('.*'))\n"
+        "        print(type(e).__name__, getattr(e, 'errno', None), left)\n"
+        "        sys.exit(0)\n"
+        "print('never full')\n"
+    )
+    done = subprocess.run(
+        ["unshare", "-rm", "sh", "-c",
+         f"mount -t tmpfs -o size=300k tmpfs /mnt && {sys.executable} {script}"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.stdout.strip() == "OSError 28 []", (done.stdout, done.stderr)
+
+
+def test_lessons_with_a_malformed_notebook_is_an_error_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mctslab.cli import lessons
+
+    (tmp_path / "01_good.ipynb").write_text(
+        '{"cells": [{"cell_type": "markdown", "source": ["# Lesson 1: Good"]}]}'
+    )
+    (tmp_path / "02_bad.ipynb").write_text('{"cells": [')
+    (tmp_path / "03_odd.ipynb").write_text('{"cells": [1, 2]}')
+    monkeypatch.setattr(lessons, "lessons_folder", lambda: tmp_path)
+    done = invoke("lessons")
+    line = assert_user_error(done)
+    assert "02_bad.ipynb" in line and "03_odd.ipynb" in line
+    assert "Lesson 1: Good" in done.stdout and "not a readable notebook" in done.stdout

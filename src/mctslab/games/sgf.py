@@ -178,7 +178,7 @@ def write_sgf(record: SgfRecord) -> str:
 
 
 class _Parser:
-    """A recursive-descent reader of SGF's grammar: Collection = GameTree+; GameTree =
+    """A reader of SGF's grammar (recursive descent, game trees kept on a stack): Collection = GameTree+; GameTree =
     "(" Sequence GameTree* ")"; Sequence = Node+; Node = ";" Property*; Property =
     PropIdent PropValue+; PropValue = "[" text "]" (``\\`` escapes the next character)."""
 
@@ -213,19 +213,35 @@ class _Parser:
         return self.game_tree()
 
     def game_tree(self) -> list[dict[str, list[str]]]:
+        """The main line of the game tree at ``pos``: its sequence, then the main line of
+        its first variation. Read with a stack of open trees, not by recursion: editors
+        nest every move as a variation of the last, and a file nested thousands deep
+        is a syntax to read (or a file cut short), not a RecursionError."""
         self.expect("(")
+        nodes = self.sequence()
+        # One entry per open tree: [on the main line, a variation of it already read].
+        open_trees = [[True, False]]
+        while open_trees:
+            tree = open_trees[-1]
+            if self.peek() == "(":
+                self.pos += 1
+                main = tree[0] and not tree[1]
+                tree[1] = True
+                variation = self.sequence()
+                if main:
+                    nodes.extend(variation)
+                open_trees.append([main, False])
+            else:
+                self.expect(")")
+                open_trees.pop()
+        return nodes
+
+    def sequence(self) -> list[dict[str, list[str]]]:
         nodes: list[dict[str, list[str]]] = []
         while self.peek() == ";":
             nodes.append(self.node())
         if not nodes:
             raise self.fail("a game tree without a node")
-        first = True
-        while self.peek() == "(":
-            variation = self.game_tree()
-            if first:
-                nodes.extend(variation)
-                first = False
-        self.expect(")")
         return nodes
 
     def node(self) -> dict[str, list[str]]:

@@ -25,6 +25,8 @@ scalars, ``meta`` JSON-like.
 
 from __future__ import annotations
 
+import errno
+import os
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -75,7 +77,8 @@ def save_checkpoint(
     path: str | Path, net: nn.Module, game: Any, meta: dict[str, Any] | None = None
 ) -> Path:
     """Write ``net`` (made by :func:`~mctslab.nn.networks.make_network`) for ``game`` to
-    ``path``, atomically; returns the path."""
+    ``path``, atomically; returns the path. A failed write (a full disk) is an
+    :class:`OSError`, the file at ``path`` left as it was."""
     spec = getattr(net, "mctslab_spec", None)
     if not isinstance(spec, dict):
         raise CheckpointError("save_checkpoint needs a network made by make_network")
@@ -89,8 +92,26 @@ def save_checkpoint(
     }
     path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_file(path) as f:  # the umask's permissions, as any new file
-        torch.save(payload, f)
+        try:
+            torch.save(payload, f)
+        except RuntimeError as err:
+            raise _failed_write(path, err) from None
     return path
+
+
+def _failed_write(path: Path, err: RuntimeError) -> OSError:
+    """The :class:`OSError` a failed write is: PyTorch's zip writer reports a write that
+    stopped part way (a disk that filled up during it, measured on a full tmpfs) as a
+    ``RuntimeError`` ("enforce fail at inline_container.cc ... unexpected pos"), which
+    the callers that stop cleanly on a full disk would not catch."""
+    try:
+        stats = os.statvfs(path.parent)
+        full = stats.f_bavail * stats.f_frsize < 1024**2
+    except (OSError, AttributeError):  # no statvfs on Windows
+        full = False
+    if full:
+        return OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+    return OSError(errno.EIO, f"PyTorch's write failed part way: {err}", str(path))
 
 
 def _read(path: Path) -> dict[str, Any]:

@@ -43,6 +43,7 @@ from mctslab.search.mcts import ChildStats, SearchConfig, SearchResult
 __all__ = [
     "ANALYSIS_MAX_NODES",
     "ANALYSIS_SLICE",
+    "MAX_ANALYZE_COUNT",
     "MIN_ANALYSIS_SLICE",
     "Analysis",
     "AnalyzeRequest",
@@ -76,6 +77,22 @@ class AnalyzeRequest:
     min_moves: int = 0
 
 
+#: The largest interval (centiseconds: a day) and minmoves an analysis takes: a number of
+#: thousands of digits cannot even be converted (Python's int limit, a float's range).
+MAX_ANALYZE_COUNT = 8_640_000
+
+
+def _count(text: str, what: str, command: str) -> int:
+    """``text`` (ASCII digits) as a whole number at most :data:`MAX_ANALYZE_COUNT`;
+    ``syntax error`` for a larger one."""
+    if len(text.lstrip("0")) > len(str(MAX_ANALYZE_COUNT)) or int(text) > MAX_ANALYZE_COUNT:
+        raise GtpFailure(
+            f"syntax error: {command}: {what} must be at most {MAX_ANALYZE_COUNT} "
+            f"(centiseconds for an interval: a day), got {text[:20]}{'...' if len(text) > 20 else ''}"
+        )
+    return int(text)
+
+
 def parse_analyze(args: Sequence[str], command: str = "lz-analyze") -> AnalyzeRequest:
     """``[COLOR] [INTERVAL]``, ``interval N`` and ``minmoves N`` in any order, as Leela
     Zero reads them (an interval in centiseconds: ``lz-analyze b 50``); ``avoid`` and
@@ -90,16 +107,16 @@ def parse_analyze(args: Sequence[str], command: str = "lz-analyze") -> AnalyzeRe
     while i < len(args):
         tag = args[i].lower()
         if is_ascii_digits(tag):
-            interval = int(tag) / 100
+            interval = _count(tag, "interval", command) / 100
             i += 1
             continue
         if tag in ("interval", "minmoves"):
             if i + 1 >= len(args) or not is_ascii_digits(args[i + 1]):
                 raise GtpFailure(f"syntax error: {command}: {tag} needs a whole number >= 0")
             if tag == "interval":
-                interval = int(args[i + 1]) / 100
+                interval = _count(args[i + 1], tag, command) / 100
             else:
-                min_moves = int(args[i + 1])
+                min_moves = _count(args[i + 1], tag, command)
             i += 2
             continue
         if tag in ("b", "black", "w", "white"):

@@ -52,6 +52,7 @@ from mctslab.players.resign import RESIGN_BELOW, RESIGN_MIN_VISITS, resigns, res
 from mctslab.players.time_control import own_budget, set_move_time
 from mctslab.search.engine import Searcher, make_searcher
 from mctslab.search.mcts import SearchConfig
+from mctslab.search.options import MAX_SECONDS
 
 __all__ = ["COMMANDS", "RESIGN_BELOW", "RESIGN_MIN_VISITS", "GtpEngine"]
 
@@ -96,6 +97,19 @@ def _version() -> str:
         return importlib.metadata.version("mctslab")
     except importlib.metadata.PackageNotFoundError:
         return "unknown"
+
+
+def _check_clock_seconds(seconds: float, byo: float, stones: float) -> None:
+    """Refuse clock times of :data:`~mctslab.search.options.MAX_SECONDS` or more (eleven
+    days; a search's time budget stays below it, so such a clock made every ``genmove``
+    an internal error) and more stones than a game has moves."""
+    if max(seconds, byo) >= MAX_SECONDS:
+        raise GtpFailure(
+            f"syntax error: times must be below {MAX_SECONDS:.0f} seconds, got "
+            f"{max(seconds, byo):g}"
+        )
+    if stones > 10_000:
+        raise GtpFailure(f"syntax error: at most 10000 byo-yomi stones, got {stones:g}")
 
 
 class GtpEngine:
@@ -336,6 +350,8 @@ class GtpEngine:
         otherwise the clock's seconds with no iteration cap."""
         factor = float(getattr(self._base, "time_factor", 1.0))
         limit = self.clock.move_time(colour, len(self.state.history()), self._points(), factor)
+        if limit is not None:  # a search takes less than MAX_SECONDS, whatever the clock
+            limit = min(limit, MAX_SECONDS / 2)
         if self.player is None:
             return None
         config: SearchConfig | None = set_move_time(
@@ -415,6 +431,7 @@ class GtpEngine:
         stones = parse_number(args[2], "byo-yomi stones")
         if main < 0 or byo < 0 or stones < 0 or not stones.is_integer():
             raise GtpFailure("syntax error: times and stones must be >= 0, stones an integer")
+        _check_clock_seconds(main, byo, stones)
         self.clock.settings(main, byo, int(stones))
         return ""
 
@@ -425,6 +442,7 @@ class GtpEngine:
         stones = parse_number(args[2], "stones")
         if left < 0 or stones < 0 or not stones.is_integer():
             raise GtpFailure("syntax error: time and stones must be >= 0, stones an integer")
+        _check_clock_seconds(left, 0.0, stones)
         self.clock.left[colour] = (left, int(stones))
         return ""
 
