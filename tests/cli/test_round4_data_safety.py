@@ -294,6 +294,8 @@ HUGE = str(10**30)
         (["arena", "tic_tac_toe", "--workers", HUGE], "workers must be at most"),
         (["arena", "tic_tac_toe", "--workers", "0"], "workers must be an integer >= 1"),
         (["sprt", "tic_tac_toe", "--max-games", HUGE], "max games must be at most 250,000"),
+        (["arena", "tic_tac_toe", "--main-time", "1e9"], "main time must be a positive"),
+        (["arena", "tic_tac_toe", "--time-per-move", "1e7"], "time per move must be a positive"),
         (["sprt", "tic_tac_toe", "--workers", "100000"], "workers must be at most"),
         (["selfplay", "tic_tac_toe", "--games", HUGE], "--games must be at most 250,000"),
         (["selfplay", "tic_tac_toe", "--workers", HUGE], "--workers must be at most"),
@@ -456,7 +458,8 @@ def test_a_gtp_clock_of_a_million_seconds_is_a_syntax_error(command: str) -> Non
 
 
 def test_a_large_clock_still_searches_below_the_search_limit() -> None:
-    """The largest accepted clock with STOP's largest time factor plans less than MAX_SECONDS."""
+    """The largest accepted clock with STOP's largest time factor plans less than
+    MAX_SECONDS (the clock's own cap, which the arena's game clocks share)."""
     from mctslab.cli.gtp import GtpEngine
     from mctslab.search.options import MAX_SECONDS
 

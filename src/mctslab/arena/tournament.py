@@ -79,6 +79,7 @@ from mctslab.core.errors import InvalidConfigError, InvalidSpecError
 from mctslab.core.game import Game
 from mctslab.core.registry import make
 from mctslab.players.player import check_hidden_information, make_player, parse_spec
+from mctslab.search.options import MAX_SECONDS
 
 __all__ = [
     "MAX_GAMES",
@@ -191,16 +192,18 @@ class ArenaConfig:
                 + f" is more than a run's {MAX_GAMES:,} games at most"
             )
         if self.time_per_move is not None and not (
-            math.isfinite(self.time_per_move) and self.time_per_move > 0
+            math.isfinite(self.time_per_move) and 0 < self.time_per_move < MAX_SECONDS
         ):
             raise InvalidConfigError(
-                f"time per move must be a positive number of seconds, got {self.time_per_move!r}"
+                "time per move must be a positive number of seconds below "
+                f"{MAX_SECONDS:.0f}, got {self.time_per_move!r}"
             )
         if self.main_time is not None and not (
-            math.isfinite(self.main_time) and self.main_time > 0
+            math.isfinite(self.main_time) and 0 < self.main_time < MAX_SECONDS
         ):
             raise InvalidConfigError(
-                f"main time must be a positive number of seconds, got {self.main_time!r}"
+                f"main time must be a positive number of seconds below {MAX_SECONDS:.0f}, "
+                f"got {self.main_time!r}"
             )
         if self.openings < 0:
             raise InvalidConfigError(f"openings must be >= 0 plies, got {self.openings}")

@@ -53,6 +53,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mctslab.search.options import MAX_SECONDS
+
 __all__ = [
     "LATENCY",
     "MIN_MOVES_LEFT",
@@ -132,7 +134,8 @@ class Clock:
         """Seconds the next move of ``colour`` may search (``None``: no clock). In main
         time the share is multiplied by ``factor`` (a player's ``time_factor``, STOP's
         ``f_time``), never past half the main time left; byo-yomi is not stretched. In
-        sudden death :func:`keep_back` more is kept for the moves' own cost."""
+        sudden death :func:`keep_back` more is kept for the moves' own cost. Never more
+        than half of :data:`~mctslab.search.options.MAX_SECONDS`, a search's limit."""
         if not self.on:
             return None
         left, stones = self.start(colour)
@@ -148,7 +151,9 @@ class Clock:
             if not sudden:
                 t += 0.8 * self.byo / self.stones
                 spare += self.byo
-        return max(floor_time(spare), t)
+        # A search's time budget stays below MAX_SECONDS: a clock of days (STOP's factor
+        # times a main-time share, plus byo-yomi) must not ask for more.
+        return min(max(floor_time(spare), t), MAX_SECONDS / 2)
 
     def available(self, colour: str) -> float | None:
         """The seconds ``colour``'s next move may take before its flag falls (``None``: no

@@ -350,8 +350,6 @@ class GtpEngine:
         otherwise the clock's seconds with no iteration cap."""
         factor = float(getattr(self._base, "time_factor", 1.0))
         limit = self.clock.move_time(colour, len(self.state.history()), self._points(), factor)
-        if limit is not None:  # a search takes less than MAX_SECONDS, whatever the clock
-            limit = min(limit, MAX_SECONDS / 2)
         if self.player is None:
             return None
         config: SearchConfig | None = set_move_time(
