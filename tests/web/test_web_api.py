@@ -517,7 +517,7 @@ def test_user_errors_are_one_line_4xx(client: TestClient) -> None:
     r = post("/api/sessions", json={"game": TTT, "params": {"size": 4}})
     assert "unknown parameter 'size'" in detail(r, 400)
     r = post("/api/sessions", json={"game": "nim", "params": {"piles": "1;x"}})
-    assert "piles must be integers" in detail(r, 400)
+    assert "piles must be whole numbers" in detail(r, 400)
     r = post("/api/sessions", json={"game": "nim", "params": {"piles": "2;3", "max_take": "2"}})
     assert r.status_code == 201  # strings are read as on the command line
     assert r.json()["state"]["render"] == {
