@@ -103,9 +103,15 @@ def test_export_model_through_links_into_a_run_is_refused(run_dir: Path, tmp_pat
 
 
 def test_export_model_outside_the_run_still_works(run_dir: Path, tmp_path: Path) -> None:
+    """Beside the run, and below a folder with another program's state.json (no run.json):
+    written."""
     done = invoke("export-model", str(run_dir), "--out", str(tmp_path / "net.pt"))
     assert done.exit_code == 0, done.output
     assert (tmp_path / "net.pt").is_file() and (tmp_path / "net.json").is_file()
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "state.json").write_text("{}")
+    done = invoke("export-model", str(run_dir), "--out", str(tmp_path / "app" / "m" / "net.pt"))
+    assert done.exit_code == 0, done.output
 
 
 # 20. Hostile checkpoints and sidecars -------------------------------------------------------

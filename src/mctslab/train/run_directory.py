@@ -213,11 +213,13 @@ def refuse_run_owned(dest: Path, option: str = "--out") -> None:
     training run's directory: a run owns every file in it (``run.json``, ``state.json``,
     the checkpoints, the buffer), and ``export-model --out RUN/state.pt`` would write its
     card over ``state.json``, leaving a run that no longer resumes. Any folder on the way
-    up from ``dest`` (symlinks followed) that holds ``run.json`` or ``state.json`` is a
-    run's."""
+    up from ``dest`` (symlinks followed) that holds ``run.json`` beside ``state.json`` or
+    ``checkpoints/`` is a run's (a lone ``state.json`` of another program is not)."""
     real = dest.expanduser().resolve()
     for folder in real.parents:
-        if any((folder / name).exists() for name in ("run.json", "state.json")):
+        if (folder / "run.json").exists() and (
+            (folder / "state.json").exists() or (folder / "checkpoints").is_dir()
+        ):
             raise TrainError(
                 f"{option} {dest} is inside the training run {folder}, whose files it could "
                 "overwrite; write the model outside the run directory"
