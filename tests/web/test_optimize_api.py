@@ -450,3 +450,18 @@ def test_the_compile_time_is_counted_once_apart_from_the_search() -> None:
     # Found 0.1 s into the search, on the search's clock (not 0.1 s + the compilation).
     assert view["found_seconds"] == pytest.approx(0.1)
     assert view["improvements"][0][0] == pytest.approx(0.1)
+
+
+def test_the_catalog_says_each_options_type(client: TestClient) -> None:
+    """The form's inputs are built from these types (a flag's input takes 0 or 1): nrpa's
+    level read as a flag made the suggested level=2 an invalid field and Start a no-op."""
+    searches = {s["kind"]: s for s in client.get("/api/optimize/games").json()["searches"]}
+    types = {o["name"]: o["type"] for o in searches["nrpa"]["options"]}
+    assert types == {
+        "level": "integer",
+        "iterations": "integer",
+        "alpha": "number",
+        "bias": "number",
+        "polish": "flag",
+    }
+    assert {o["name"]: o["type"] for o in searches["sp-mcts"]["options"]}["c"] == "number"

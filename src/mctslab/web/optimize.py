@@ -40,6 +40,7 @@ from typing import Any
 from mctslab.core.errors import InvalidConfigError, InvalidSpecError
 from mctslab.core.game import Game, State
 from mctslab.core.registry import make
+from mctslab.core.text import strict_float, strict_int
 from mctslab.players.optimizers import OPTIMIZERS, Optimizer, parse_optimizer
 from mctslab.search.single.result import Improvement, Watch, check_single_player
 
@@ -130,7 +131,7 @@ def _tsp_instances() -> list[dict[str, Any]]:
 
 def _option_type(parse: Any) -> str:
     """How an option's value is read: an integer, a number, or a flag (1 or 0)."""
-    return "integer" if parse is int else "number" if parse is float else "flag"
+    return "integer" if parse is strict_int else "number" if parse is strict_float else "flag"
 
 
 def catalog() -> dict[str, Any]:

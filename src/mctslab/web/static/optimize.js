@@ -4,7 +4,7 @@
 // two-player lab (app.js), which go on side by side.
 
 import { enc, request } from "./api.js";
-import { html, svg } from "./dom.js";
+import { hideBanner, html, showBanner, svg } from "./dom.js";
 
 const $ = (id) => document.getElementById(id);
 const POLL_MS = 300;
@@ -28,15 +28,10 @@ const optApi = {
   step: (body) => request("POST", "/api/optimize/step", body),
 };
 
-function showError(err) {
-  const box = $("error");
-  box.textContent = err instanceof Error ? err.message : String(err);
-  box.hidden = false;
-}
-
-function hideError() {
-  $("error").hidden = true;
-}
+/** The banner for an Optimize action's refusal, as the lab's tab writes its own: "LEAD:
+ * the reason." as a sentence, the HTTP status and request in the detail line (dom.js). */
+const showError = (lead) => (err) => showBanner(err, { lead });
+const hideError = hideBanner;
 
 // ---------------------------------------------------------------------------------------
 // The mode switch
@@ -48,7 +43,7 @@ function setMode(mode) {
   $("mode-play").setAttribute("aria-selected", String(!optimize));
   $("mode-optimize").setAttribute("aria-selected", String(optimize));
   document.body.dataset.mode = mode;
-  if (optimize && !opt.catalog) loadCatalog().catch(showError);
+  if (optimize && !opt.catalog) loadCatalog().catch(showError("The problems could not be loaded"));
 }
 
 async function loadCatalog() {
@@ -205,7 +200,7 @@ async function start(event) {
     drawRun(view);
     poll();
   } catch (err) {
-    showError(err);
+    showError("The run was not started")(err);
   }
 }
 
@@ -249,7 +244,7 @@ function poll() {
       drawRun(view);
       if (view.status === "running") poll();
     } catch (err) {
-      showError(err);
+      showError("The run could not be followed")(err);
     }
   }, POLL_MS);
 }
@@ -259,7 +254,7 @@ async function stop() {
   try {
     drawRun(await optApi.stop(opt.run.id));
   } catch (err) {
-    showError(err);
+    showError("The run could not be stopped")(err);
   }
 }
 
@@ -301,7 +296,7 @@ function drawRun(view) {
   $("opt-counts").textContent = counts || "";
   $("opt-count-part").hidden = !counts; // nn, 2opt, exact, greedy: one tour, nothing counted
   drawSolution(view.solution);
-  $("opt-curve").replaceChildren(curveChart(view.improvements, view.optimum, Math.max(view.search_seconds, view.time)));
+  $("opt-curve").replaceChildren(curveChart(view.improvements, view.optimum, Math.max(view.search_seconds, view.time), view.game === "tsp"));
 }
 
 function drawSolution(solution) {
@@ -348,8 +343,13 @@ function tourChart(solution) {
   return root;
 }
 
-/** The best score against time: a step line, with the proven optimum dashed where known. */
-function curveChart(points, optimum, seconds) {
+/** The best score against time: a step line, with the proven optimum dashed where known.
+ * `lengths`: the scores are negated tour lengths (tsp), plotted as the lengths they are,
+ * lower is better, so that no tick reads a negative length. */
+function curveChart(scored, scoreOptimum, seconds, lengths = false) {
+  const sign = lengths ? -1 : 1;
+  const points = scored.map(([t, n, v]) => [t, n, sign * v]);
+  const optimum = scoreOptimum === null ? null : sign * scoreOptimum;
   const W = 460;
   const H = 220;
   const [left, right, top, bottom] = [60, 12, 12, 32];
@@ -372,7 +372,7 @@ function curveChart(points, optimum, seconds) {
   for (const t of [0, tMax / 2, tMax]) {
     root.append(svg("text", { class: "tick-label", x: x(t), y: H - bottom + 14 }, [t.toFixed(1)]));
   }
-  root.append(svg("text", { class: "axis-label", x: (left + W - right) / 2, y: H - 2 }, ["seconds of search · best score (higher is better)"]));
+  root.append(svg("text", { class: "axis-label", x: (left + W - right) / 2, y: H - 2 }, [lengths ? "seconds of search · best tour length (lower is better)" : "seconds of search · best score (higher is better)"]));
   if (optimum !== null) {
     root.append(svg("line", { class: "optimum", x1: left, y1: y(optimum), x2: W - right, y2: y(optimum) }));
     root.append(svg("text", { class: "curve-label", x: W - right - 4, y: y(optimum) - 4, "text-anchor": "end" }, [`optimum ${fmt(optimum)}`]));
@@ -416,7 +416,7 @@ async function step(skip = 0) {
     hideError();
     drawTrace(trace);
   } catch (err) {
-    showError(err);
+    showError("The step was refused")(err);
   }
 }
 
