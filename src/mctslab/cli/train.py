@@ -385,7 +385,8 @@ def export_onnx_command(
         typer.Argument(help="A model: a shipped name or a checkpoint (.pt).", show_default=False),
     ],
     out: Annotated[
-        Path | None, _opt(
+        Path | None,
+        _opt(
             "--out",
             "The ONNX file to write (default: beside the model, .onnx; a shipped "
             "network's in the current directory, never inside the package).",
