@@ -141,7 +141,10 @@ def test_zero_workers_is_refused_like_negative_workers(tmp_path: Path, command: 
         assert_user_error(invoke(command, "tic_tac_toe", *args, *common, "--workers", str(n)))
         for n in (0, -3)
     ]
-    assert lines == ["error: workers must be >= 1, got 0", "error: workers must be >= 1, got -3"]
+    assert lines == [
+        "error: workers must be an integer >= 1, got 0",
+        "error: workers must be an integer >= 1, got -3",
+    ]
     assert not db.exists()
 
 
