@@ -582,3 +582,20 @@ def test_no_empty_band_between_the_rows_of_panels(page: Page, served: Served) ->
     page.get_by_test_id("mode-optimize").click()
     page.wait_for_function("document.body.dataset.optimizeReady === 'true'")
     assert gap([".panel.opt-result", ".panel.opt-curve-panel"], ".panel.opt-step") <= 13
+
+
+def test_a_parameter_of_a_few_words_is_a_menu(page: Page, served: Served) -> None:
+    """Go's ko was a text field where a typo was a refused game; it is a menu of the
+    game's words, and the word chosen is the new game's."""
+    open_lab(page)
+    page.get_by_test_id("game-select").select_option("go")
+    wait_idle(page)
+    ko = page.get_by_test_id("param-ko")
+    assert ko.evaluate("e => e.tagName") == "SELECT"
+    assert ko.locator("option").all_text_contents() == ["superko", "simple"]
+    expect(ko).to_have_value("superko")
+    ko.select_option("simple")
+    page.get_by_test_id("new-game").click()
+    wait_idle(page)
+    (session,) = served.sessions()
+    assert session.game.ko == "simple"

@@ -136,3 +136,15 @@ def test_the_pages_defaults_are_the_apis_and_the_librarys(client: TestClient) ->
     assert page["c"]["default"] == SearchConfig().c
     for name, field in api["properties"].items():
         assert page[name].get("default") == field.get("default"), name
+
+
+def test_a_parameter_of_a_few_words_has_its_words(client: TestClient) -> None:
+    """Issue 52, item 14: Go's ko and Bohnenspiel's utility were free text; the games'
+    Literal annotations give the words, and the page draws a menu from them."""
+    games = {g["name"]: g for g in client.get("/api/games").json()}
+    assert games["go"]["choices"] == {"ko": ["superko", "simple"]}
+    assert games["bohnenspiel"]["choices"] == {"utility": ["win_loss", "score"]}
+    assert games["tic_tac_toe"]["choices"] == {} and games["nim"]["choices"] == {}
+    for name, game in games.items():  # each default is one of its words
+        for key, words in game["choices"].items():
+            assert game["parameters"][key] in words, (name, key)

@@ -35,6 +35,7 @@ import importlib.metadata
 import inspect
 import os
 import sys
+import typing
 from collections.abc import Callable
 from typing import Any
 
@@ -54,6 +55,7 @@ __all__ = [
     "has_capability",
     "load_game_module",
     "make",
+    "parameter_choices",
     "parse_value",
     "register",
     "register_prefix",
@@ -273,6 +275,31 @@ def game_parameters(name: str) -> dict[str, Any]:
         for p in sig.parameters.values()
         if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name != "name"
     }
+
+
+def parameter_choices(name: str) -> dict[str, tuple[str, ...]]:
+    """The parameters of ``name`` that take one of a few words, and those words, as the
+    factory's ``Literal`` annotations say (Go's ``ko``, Bohnenspiel's ``utility``): a form
+    offers a menu for each instead of a text field. ``{}`` for OpenSpiel's games and for
+    a factory whose annotations do not resolve.
+
+    >>> parameter_choices("go")["ko"]
+    ('superko', 'simple')
+    """
+    if _prefixed(name) is not None:
+        return {}
+    factory = _factory(name)
+    target = factory.__init__ if inspect.isclass(factory) else factory
+    try:
+        hints = typing.get_type_hints(target)
+    except Exception:  # a user's factory with an annotation that does not resolve
+        return {}
+    choices: dict[str, tuple[str, ...]] = {}
+    for key, hint in hints.items():
+        words = typing.get_args(hint) if typing.get_origin(hint) is typing.Literal else ()
+        if words and all(isinstance(w, str) for w in words):
+            choices[key] = tuple(words)
+    return choices
 
 
 def _factory(name: str) -> Callable[..., Game]:

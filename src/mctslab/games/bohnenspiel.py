@@ -59,6 +59,7 @@ set-up position with more than 255 beans on the board plays the generic rules.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal, get_args
 
 import numpy as np
 from numba import njit
@@ -75,7 +76,7 @@ from mctslab.games.kernels import (
     winner_returns,
 )
 
-__all__ = ["MAX_PLIES", "Bohnenspiel"]
+__all__ = ["MAX_PLIES", "Bohnenspiel", "Utility"]
 
 PITS = 12
 BEANS = 6
@@ -84,7 +85,9 @@ TOTAL = PITS * BEANS
 #: beans (not a rule of the server: see the module docstring).
 MAX_PLIES = 1000
 _PLIES, _STORE, _PIT = 2, 3, 5  # offsets in the state array
-_UTILITIES = ("win_loss", "score")  # params[0]
+#: What a finished game returns: +1/-1/0, or the store difference (params[0]: 0 or 1).
+Utility = Literal["win_loss", "score"]
+_UTILITIES: tuple[str, ...] = get_args(Utility)
 
 
 @njit(cache=True)
@@ -357,7 +360,7 @@ class Bohnenspiel(KernelGame):
         observation=observation,
     )
 
-    def __init__(self, utility: str = "win_loss") -> None:
+    def __init__(self, utility: Utility = "win_loss") -> None:
         if utility not in _UTILITIES:
             raise InvalidConfigError(
                 f"bohnenspiel: utility must be one of {', '.join(_UTILITIES)}, got {utility!r}"

@@ -47,6 +47,7 @@ from pathlib import Path
 
 from mctslab.core.errors import MctslabError
 from mctslab.games.go import Go
+from mctslab.games.go.game import KoRule
 from mctslab.games.kernels import KernelState
 
 __all__ = [
@@ -85,11 +86,11 @@ class SgfRecord:
     result: str = ""
     comment: str = ""
 
-    def game(self, ko: str = "superko") -> Go:
+    def game(self, ko: KoRule = "superko") -> Go:
         """The :class:`Go` game the record is played by."""
         return Go(self.board_size, self.komi, ko=ko, max_game_length=self._length())
 
-    def state(self, ko: str = "superko", moves: int | None = None) -> KernelState:
+    def state(self, ko: KoRule = "superko", moves: int | None = None) -> KernelState:
         """The position after the first ``moves`` moves (all by default)."""
         return _replay(self, ko, len(self.actions) if moves is None else moves)
 
@@ -300,7 +301,7 @@ def _action(value: str, size: int, move: int) -> int:
     return (size - 1 - row) * size + col
 
 
-def read_sgf(text: str, ko: str = "superko") -> SgfRecord:
+def read_sgf(text: str, ko: KoRule = "superko") -> SgfRecord:
     """The record of the first game of an SGF collection, along its main line, its
     moves checked by replaying them under ``ko`` (see the module's text)."""
     nodes = _Parser(text).main_line()
@@ -382,12 +383,12 @@ def read_sgf_text(path: str | Path, limit: int = MAX_SGF_BYTES) -> str:
     return data.decode("utf-8", errors="replace")
 
 
-def read_sgf_file(path: str | Path, ko: str = "superko") -> SgfRecord:
+def read_sgf_file(path: str | Path, ko: KoRule = "superko") -> SgfRecord:
     """:func:`read_sgf` of the file ``path``, read by :func:`read_sgf_text`."""
     return read_sgf(read_sgf_text(path), ko)
 
 
-def _replay(record: SgfRecord, ko: str, moves: int) -> KernelState:
+def _replay(record: SgfRecord, ko: KoRule, moves: int) -> KernelState:
     if not 0 <= moves <= len(record.actions):
         raise SgfError(f"sgf: the record has {len(record.actions)} moves, not {moves}")
     game = record.game(ko)

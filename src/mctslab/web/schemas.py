@@ -448,6 +448,11 @@ class GameOut(BaseModel):
     name: str
     version: int
     parameters: dict[str, Any] = Field(description="Parameters and their defaults.")
+    choices: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="The parameters that take one of a few words, and the words (Go's ko, "
+        "Bohnenspiel's utility): the page offers a menu for each.",
+    )
     num_players: int
     num_actions: int
     board: str = Field(description="Kind of drawing: grid, piles or text.")

@@ -3,6 +3,8 @@ board's text, the score, and the adjudication of a game stopped by its length li
 
 from __future__ import annotations
 
+from typing import Literal, get_args
+
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import TERMINAL, GameInfo
 from mctslab.core.text import is_ascii_digits
@@ -24,7 +26,11 @@ from mctslab.games.kernels import KernelGame, KernelState, RuleKernels
 __all__ = [
     "COLUMNS",
     "Go",
+    "KoRule",
 ]
+
+#: The ko rules (see the package docstring): positional superko, or the simple-ko point.
+KoRule = Literal["superko", "simple"]
 
 
 COLUMNS = "abcdefghjklmnopqrst"
@@ -51,7 +57,7 @@ class Go(KernelGame):
         self,
         board_size: int = 9,
         komi: float = 7.5,
-        ko: str = "superko",
+        ko: KoRule = "superko",
         max_game_length: int | None = None,
         patterns: float = 0,
         pattern_playouts: bool = False,
@@ -75,7 +81,7 @@ class Go(KernelGame):
             raise InvalidConfigError(
                 f"go: komi must be a multiple of 0.5 within the board's area, got {komi!r}"
             )
-        if ko not in ("superko", "simple"):
+        if ko not in get_args(KoRule):
             raise InvalidConfigError(f"go: ko must be 'superko' or 'simple', got {ko!r}")
         if max_game_length is None:
             max_game_length = 2 * board_size * board_size

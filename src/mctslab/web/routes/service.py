@@ -8,7 +8,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 import mctslab
-from mctslab.core.registry import game_parameters, make
+from mctslab.core.registry import game_parameters, make, parameter_choices
 from mctslab.search.rules import RULES
 from mctslab.web import networks
 from mctslab.web.render import render
@@ -50,6 +50,7 @@ async def games(lab: LabDep) -> list[GameOut]:
                     name=name,
                     version=info.version,
                     parameters=params,
+                    choices={k: list(v) for k, v in parameter_choices(name).items()},
                     num_players=info.num_players,
                     num_actions=info.num_actions,
                     board=str(render(game.new_initial_state())["kind"]),

@@ -314,7 +314,8 @@ function notePace(last) {
   drawEngineNote();
 }
 
-/** One input per game parameter, prefilled with its default. */
+/** One input per game parameter, prefilled with its default: a menu for a parameter that
+ * takes one of a few words (the game's `choices`), a box for a flag, text otherwise. */
 function drawParams() {
   const box = $("game-params");
   box.replaceChildren();
@@ -322,8 +323,10 @@ function drawParams() {
   if (!game) return;
   for (const [name, value] of paramEntries(game.parameters)) {
     const text = Array.isArray(value) ? value.join(";") : value === null ? "" : String(value);
-    const input =
-      typeof value === "boolean"
+    const words = (game.choices || {})[name];
+    const input = words
+      ? html("select", { name, "data-default": text }, words.map((w) => html("option", { value: w, selected: w === text }, [w])))
+      : typeof value === "boolean"
         ? html("input", { type: "checkbox", name, "data-default": text, checked: value })
         : html("input", { type: "text", name, value: text, "data-default": text, placeholder: value === null ? "the game's default" : "" });
     input.dataset.kind = Array.isArray(value) ? "list" : value === null ? "null" : typeof value;
@@ -443,7 +446,7 @@ function currentGame() {
 /** The game parameters the user changed (the others keep the game's defaults). */
 function readParams() {
   const params = {};
-  for (const input of $("game-params").querySelectorAll("input")) {
+  for (const input of $("game-params").querySelectorAll("input, select")) {
     if (input.type === "checkbox") {
       if (String(input.checked) !== input.dataset.default) params[input.name] = input.checked;
       continue;
