@@ -32,6 +32,7 @@ DOCTESTED = [
     "mctslab.cli.gtp.protocol",
     "mctslab.core.fixed_chance",
     "mctslab.core.game",
+    "mctslab.core.options",
     "mctslab.core.registry",
     "mctslab.core.rng",
     "mctslab.core.text",

@@ -83,7 +83,7 @@ def test_an_unknown_key_lists_the_valid_ones() -> None:
         ("puct:evaluator=network", "unknown evaluator 'network'"),
         ("puct:mix=0.5", "mix mixes an evaluator's value with a playout"),
         ("puct:simulations=lots", "bad value 'lots' for 'iterations'"),
-        ("puct:alpha=0", "noise_alpha must be a number > 0"),
+        ("puct:alpha=0", "noise_alpha must be a finite number > 0"),
     ],
 )
 def test_bad_values_are_one_line_spec_errors(spec: str, fragment: str) -> None:

@@ -197,7 +197,7 @@ def test_a_game_without_a_knowledge_kernel_is_refused(engine: Any) -> None:
 
 @pytest.mark.parametrize("value", [-1.0, math.inf, math.nan, True])
 def test_bad_knowledge_scales_are_refused(value: Any) -> None:
-    with pytest.raises(InvalidConfigError, match="knowledge must be a finite number"):
+    with pytest.raises(InvalidConfigError, match=r"knowledge must be in \[0, 1e9\]"):
         SearchConfig(knowledge=value)
 
 

@@ -16,13 +16,8 @@ from typing import Literal
 
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import GameInfo, State, has_chance_nodes, heuristic_or_none
-from mctslab.search.options import (
-    check_budget,
-    check_choice,
-    check_exploration,
-    check_seed,
-    is_int,
-)
+from mctslab.core.options import check_options, option
+from mctslab.search.options import MAX_ITERATIONS, MAX_SECONDS, check_budget
 from mctslab.search.puct import PuctConfig
 from mctslab.search.rules import RULES, selectable_rules
 
@@ -41,11 +36,6 @@ Simulation = Literal["random", "heavy", "cutoff", "verdict"]
 FinalRule = Literal["robust", "max", "robust-max"]
 #: A key of :data:`mctslab.search.rules.RULES` (the registry is open: a name, not a Literal).
 SelectionRuleName = str
-
-_EXPANSIONS = ("one", "all")
-_SIMULATIONS = ("random", "heavy", "cutoff", "verdict")
-_PARALLEL = ("auto", "threads", "processes")
-_FINAL_RULES = ("robust", "max", "robust-max")
 
 
 @dataclass(frozen=True)
@@ -124,50 +114,142 @@ class SearchConfig:
             PUCT has its own rule: neither combines with another choice.
     """
 
-    c: float = math.sqrt(2.0)
-    expansion: Expansion = "one"
-    simulation: Simulation = "random"
-    cutoff_depth: int = 8
-    verdict_every: int = 4
-    verdict_threshold: float = 0.9
-    final: FinalRule = "robust"
-    robust_max_extra: float = 0.5
-    early_stop: bool = False
-    early_stop_factor: float = 1.0
-    time_factor: float = 1.0
-    solver: bool = False
-    iterations: int | None = 1000
-    time: float | None = None
-    max_nodes: int | None = None
-    seed: int = 0
-    reuse_tree: bool = True
-    workers: int = 1
-    parallel: Literal["auto", "threads", "processes"] = "auto"
-    puct: PuctConfig | None = None
-    rave: float = 0.0
-    progressive_bias: float = 0.0
-    knowledge: float = 0.0
-    selection: str = "uct"
+    c: float = option(
+        math.sqrt(2.0),
+        "UCT's exploration constant on rewards in [0, 1]",
+        low=0,
+        lab=True,
+        under_puct=False,
+    )
+    expansion: Expansion = option(
+        "one",
+        "untried children added per iteration: one (random order) or all",
+        lab=True,
+        under_puct=False,
+    )
+    simulation: Simulation = option(
+        "random",
+        "playout policy: random, heavy, cutoff (heuristic after cutoff_depth) or verdict",
+        lab=True,
+    )
+    cutoff_depth: int = option(
+        8,
+        "plies a cutoff playout plays before the heuristic scores it",
+        low=0,
+        high=10**9,
+        lab=True,
+    )
+    verdict_every: int = option(
+        4, "a verdict playout asks the heuristic every this many plies", low=1, high=10**6
+    )
+    verdict_threshold: float = option(
+        0.9, "a clear verdict: a player's heuristic at least this", low=0, high=1, low_open=True
+    )
+    final: FinalRule = option(
+        "robust",
+        "final-move rule: robust (most visits), max (best mean) or robust-max",
+        lab=True,
+    )
+    robust_max_extra: float = option(
+        0.5, "the fraction of the budget robust-max may add", low=0, high=100
+    )
+    early_stop: bool = option(
+        False, "stop once no more search could change the most visited move", under_puct=False
+    )
+    early_stop_factor: float = option(
+        1.0,
+        "early stop once the lead exceeds this fraction of the iterations left",
+        low=0,
+        high=1,
+        low_open=True,
+        under_puct=False,
+    )
+    time_factor: float = option(
+        1.0,
+        "search this multiple of the game clock's share for the move",
+        low=0,
+        high=10,
+        low_open=True,
+        under_puct=False,
+    )
+    solver: bool = option(False, "MCTS-Solver: prove wins and losses", lab=True)
+    iterations: int | None = option(
+        1000,
+        "iteration budget (none: no limit)",
+        low=1,
+        high=MAX_ITERATIONS,
+        aliases=("iters", "n", "simulations"),
+        lab=True,
+        check=False,
+    )
+    time: float | None = option(
+        None,
+        "wall-clock budget in seconds (none: no limit)",
+        low=0,
+        high=MAX_SECONDS,
+        low_open=True,
+        high_open=True,
+        lab=True,
+        check=False,
+    )
+    max_nodes: int | None = option(
+        None, "tree-size budget (none: no limit)", low=2, aliases=("nodes",)
+    )
+    seed: int = option(0, "seed of every random choice", lab=True)
+    reuse_tree: bool = option(True, "keep the played moves' subtree between searches")
+    workers: int = option(
+        1,
+        "root parallelism: independent searches, root statistics merged",
+        low=1,
+        high=256,
+        aliases=("threads",),
+    )
+    parallel: Literal["auto", "threads", "processes"] = option(
+        "auto", "where the workers run: threads, processes or auto"
+    )
+    puct: PuctConfig | None = option(
+        None, "PUCT's options (a puct: spec); none: UCT", spec=False, check=False
+    )
+    rave: float = option(
+        0.0,
+        "RAVE's equivalence parameter k (0: off)",
+        low=0,
+        high=1e9,
+        lab=True,
+        under_puct=False,
+    )
+    progressive_bias: float = option(
+        0.0,
+        "progressive bias's weight w (0: off)",
+        low=0,
+        high=1e9,
+        lab=True,
+        under_puct=False,
+    )
+    knowledge: float = option(
+        0.0,
+        "the scale S of the game's prior knowledge (0: off)",
+        low=0,
+        high=1e9,
+        lab=True,
+        under_puct=False,
+    )
+    selection: str = option(
+        "uct",
+        "UCT's selection rule: uct or ucb1-tuned",
+        choices=selectable_rules,
+        lab=True,
+        under_puct=False,
+    )
 
     def __post_init__(self) -> None:
         where = "search config"
-        check_exploration(where, self.c)
+        check_options(self, where)  # each field's type, range and choices, as declared
         for name in ("rave", "progressive_bias", "knowledge"):
-            value = getattr(self, name)
-            if (
-                not isinstance(value, int | float)
-                or isinstance(value, bool)
-                or not math.isfinite(value)
-                or not 0 <= value <= 1e9
-            ):
-                raise InvalidConfigError(
-                    f"{where}: {name} must be a finite number in [0, 1e9], got {value!r}"
-                )
-            if value and self.puct is not None:
+            if getattr(self, name) and self.puct is not None:
                 raise InvalidConfigError(
                     f"{where}: {name} is an option of UCT's selection; PUCT has its priors"
                 )
-        check_choice(where, "selection", self.selection, selectable_rules())
         if self.selection != "uct" and (self.rave or self.progressive_bias or self.knowledge):
             raise InvalidConfigError(
                 f"{where}: rave, progressive_bias and knowledge extend UCT's rule; "
@@ -177,51 +259,12 @@ class SearchConfig:
             raise InvalidConfigError(
                 f"{where}: selection={self.selection!r} is a rule of UCT's family; PUCT has its own"
             )
-        check_choice(where, "expansion", self.expansion, _EXPANSIONS)
-        check_choice(where, "simulation", self.simulation, _SIMULATIONS)
-        check_choice(where, "final", self.final, _FINAL_RULES)
-        check_choice(where, "parallel", self.parallel, _PARALLEL)
-        if not is_int(self.verdict_every) or not 1 <= self.verdict_every <= 10**6:
-            raise InvalidConfigError(
-                f"{where}: verdict_every must be an integer >= 1, got {self.verdict_every!r}"
-            )
-        if (
-            not isinstance(self.verdict_threshold, int | float)
-            or isinstance(self.verdict_threshold, bool)
-            or not 0.0 < self.verdict_threshold <= 1.0
-        ):
-            raise InvalidConfigError(
-                f"{where}: verdict_threshold must be in (0, 1], got {self.verdict_threshold!r}"
-            )
-        # Bounded: the compiled engine packs it into an int64 (2**63 overflowed there).
-        if not is_int(self.cutoff_depth) or not 0 <= self.cutoff_depth <= 10**9:
-            raise InvalidConfigError(
-                f"{where}: cutoff_depth must be an integer in [0, 10**9], got {self.cutoff_depth!r}"
-            )
-        if not isinstance(self.robust_max_extra, int | float) or not (
-            0 <= self.robust_max_extra <= 100
-        ):
-            raise InvalidConfigError(
-                f"{where}: robust_max_extra must be in [0, 100], got {self.robust_max_extra!r}"
-            )
-        if not isinstance(self.early_stop, bool):
-            raise InvalidConfigError(f"{where}: early_stop must be True or False")
-        check_factors(where, self.early_stop_factor, self.time_factor)
         if self.early_stop and self.final == "max":
             raise InvalidConfigError(
                 f"{where}: early_stop watches the most visited child, which final='max' "
                 "does not play; use final='robust' or 'robust-max'"
             )
-        if self.max_nodes is not None and (not is_int(self.max_nodes) or self.max_nodes < 2):
-            raise InvalidConfigError(
-                f"{where}: max_nodes must be an integer >= 2, got {self.max_nodes!r}"
-            )
         check_budget(where, self.iterations, self.time, other_budget=self.max_nodes is not None)
-        check_seed(where, self.seed)
-        if not is_int(self.workers) or not 1 <= self.workers <= 256:
-            raise InvalidConfigError(
-                f"{where}: workers must be an integer in [1, 256], got {self.workers!r}"
-            )
         if self.puct is not None and not isinstance(self.puct, PuctConfig):
             raise InvalidConfigError(f"{where}: puct must be a PuctConfig or None")
         if (
@@ -253,22 +296,6 @@ class SearchConfig:
         and ``"knowledge"`` when the search has prior knowledge."""
         declared = RULES[self.selection_rule].statistics
         return (*declared, "knowledge") if self.knowledge else declared
-
-
-def check_factors(where: str, early_stop_factor: float, time_factor: float) -> None:
-    """Refuse an ``early_stop_factor`` outside ``(0, 1]`` or a ``time_factor`` outside
-    ``(0, 10]`` (booleans and non-numbers too)."""
-    for name, value, high in (
-        ("early_stop_factor", early_stop_factor, 1.0),
-        ("time_factor", time_factor, 10.0),
-    ):
-        if (
-            not isinstance(value, int | float)
-            or isinstance(value, bool)
-            or not math.isfinite(value)
-            or not 0 < value <= high
-        ):
-            raise InvalidConfigError(f"{where}: {name} must be in (0, {high:g}], got {value!r}")
 
 
 def check_knowledge(state: State, info: GameInfo) -> None:

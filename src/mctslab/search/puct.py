@@ -26,14 +26,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from mctslab.core.errors import InvalidConfigError
+from mctslab.core.options import check_options, option
 from mctslab.search.evaluators import BUILTIN_EVALUATORS, Evaluator, make_evaluator
-from mctslab.search.options import is_int
 
 __all__ = ["PuctConfig", "puct_exploration", "puct_score"]
-
-
-def _number(x: object) -> bool:
-    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
 
 
 @dataclass(frozen=True)
@@ -79,60 +75,49 @@ class PuctConfig:
             + max N) * value_scale * cq`` (mctx's 0.1 and 50).
     """
 
-    c: float = 1.25
-    c_base: float | None = None
-    evaluator: Any = "uniform+rollout"
-    fpu: float = 0.0
-    mix: float = 0.0
-    noise_alpha: float = 0.3
-    noise_fraction: float = 0.0
-    temperature: float = 0.0
-    batch: int = 1
-    virtual_loss: int = 1
-    gumbel: bool = False
-    considered: int = 16
-    gumbel_scale: float = 1.0
-    value_scale: float = 0.1
-    maxvisit_init: float = 50.0
+    c: float = option(1.25, "PUCT's exploration constant on rewards in [0, 1]", low=0)
+    c_base: float | None = option(
+        None,
+        "AlphaZero's pb_c_base: c grows as c + log((N + c_base + 1) / c_base)",
+        low=0,
+        low_open=True,
+    )
+    evaluator: Any = option(
+        "uniform+rollout",
+        "the priors' and values' evaluator: uniform+rollout, uniform, heuristic",
+        check=False,
+    )
+    fpu: float = option(0.0, "first-play urgency: an unvisited child's Q", low=0, high=1)
+    mix: float = option(
+        0.0, "AlphaGo's lambda: the playout's share of a leaf's value", low=0, high=1
+    )
+    noise_alpha: float = option(
+        0.3, "the root noise's Dirichlet parameter", low=0, low_open=True, aliases=("alpha",)
+    )
+    noise_fraction: float = option(
+        0.0, "the root noise's share of the priors", low=0, high=1, aliases=("noise",)
+    )
+    temperature: float = option(
+        0.0,
+        "the final move: 0 plays the final-move rule, T > 0 samples by N ** (1 / T)",
+        low=0,
+        high=100,
+    )
+    batch: int = option(1, "leaves evaluated per evaluator call", low=1, high=4096)
+    virtual_loss: int = option(
+        1, "virtual losses of a pending descent's nodes (batch > 1)", low=0, high=1000
+    )
+    gumbel: bool = option(False, "Gumbel root search instead of PUCT's rule")
+    considered: int = option(16, "Gumbel's m: root actions sampled", low=1, high=4096)
+    gumbel_scale: float = option(
+        1.0, "the Gumbel noise's scale (0: the prior's top m)", low=0, aliases=("scale",)
+    )
+    value_scale: float = option(0.1, "the scale of completed Q-values (mctx's 0.1)", low=0)
+    maxvisit_init: float = option(50.0, "completed Q-values' maxvisit_init (mctx's 50)", low=0)
 
     def __post_init__(self) -> None:
         where = "puct config"
-        if not _number(self.c) or self.c < 0:
-            raise InvalidConfigError(f"{where}: c must be a finite number >= 0, got {self.c!r}")
-        if self.c_base is not None and (not _number(self.c_base) or self.c_base <= 0):
-            raise InvalidConfigError(
-                f"{where}: c_base must be a number > 0 or None, got {self.c_base!r}"
-            )
-        for name in ("fpu", "mix", "noise_fraction"):
-            value = getattr(self, name)
-            if not _number(value) or not 0.0 <= value <= 1.0:
-                raise InvalidConfigError(f"{where}: {name} must be in [0, 1], got {value!r}")
-        if not _number(self.noise_alpha) or self.noise_alpha <= 0:
-            raise InvalidConfigError(
-                f"{where}: noise_alpha must be a number > 0, got {self.noise_alpha!r}"
-            )
-        if not _number(self.temperature) or not 0.0 <= self.temperature <= 100.0:
-            raise InvalidConfigError(
-                f"{where}: temperature must be in [0, 100], got {self.temperature!r}"
-            )
-        if not is_int(self.batch) or not 1 <= self.batch <= 4096:
-            raise InvalidConfigError(
-                f"{where}: batch must be an integer in [1, 4096], got {self.batch!r}"
-            )
-        if not is_int(self.virtual_loss) or not 0 <= self.virtual_loss <= 1000:
-            raise InvalidConfigError(
-                f"{where}: virtual_loss must be an integer in [0, 1000], got {self.virtual_loss!r}"
-            )
-        if not isinstance(self.gumbel, bool):
-            raise InvalidConfigError(f"{where}: gumbel must be true or false, got {self.gumbel!r}")
-        if not is_int(self.considered) or not 1 <= self.considered <= 4096:
-            raise InvalidConfigError(
-                f"{where}: considered must be an integer in [1, 4096], got {self.considered!r}"
-            )
-        for name in ("gumbel_scale", "value_scale", "maxvisit_init"):
-            value = getattr(self, name)
-            if not _number(value) or value < 0:
-                raise InvalidConfigError(f"{where}: {name} must be a number >= 0, got {value!r}")
+        check_options(self, where)  # each field's type and range, as declared
         if self.gumbel and self.batch != 1:
             raise InvalidConfigError(
                 f"{where}: gumbel=True plans its root visits one at a time: batch must be 1 "
