@@ -53,7 +53,7 @@ Forward = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
 
 def positions(game: Any, count: int, seed: int) -> np.ndarray:
     """Observations of positions from random games."""
-    rng = mctslab.Rng(seed)
+    rng = mctslab.core.rng.Rng(seed)
     seen: list[np.ndarray] = []
     while len(seen) < count:
         state = game.new_initial_state()

@@ -43,6 +43,7 @@ DOCTESTED = [
     "mctslab.games.sgf",
     "mctslab.players.clock",
     "mctslab.players.network",
+    "mctslab.players.optimizers",
     "mctslab.players.player",
     "mctslab.players.resign",
     "mctslab.players.time_control",

@@ -1,14 +1,21 @@
 """mctslab: Monte Carlo Tree Search toolkit.
 
 Write the rules of a game once; get a player, see why it plays, measure it.
+
+The names here are the toolkit's front door (30 of them, as mctx keeps its face small):
+the game API (:class:`Game`, :class:`State`, :func:`make`, :func:`register`, ...), the
+search (:func:`search`, :func:`make_searcher`, :class:`SearchConfig`, :class:`SearchResult`,
+the reference engine :class:`MCTS` and its compiled twin :class:`CompiledMCTS`, PUCT's
+:class:`PuctConfig` and its evaluators), the exact solver :func:`solve`, the players
+(:func:`make_player`, :func:`play_game`), the single-player searches (:func:`optimize`),
+the errors and :func:`check_game`. Everything else is in its subpackage:
+:mod:`mctslab.arena` (tournaments, ratings, SPRT, the results store),
+:mod:`mctslab.search.ismcts` (hidden information), :mod:`mctslab.search.minimax`,
+:mod:`mctslab.search.compiled` (``search_many``), :mod:`mctslab.analysis`, ...
+``import mctslab`` imports neither the arena nor its SQLite store.
 """
 
 import mctslab.games  # noqa: F401  (registers the built-in games)
-from mctslab.analysis.exploitability import exploitability, nash_conv
-from mctslab.arena.ratings import GameOutcome, Ratings, compute_ratings
-from mctslab.arena.sprt import Sprt, SprtConfig
-from mctslab.arena.store import GameRecord, NotAStoreError, ResultStore
-from mctslab.arena.tournament import ArenaConfig, Entrant, play_task, run_arena, run_sprt, schedule
 from mctslab.core import registry as _registry
 from mctslab.core.errors import (
     IllegalActionError,
@@ -20,76 +27,48 @@ from mctslab.core.errors import (
 from mctslab.core.game import CHANCE, TERMINAL, Game, GameInfo, ImperfectInformationState, State
 from mctslab.core.python_state import PythonState
 from mctslab.core.registry import available_games, make, register
-from mctslab.core.rng import Rng
 from mctslab.core.testing import check_game
+from mctslab.players.optimizers import optimize
 from mctslab.players.player import Player, make_player, play_game
-from mctslab.search.compiled import CompiledMCTS, search_many
+from mctslab.search.compiled import CompiledMCTS
 from mctslab.search.engine import make_searcher, search
-from mctslab.search.evaluators import Evaluator, LeafBatch, make_evaluator
-from mctslab.search.ismcts import ISMCTS, PIMC, ISMCTSConfig, PIMCConfig
-from mctslab.search.mcts import MCTS, ChildStats, SearchConfig, SearchResult
-from mctslab.search.minimax import MinimaxResult, SolveResult, alphabeta, iterative_deepening, solve
+from mctslab.search.evaluators import Evaluator, make_evaluator
+from mctslab.search.mcts import MCTS, SearchConfig, SearchResult
+from mctslab.search.minimax import solve
 from mctslab.search.puct import PuctConfig
 
 __version__ = "0.1.0"
 
 __all__ = [
     "CHANCE",
-    "ISMCTS",
     "MCTS",
-    "PIMC",
     "TERMINAL",
-    "ArenaConfig",
-    "ChildStats",
     "CompiledMCTS",
-    "Entrant",
     "Evaluator",
     "Game",
     "GameInfo",
-    "GameOutcome",
-    "GameRecord",
-    "ISMCTSConfig",
     "IllegalActionError",
     "ImperfectInformationState",
     "InvalidConfigError",
     "InvalidSpecError",
-    "LeafBatch",
     "MctslabError",
-    "MinimaxResult",
-    "NotAStoreError",
-    "PIMCConfig",
     "Player",
     "PuctConfig",
     "PythonState",
-    "Ratings",
-    "ResultStore",
-    "Rng",
     "SearchConfig",
     "SearchResult",
-    "SolveResult",
-    "Sprt",
-    "SprtConfig",
     "State",
     "UnknownGameError",
-    "alphabeta",
     "available_games",
     "check_game",
-    "compute_ratings",
-    "exploitability",
-    "iterative_deepening",
     "make",
     "make_evaluator",
     "make_player",
     "make_searcher",
-    "nash_conv",
+    "optimize",
     "play_game",
-    "play_task",
     "register",
-    "run_arena",
-    "run_sprt",
-    "schedule",
     "search",
-    "search_many",
     "solve",
 ]
 

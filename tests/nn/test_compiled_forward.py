@@ -43,7 +43,7 @@ def _with_statistics(net: object, seed: int) -> object:
 def _positions(game_name: str, count: int, seed: int) -> np.ndarray:
     """Observation tensors of positions from random games (the player to move's view)."""
     game = mctslab.make(game_name)
-    rng = mctslab.Rng(seed)
+    rng = mctslab.core.rng.Rng(seed)
     seen = []
     while len(seen) < count:
         state = game.new_initial_state()

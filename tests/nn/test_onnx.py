@@ -33,7 +33,7 @@ runner = CliRunner()
 
 def _batch(game_name: str, count: int, seed: int) -> LeafBatch:
     game = mctslab.make(game_name)
-    rng = mctslab.Rng(seed)
+    rng = mctslab.core.rng.Rng(seed)
     states = []
     state = game.new_initial_state()
     while len(states) < count:
@@ -66,7 +66,7 @@ def test_the_search_is_the_same_on_either_backend(engine: str) -> None:
     """``az`` at 200 simulations on positions of a random game: every child's visits the
     same with the network in ONNX Runtime as in PyTorch (node identity of the search)."""
     game = mctslab.make("connect_four")
-    rng = mctslab.Rng(2)
+    rng = mctslab.core.rng.Rng(2)
     state = game.new_initial_state()
     for _ in range(6):
         trees = {}

@@ -49,12 +49,12 @@ def test_the_search_reads_only_what_the_player_knows(config: ISMCTSConfig | PIMC
 
 def test_knockout_whist_search_reads_only_what_the_player_knows() -> None:
     game = mctslab.make("knockout_whist", players=3)
-    rng = mctslab.Rng(4)
+    rng = mctslab.core.rng.Rng(4)
     state = game.new_initial_state()
     while state.current_player() == mctslab.CHANCE:
         state.apply_action(state.legal_actions()[rng.randint(len(state.legal_actions()))])
     player = state.current_player()
-    other = state.resample_from_infostate(player, mctslab.Rng(9))
+    other = state.resample_from_infostate(player, mctslab.core.rng.Rng(9))
     assert other.history() != state.history()  # the others' hands differ
     for config in ALGORITHMS[:2]:
         assert run(config, state).children == run(config, other).children
@@ -88,7 +88,7 @@ def test_availability_counts_in_a_card_game() -> None:
     """In SO-ISMCTS an opponent's card is legal in some worlds only: its availability
     counts the visits in which it was legal, fewer than the node's visits."""
     game = mctslab.make("knockout_whist", players=2)
-    rng = mctslab.Rng(1)
+    rng = mctslab.core.rng.Rng(1)
     state = game.new_initial_state()
     while state.current_player() == mctslab.CHANCE:
         state.apply_action(state.legal_actions()[rng.randint(len(state.legal_actions()))])

@@ -135,7 +135,7 @@ def test_iterative_deepening_is_exact_where_it_reaches_every_end() -> None:
     ``exact`` and agrees with the solver (value and an optimal move) on every position
     of a few random games."""
     game = mctslab.make("tic_tac_toe")
-    rng = mctslab.Rng(5)
+    rng = mctslab.core.rng.Rng(5)
     for _ in range(6):
         state = game.new_initial_state()
         while not state.is_terminal():

@@ -10,4 +10,32 @@
 - :mod:`~mctslab.arena.analyze`: self-play playtesting reports.
 
 May import: :mod:`mctslab.players` and the layers below it.
+
+Its face: the tournament (:class:`ArenaConfig`, :class:`Entrant`, :func:`run_arena`,
+:func:`schedule`, :func:`play_task`), the test that stops when a difference is proved
+(:func:`run_sprt`, :class:`Sprt`, :class:`SprtConfig`), the ratings (:func:`compute_ratings`,
+:class:`Ratings`, :class:`GameOutcome`) and the store (:class:`ResultStore`,
+:class:`GameRecord`, :class:`NotAStoreError`).
 """
+
+from mctslab.arena.ratings import GameOutcome, Ratings, compute_ratings
+from mctslab.arena.sprt import Sprt, SprtConfig
+from mctslab.arena.store import GameRecord, NotAStoreError, ResultStore
+from mctslab.arena.tournament import ArenaConfig, Entrant, play_task, run_arena, run_sprt, schedule
+
+__all__ = [
+    "ArenaConfig",
+    "Entrant",
+    "GameOutcome",
+    "GameRecord",
+    "NotAStoreError",
+    "Ratings",
+    "ResultStore",
+    "Sprt",
+    "SprtConfig",
+    "compute_ratings",
+    "play_task",
+    "run_arena",
+    "run_sprt",
+    "schedule",
+]

@@ -32,7 +32,7 @@ from time import perf_counter
 from typing import Any
 
 from mctslab.core.errors import InvalidSpecError
-from mctslab.core.game import State
+from mctslab.core.game import Game, State
 from mctslab.core.text import strict_float, strict_int
 from mctslab.games.kernels import KernelGame
 from mctslab.search.single import NMCSConfig, NRPAConfig, SPMCTSConfig, nmcs, nrpa, spmcts
@@ -45,7 +45,7 @@ from mctslab.search.single.result import (
     check_single_player,
 )
 
-__all__ = ["OPTIMIZERS", "Optimizer", "parse_optimizer"]
+__all__ = ["OPTIMIZERS", "Optimizer", "optimize", "parse_optimizer"]
 
 
 #: Each kind's options and their types (``engine`` is every kind's).
@@ -328,3 +328,30 @@ def _tsp_baseline(
     if watch is not None:
         watch.publish(tracker.score, tracker.sequence)
     return replace(tracker.result(1, kind), compile_seconds=budget.start - began)
+
+
+def optimize(
+    problem: State | Game,
+    search: str = "nrpa:level=2",
+    *,
+    seed: int = 0,
+    time: float | None = None,
+    playouts: int | None = None,
+    target: float | None = None,
+) -> OptimizeResult:
+    """The best sequence of moves a single-player search finds for ``problem`` (a
+    one-player game, or one of its positions, whose ``returns()[0]`` is the score to
+    maximise): the search ``search`` names (a spec, :func:`parse_optimizer`: ``nrpa``,
+    ``nmcs``, ``sp-mcts``, ``random``, ``greedy`` and the travelling salesman's own),
+    with this seed and budget (seconds and/or playouts; ``target``: stop at a score at
+    least this). What ``mctslab optimize`` runs, as a function.
+
+    >>> import mctslab
+    >>> result = mctslab.optimize(mctslab.make("samegame", rows=5, columns=5, colors=3), "nmcs:level=1")
+    >>> result.score > 0, result.search
+    (True, 'nmcs:level=1,seed=0')
+    """
+    state = problem.new_initial_state() if isinstance(problem, Game) else problem
+    return parse_optimizer(search).run(
+        state, seed=seed, time=time, playouts=playouts, target=target
+    )
