@@ -30,7 +30,6 @@ from mctslab.search.compiled.options import (
     CHUNK_DONE,
     EVAL_EXTERNAL,
     EVALUATOR_CODES,
-    EXPANSION_CODE,
     FREE,
     HIGH,
     IS_EXTENDED,
@@ -44,10 +43,10 @@ from mctslab.search.compiled.options import (
     NOISY,
     NOT_WIN_LOSS,
     PENDING,
-    SIMULATION_CODE,
     STOP_NAMES,
     Kernels,
     Options,
+    make_options,
     option_arrays,
 )
 from mctslab.search.compiled.puct_chunk import (
@@ -505,35 +504,8 @@ class CompiledMCTS:
 
     def _options(self, info: GameInfo, evaluator: int) -> Options:
         """The search's :class:`~.options.Options` (``evaluator``: PUCT's evaluator's code)."""
-        config = self.config
-        puct = config.puct
-        span = info.max_utility - info.min_utility
-        return Options(
-            expansion=EXPANSION_CODE[config.expansion],
-            simulation=SIMULATION_CODE[config.simulation],
-            cutoff_depth=config.cutoff_depth,
-            solver=bool(config.solver),
-            max_nodes=-1 if config.max_nodes is None else config.max_nodes,
-            verdict_every=config.verdict_every,
-            batch=0 if puct is None else puct.batch,
-            virtual_loss=0 if puct is None else puct.virtual_loss,
-            evaluator=evaluator,
-            gumbel=puct is not None and puct.gumbel,
-            rule=RULE_CODES.get(config.selection_rule, 0),
-            c=config.c if puct is None else puct.c,
-            min_utility=info.min_utility,
-            span=span,
-            max_utility=info.min_utility + span,
-            verdict_threshold=config.verdict_threshold,
-            c_base=0.0 if puct is None else -1.0 if puct.c_base is None else puct.c_base,
-            fpu=0.0 if puct is None else puct.fpu,
-            mix=0.0 if puct is None else puct.mix,
-            value_scale=0.0 if puct is None else puct.value_scale,
-            maxvisit_init=0.0 if puct is None else puct.maxvisit_init,
-            rave_k=float(config.rave),
-            bias_w=float(config.progressive_bias),
-            know_w=float(config.knowledge),
-        )
+        rule = RULE_CODES.get(self.config.selection_rule, 0)
+        return make_options(self.config, info, evaluator=evaluator, rule=rule)
 
     def _new_tree(self, state: State, num_actions: int) -> None:
         """An empty tree for a search from ``state``, sized for its budget."""

@@ -12,10 +12,16 @@ and a chunk returns one of the codes below: why it stopped.
 
 from __future__ import annotations
 
+import typing
 from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
+
+from mctslab.core.game import GameInfo
+from mctslab.core.options import options_of
+from mctslab.search.config import SearchConfig
+from mctslab.search.puct import PuctConfig
 
 # run_chunk's return codes.
 CHUNK_DONE, STOP_NODES, STOP_PROVEN, STOP_AGREEMENT = 0, 1, 2, 3
@@ -32,54 +38,19 @@ STOP_NAMES = {
     STOP_AGREEMENT: "agreement",
 }
 
-#: The integer options, in the order of ``cfg_i``, and the float options, in the order of
-#: ``cfg_f``: the arrays that carry an :class:`Options` through a kernel game's cached
-#: wrapper (:func:`option_arrays` writes them, :func:`read_options` reads them back).
-INT_OPTIONS = (
-    "expansion",
-    "simulation",
-    "cutoff_depth",
-    "solver",
-    "max_nodes",
-    "verdict_every",
-    "batch",
-    "virtual_loss",
-    "evaluator",
-    "gumbel",
-    "rule",
-)
-FLOAT_OPTIONS = (
-    "c",
-    "min_utility",
-    "span",
-    "verdict_threshold",
-    "c_base",
-    "fpu",
-    "mix",
-    "value_scale",
-    "maxvisit_init",
-    "rave_k",
-    "bias_w",
-    "know_w",
-)
-# Their indices in cfg_i and cfg_f (kept by these names: the engine read them so before).
-EXPANSION, SIMULATION, CUTOFF_DEPTH, SOLVER, MAX_NODES, VERDICT_EVERY = range(6)
-BATCH, VIRTUAL_LOSS, EVALUATOR, GUMBEL, RULE = range(6, 11)
-C, MIN_UTILITY, SPAN, VERDICT_THRESHOLD = range(4)
-C_BASE, FPU, MIX, VALUE_SCALE, MAXVISIT_INIT, RAVE_K, BIAS_W, KNOW_W = range(4, 12)
-CFG_F_SIZE = len(FLOAT_OPTIONS)
 
+def _codes(name: str) -> dict[str, int]:
+    """A word option's codes as compiled code reads them: each word's index among the
+    choices :class:`SearchConfig` declares (:func:`mctslab.core.options.options_of`)."""
+    return {word: code for code, word in enumerate(options_of(SearchConfig)[name].choices)}
+
+
+EXPANSION_CODE = _codes("expansion")
+SIMULATION_CODE = _codes("simulation")
 # The values of cfg_i's options, named as SearchConfig names them.
-EXPANSION_ONE, EXPANSION_ALL = 0, 1
-SIMULATION_RANDOM, SIMULATION_HEAVY, SIMULATION_CUTOFF, SIMULATION_VERDICT = 0, 1, 2, 3
-
-EXPANSION_CODE = {"one": EXPANSION_ONE, "all": EXPANSION_ALL}
-SIMULATION_CODE = {
-    "random": SIMULATION_RANDOM,
-    "heavy": SIMULATION_HEAVY,
-    "cutoff": SIMULATION_CUTOFF,
-    "verdict": SIMULATION_VERDICT,
-}
+EXPANSION_ONE, EXPANSION_ALL = EXPANSION_CODE["one"], EXPANSION_CODE["all"]
+SIMULATION_RANDOM, SIMULATION_HEAVY = SIMULATION_CODE["random"], SIMULATION_CODE["heavy"]
+SIMULATION_CUTOFF, SIMULATION_VERDICT = SIMULATION_CODE["cutoff"], SIMULATION_CODE["verdict"]
 
 EVAL_EXTERNAL, EVAL_ROLLOUT, EVAL_UNIFORM, EVAL_HEURISTIC = 0, 1, 2, 3
 #: The built-in evaluators the compiled code computes itself, by name.
@@ -161,6 +132,16 @@ class Options(NamedTuple):
     know_w: float
 
 
+#: The integer options (the ``int`` and ``bool`` fields of :class:`Options`), in the order of
+#: ``cfg_i``, and the float options, in the order of ``cfg_f``: the arrays that carry an
+#: :class:`Options` through a kernel game's cached wrapper (:func:`option_arrays` writes them,
+#: :func:`read_options` reads them back). Both follow the fields: a new option is one field.
+_KINDS = {name: kind.__name__ for name, kind in typing.get_type_hints(Options).items()}
+INT_OPTIONS = tuple(name for name, kind in _KINDS.items() if kind in ("int", "bool"))
+FLOAT_OPTIONS = tuple(name for name, kind in _KINDS.items() if kind == "float")
+CFG_F_SIZE = len(FLOAT_OPTIONS)
+
+
 def option_arrays(options: Options) -> tuple[Any, Any]:
     """``(cfg_i, cfg_f)``: the options as the int64 and float64 arrays a chunk takes."""
     cfg_i = np.array([int(getattr(options, f)) for f in INT_OPTIONS], dtype=np.int64)
@@ -168,37 +149,67 @@ def option_arrays(options: Options) -> tuple[Any, Any]:
     return cfg_i, cfg_f
 
 
-@njit(inline="always")
-def read_options(cfg_i, cfg_f):  # type: ignore[no-untyped-def]
-    """The :class:`Options` that :func:`option_arrays` wrote to ``cfg_i`` and ``cfg_f``."""
-    min_u = cfg_f[MIN_UTILITY]
-    span = cfg_f[SPAN]
-    return Options(
-        cfg_i[EXPANSION],
-        cfg_i[SIMULATION],
-        cfg_i[CUTOFF_DEPTH],
-        cfg_i[SOLVER] != 0,
-        cfg_i[MAX_NODES],
-        cfg_i[VERDICT_EVERY],
-        cfg_i[BATCH],
-        cfg_i[VIRTUAL_LOSS],
-        cfg_i[EVALUATOR],
-        cfg_i[GUMBEL] != 0,
-        cfg_i[RULE],
-        cfg_f[C],
-        min_u,
-        span,
-        min_u + span,
-        cfg_f[VERDICT_THRESHOLD],
-        cfg_f[C_BASE],
-        cfg_f[FPU],
-        cfg_f[MIX],
-        cfg_f[VALUE_SCALE],
-        cfg_f[MAXVISIT_INIT],
-        cfg_f[RAVE_K],
-        cfg_f[BIAS_W],
-        cfg_f[KNOW_W],
-    )
+def _reader() -> Any:
+    """:func:`read_options`, written from the layout: ``Options(cfg_i[0], ..., cfg_f[0],
+    ...)`` in field order (a ``bool`` field read as ``!= 0``), compiled inline into the
+    chunks (as :mod:`.chunk` writes its rule dispatch from the rules' registry)."""
+    parts = []
+    for name, kind in _KINDS.items():
+        if kind == "float":
+            parts.append(f"cfg_f[{FLOAT_OPTIONS.index(name)}]")
+        else:
+            test = " != 0" if kind == "bool" else ""
+            parts.append(f"cfg_i[{INT_OPTIONS.index(name)}]{test}")
+    source = f"def read_options(cfg_i, cfg_f):\n    return Options({', '.join(parts)})\n"
+    scope: dict[str, Any] = {"Options": Options}
+    exec(compile(source, f"<{__name__}.read_options>", "exec"), scope)
+    reader = scope["read_options"]
+    reader.__doc__ = "The :class:`Options` that :func:`option_arrays` wrote to the two arrays."
+    return njit(inline="always")(reader)
+
+
+read_options = _reader()
+
+
+def make_options(config: SearchConfig, info: GameInfo, *, evaluator: int, rule: int) -> Options:
+    """A search's :class:`Options`: each field named as a :class:`SearchConfig` option (or,
+    under PUCT, a :class:`PuctConfig` one) takes that option's value, coded (a word: its
+    index among the declared choices; ``None``: -1; a PUCT option without PUCT: 0); the
+    rest are the game's utility range, the evaluator's and the rule's codes, and the
+    weights of RAVE, progressive bias and knowledge."""
+    search, puct_options, puct = options_of(SearchConfig), options_of(PuctConfig), config.puct
+    span = info.max_utility - info.min_utility
+    values: dict[str, Any] = {
+        "evaluator": evaluator,
+        "rule": rule,
+        "min_utility": info.min_utility,
+        "span": span,
+        "max_utility": info.min_utility + span,
+        "rave_k": float(config.rave),
+        "bias_w": float(config.progressive_bias),
+        "know_w": float(config.knowledge),
+    }
+    for name, kind in _KINDS.items():
+        if name in values:
+            continue
+        if name in search:
+            values[name] = _coded(search[name].choices, getattr(config, name))
+        elif name in puct_options:
+            present = puct is not None
+            values[name] = _coded((), getattr(puct, name)) if present else _ZERO[kind]
+    if puct is not None:
+        values["c"] = puct.c
+    return Options(**values)
+
+
+_ZERO: dict[str, Any] = {"int": 0, "bool": False, "float": 0.0}
+
+
+def _coded(choices: tuple[str, ...], value: Any) -> Any:
+    """An option's value as compiled code reads it: a word's index, ``None`` as -1."""
+    if value is None:
+        return -1
+    return choices.index(value) if choices else value
 
 
 class Kernels(NamedTuple):
