@@ -505,3 +505,28 @@ def test_the_catalog_says_each_options_type(client: TestClient) -> None:
     }
     assert {o["name"]: o["type"] for o in searches["sp-mcts"]["options"]}["c"] == "number"
 
+
+def test_the_catalog_and_the_checks_read_the_games_declared_schema(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The web writes out no game's parameters: SameGame declaring other bounds (and a
+    parameter fewer) changes the catalog and what a run accepts, with web/ unchanged."""
+    from mctslab.core.declarations import Parameter
+    from mctslab.games.samegame import SameGame
+    from mctslab.web.optimize import catalog, checked_params
+
+    def smaller(cls: type) -> tuple[Parameter, ...]:
+        return (Parameter("rows", 5, "rows", minimum=2, maximum=8),)
+
+    monkeypatch.setattr(SameGame, "parameter_schema", classmethod(smaller))
+    games = {g["name"]: g for g in catalog()["games"]}
+    assert games["samegame"]["parameters"] == [
+        {"name": "rows", "kind": "integer", "default": 5, "minimum": 2, "maximum": 8,
+         "note": "rows"}
+    ]  # fmt: skip
+    assert checked_params("samegame", {}) == {"rows": 5}
+    assert checked_params("samegame", {"rows": "8"}) == {"rows": 8}
+    with pytest.raises(ValueError, match=r"params.rows: samegame's rows is an integer in \[2, 8\]"):
+        checked_params("samegame", {"rows": 9})
+    with pytest.raises(ValueError, match="samegame has no parameter 'seed'"):
+        checked_params("samegame", {"seed": 1})
