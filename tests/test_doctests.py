@@ -30,6 +30,7 @@ DOCTESTED = [
     "mctslab.cli.gtp",
     "mctslab.cli.gtp.analysis",
     "mctslab.cli.gtp.protocol",
+    "mctslab.core.declarations",
     "mctslab.core.fixed_chance",
     "mctslab.core.game",
     "mctslab.core.options",
@@ -57,7 +58,6 @@ DOCTESTED = [
     "mctslab.teaching.listing",
     "mctslab.teaching.ucb",
     "mctslab.train.learner",
-    "mctslab.web.render",
 ]
 
 # Imported at the top of some modules (the web lab's server), installed by an extra.

@@ -22,8 +22,9 @@ with warnings.catch_warnings():
 
 import mctslab
 from mctslab.games.go import Go
+from mctslab.games.go_status import area_owners
 from mctslab.web.app import create_app
-from mctslab.web.render import area_owners, render
+from mctslab.web.render import render
 from mctslab.web.settings import Settings
 
 N = 9
@@ -100,7 +101,7 @@ def test_stones_and_a_capture_played_through_the_api(client: TestClient) -> None
     assert len(board["actions"]) == N * N - 6 - 1 + 1
     # The stones sit where Go's own text board puts them: row 5 from the bottom, column e.
     state = mctslab.make("go").state_from_actions([*SURROUND, TAKE])
-    assert board == render(state)
+    assert board == render(state.game, state)
 
 
 def test_the_pass_and_the_territory_after_two_passes(client: TestClient) -> None:

@@ -7,7 +7,6 @@ checked against the numbers it returns and against mctslab.search.single.spmcts 
 from __future__ import annotations
 
 import importlib
-import inspect
 import itertools
 import math
 import time
@@ -28,7 +27,7 @@ from mctslab.core.rng import Rng
 from mctslab.games.tsp import held_karp
 from mctslab.players.optimizers import parse_optimizer
 from mctslab.search.single.result import BestTracker, Budget
-from mctslab.search.single.spmcts import SPMCTSConfig, sp_score, spmcts
+from mctslab.search.single.spmcts import SPMCTSConfig, SPNode, SPRun, sp_score, spmcts
 from mctslab.web.app import create_app
 from mctslab.web.settings import Settings
 from mctslab.web.spmcts_step import StepTree
@@ -318,34 +317,74 @@ def test_step_errors() -> None:
         assert r.status_code == 400
 
 
+def _tree(node: SPNode) -> tuple[Any, ...]:
+    """A tree as nested tuples: each node's move, statistics, untried moves, children."""
+    return (
+        node.action,
+        node.visits,
+        node.value_sum,
+        node.squares,
+        tuple(node.untried),
+        tuple(_tree(ch) for ch in node.children),
+    )
+
+
 @pytest.mark.parametrize("n", [1, 10, 60])
 def test_stepping_grows_the_tree_spmcts_grows(n: int) -> None:
-    """N steps and N of spmcts's own iterations (its private ``_Run`` and ``_iterate``: the
-    search returns no tree) from the same seed: the same root children's visit counts and
-    sums, the same best sequence, the same move played."""
+    """N steps and N of the reference search's own iterations (spmcts.iterate on an
+    SPRun) from the same seed: the same tree (every node's visits, sums, untried moves),
+    the same best sequence; and spmcts itself with iterations=N for one move: N playouts,
+    the same best."""
     game = make("tsp", instance="random:9:4")
     state = game.new_initial_state()
     config = SPMCTSConfig(c=0.5, d=0.01, iterations=n, seed=11)
     stepper = StepTree(state, config)
     for _ in range(n):
         stepper.step()
-    # Any arguments after the position are the playouts' knowledge: none (uniform).
-    knowledge = len(inspect.signature(spmcts_module._Run).parameters) - 1
-    run = spmcts_module._Run(state, *[None] * knowledge)
+    run = SPRun(state)
     tracker = BestTracker(Budget())
     rng = Rng(config.seed)
     for _ in range(n):
-        spmcts_module._iterate(run, config, rng, tracker)
+        spmcts_module.iterate(run, config, rng, tracker)
+    assert _tree(stepper.run.root) == _tree(run.root)
     ours = {
         c["action"]: (c["visits"], c["value_sum"], c["squares"]) for c in stepper.root_children()
     }
     theirs = {ch.action: (ch.visits, ch.value_sum, ch.squares) for ch in run.root.children}
     assert ours == theirs
     assert stepper.best == tracker.score and tuple(stepper.best_seq) == tracker.sequence
-    # spmcts itself with iterations=N for one move: N playouts, then the best's first move.
     result = spmcts(state, SPMCTSConfig(c=0.5, d=0.01, iterations=n, seed=11, playouts=n))
     assert result.playouts == n and result.score == stepper.best
     assert result.sequence == tuple(stepper.best_seq)
+
+
+def test_stepping_is_the_reference_search_through_moves_and_restarts() -> None:
+    """200 steps on a 6-city tour with 4 iterations a position (several runs, the top-score
+    move each 4): after each, the step tree is the tree of a reference SPRun driven by
+    spmcts.iterate and spmcts.play_top_move from the same seed, node for node; the trace's
+    backup is that tree's path, its playout the reference's best when it says new_best."""
+    game = make("tsp", instance="random:6:2")
+    state = game.new_initial_state()
+    config = SPMCTSConfig(iterations=4, seed=5)
+    stepper = StepTree(state, config)
+    rng, tracker = Rng(config.seed), BestTracker(Budget())
+    run, here, restarts = SPRun(state), 0, 0
+    for _ in range(200):
+        trace = stepper.step()
+        if here == config.iterations:
+            spmcts_module.play_top_move(run)
+            here = 0
+            if run.state.is_terminal():
+                run, restarts = SPRun(state), restarts + 1
+        spmcts_module.iterate(run, config, rng, tracker)
+        here += 1
+        assert _tree(stepper.run.root) == _tree(run.root)
+        assert stepper.run.prefix == run.prefix and trace["prefix"] == run.prefix
+        assert trace["backup"][0]["visits"] == run.root.visits
+        if trace["new_best"]:
+            assert trace["playout"]["score"] == tracker.score
+    assert restarts >= 3 and stepper.runs == restarts
+    assert stepper.best_seq == list(tracker.sequence)
 
 
 def test_stepping_follows_spmcts_through_moves_and_restarts() -> None:
@@ -465,3 +504,29 @@ def test_the_catalog_says_each_options_type(client: TestClient) -> None:
         "polish": "flag",
     }
     assert {o["name"]: o["type"] for o in searches["sp-mcts"]["options"]}["c"] == "number"
+
+
+def test_the_catalog_and_the_checks_read_the_games_declared_schema(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The web writes out no game's parameters: SameGame declaring other bounds (and a
+    parameter fewer) changes the catalog and what a run accepts, with web/ unchanged."""
+    from mctslab.core.declarations import Parameter
+    from mctslab.games.samegame import SameGame
+    from mctslab.web.optimize import catalog, checked_params
+
+    def smaller(cls: type) -> tuple[Parameter, ...]:
+        return (Parameter("rows", 5, "rows", minimum=2, maximum=8),)
+
+    monkeypatch.setattr(SameGame, "parameter_schema", classmethod(smaller))
+    games = {g["name"]: g for g in catalog()["games"]}
+    assert games["samegame"]["parameters"] == [
+        {"name": "rows", "kind": "integer", "default": 5, "minimum": 2, "maximum": 8,
+         "note": "rows"}
+    ]  # fmt: skip
+    assert checked_params("samegame", {}) == {"rows": 5}
+    assert checked_params("samegame", {"rows": "8"}) == {"rows": 8}
+    with pytest.raises(ValueError, match=r"params.rows: samegame's rows is an integer in \[2, 8\]"):
+        checked_params("samegame", {"rows": 9})
+    with pytest.raises(ValueError, match="samegame has no parameter 'seed'"):
+        checked_params("samegame", {"seed": 1})

@@ -56,7 +56,7 @@ from mctslab.cli.app import (
 )
 from mctslab.core.game import CHANCE, GameInfo, State, sample_chance_outcome
 from mctslab.core.infoset import is_perfect_information
-from mctslab.core.registry import available_games, game_parameters
+from mctslab.core.registry import available_games, game_parameters, parameter_schema
 from mctslab.core.rng import Rng
 from mctslab.core.text import counted
 from mctslab.players.player import (
@@ -314,18 +314,26 @@ def solve_progress() -> Iterator[minimax.ProgressFn]:
 
 @app.command()
 def games(json_output: JsonOpt = False) -> None:
-    """List the registered games with their parameters and defaults."""
-    params = {name: game_parameters(name) for name in available_games()}
+    """List the registered games with their parameters and defaults, and what each
+    parameter takes as the game declares it (bounds, choices: its parameter schema)."""
+    names = available_games()
+    params = {name: game_parameters(name) for name in names}
+    schemas = {name: parameter_schema(name) for name in names}
     if json_output:
-        rows = [{"name": name, "parameters": p} for name, p in params.items()]
+        rows = [
+            {"name": name, "parameters": p, "schema": [s.to_dict() for s in schemas[name]]}
+            for name, p in params.items()
+        ]
         print(json.dumps(rows, indent=2, default=repr))
         return
     table = Table(title="games")
     table.add_column("game")
     table.add_column("parameters (defaults)")
+    table.add_column("what they take")
     for name, p in params.items():
         shown = ", ".join(f"{k}={v!r}" for k, v in p.items()) or "none"
-        table.add_row(escape(name), escape(shown))
+        takes = ", ".join(s.describe() for s in schemas[name] if s.kind != "value")
+        table.add_row(escape(name), escape(shown), escape(takes))
     make_console().print(table)
 
 

@@ -55,6 +55,7 @@ from mctslab.cli.app import (
     parse_value,
     user_errors,
 )
+from mctslab.core.declarations import known_optimum
 from mctslab.core.files import atomic_write
 from mctslab.core.game import State
 from mctslab.core.text import counted
@@ -65,17 +66,6 @@ __all__ = ["optimize"]
 
 #: The budget when neither --time nor --playouts is given (seconds a run).
 DEFAULT_SECONDS = 10.0
-
-
-def known_optimum(game: Any) -> float | None:
-    """A proven optimum's score for the game, where one is known (TSPLIB's instances)."""
-    instance = getattr(game, "instance", None)
-    if instance is None or game.info.name != "tsp":
-        return None
-    from mctslab.games.tsp import known_optimum as tsp_optimum
-
-    length = tsp_optimum(str(instance))
-    return None if length is None else -float(length)
 
 
 def _interval(scores: list[float]) -> tuple[float | None, float | None]:

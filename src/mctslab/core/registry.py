@@ -39,6 +39,7 @@ import typing
 from collections.abc import Callable
 from typing import Any
 
+from mctslab.core.declarations import Parameter
 from mctslab.core.errors import InvalidConfigError, MctslabError, UnknownGameError
 from mctslab.core.game import Game
 from mctslab.core.text import ascii_float, ascii_int, did_you_mean
@@ -56,6 +57,7 @@ __all__ = [
     "load_game_module",
     "make",
     "parameter_choices",
+    "parameter_schema",
     "parse_value",
     "register",
     "register_prefix",
@@ -300,6 +302,30 @@ def parameter_choices(name: str) -> dict[str, tuple[str, ...]]:
         if words and all(isinstance(w, str) for w in words):
             choices[key] = tuple(words)
     return choices
+
+
+def parameter_schema(name: str) -> tuple[Parameter, ...]:
+    """The parameters of ``name`` as a form offers them
+    (:class:`~mctslab.core.declarations.Parameter`: default, bounds, choices, a note).
+
+    A game declares its own with a ``parameter_schema()`` on its class (or factory):
+    the parameters a form offers, with the defaults, bounds and notes it gives (SameGame's
+    sizes, Morpion's variants, the travelling salesman's shipped instances). Otherwise
+    the schema is the constructor's: each parameter with its default, and the words of
+    its ``Literal`` annotation as choices (:func:`parameter_choices`).
+
+    >>> [p.describe() for p in parameter_schema("go")][:3]
+    ['board_size=9', 'komi=7.5', "ko='superko' (superko | simple)"]
+    """
+    if _prefixed(name) is None:
+        declared = getattr(_factory(name), "parameter_schema", None)
+        if callable(declared):
+            return tuple(declared())
+    choices = parameter_choices(name)
+    return tuple(
+        Parameter(key, default, choices=choices.get(key, ()))
+        for key, default in game_parameters(name).items()
+    )
 
 
 def _factory(name: str) -> Callable[..., Game]:

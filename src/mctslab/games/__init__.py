@@ -37,6 +37,7 @@ __all__ = [
 
 
 def _register_builtins() -> None:
+    from mctslab.core.declarations import declares_parameters
     from mctslab.core.game import Game
     from mctslab.core.registry import register, register_prefix
     from mctslab.games.go import Go
@@ -50,6 +51,7 @@ def _register_builtins() -> None:
     def nim(piles: Any = (1, 3, 5, 7), max_take: int | None = None, misere: bool = False) -> Game:
         return Nim(piles, max_take=max_take, misere=misere)
 
+    @declares_parameters(TSP.parameter_schema)
     def tsp(instance: str = "eil51") -> Game:
         """A TSPLIB instance shipped (eil51, berlin52, st70, kroA100), a ``.tsp`` file, or
         ``random:N:SEED``."""

@@ -59,11 +59,12 @@ set-up position with more than 255 beans on the board plays the generic rules.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 import numpy as np
 from numba import njit
 
+from mctslab.core.declarations import Rendering
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import TERMINAL, GameInfo
 from mctslab.core.text import is_ascii_digits
@@ -414,6 +415,20 @@ class Bohnenspiel(KernelGame):
     def stores(self, state: KernelState) -> list[int]:
         """The beans in the stores of players 0 and 1."""
         return [int(v) for v in state.array[_STORE : _STORE + 2]]
+
+    def rendering(self) -> Rendering:
+        """The web lab's two rows of pits and the stores, as the course draws them."""
+        return Rendering(kind="pits", draw=self._pits)
+
+    def _pits(self, state: KernelState) -> dict[str, Any]:
+        # top: pits 11..6 (player 1's row, left to right as drawn); bottom: pits 0..5
+        pits = self.pits(state)
+        return {
+            "top": pits[11:5:-1],
+            "bottom": pits[0:6],
+            "stores": self.stores(state),
+            "actions": {str(a): a for a in state.legal_actions()},  # pit index = action id
+        }
 
     def action_name(self, state: KernelState, action: int) -> str:
         return str(action + 1)

@@ -27,10 +27,13 @@ column is the mask's ``k``-th set bit), the two bitboards, and the generator's s
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
+from mctslab.core.declarations import Rendering, winning_line
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import TERMINAL, GameInfo
 from mctslab.core.text import ascii_int
@@ -349,6 +352,28 @@ class ConnectFour(KernelGame):
         """Centre columns first: they lie on the most lines."""
         centre = (self.columns - 1) / 2
         return sorted(actions, key=lambda c: (abs(c - centre), c))
+
+    def rendering(self) -> Rendering:
+        """The web lab's grid, drawn with row 0 at the top (the kernel's row 0 is the
+        bottom), a click in a column drops a disc there; red and yellow discs."""
+        return Rendering(kind="grid", players=("Red", "Yellow"), draw=self._grid)
+
+    def _grid(self, state: KernelState) -> dict[str, Any]:
+        rows, cols = self.rows, self.columns
+        base = 3 + cols  # cell (r, c) at base + r * cols + c, with row 0 at the bottom
+        cells = [
+            ("", "x", "o")[int(state.array[base + r * cols + c])]
+            for r in reversed(range(rows))
+            for c in range(cols)
+        ]
+        return {
+            "rows": rows,
+            "cols": cols,
+            "cells": cells,
+            "click": "column",
+            "actions": {str(a): a for a in state.legal_actions()},  # column = action id
+            "win": winning_line(cells, rows, cols, 4),
+        }
 
     def render(self, state: KernelState) -> str:
         marks = ".xo"

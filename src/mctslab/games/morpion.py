@@ -91,6 +91,7 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
+from mctslab.core.declarations import Parameter
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import TERMINAL, GameInfo
 from mctslab.games.kernels import KernelGame, KernelState, RuleKernels, rng_randint
@@ -446,6 +447,20 @@ class Morpion(KernelGame):
         playout=playout,
         move_code=move_code,
     )
+
+    @classmethod
+    def parameter_schema(cls) -> tuple[Parameter, ...]:
+        """What a form offers (the web lab's Optimize tab, ``mctslab games``): the
+        variant, on its default board."""
+        return (
+            Parameter(
+                "variant",
+                "5T",
+                "5 (or 4) in a line, touching (T) or disjoint (D); openspiel: OpenSpiel's "
+                "morpion_solitaire",
+                choices=tuple(VARIANTS),
+            ),
+        )
 
     def __init__(self, variant: str = "5T", size: int | None = None) -> None:
         if variant not in VARIANTS:

@@ -34,10 +34,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from numbers import Integral
+from typing import Any
 
 import numpy as np
 from numba import njit
 
+from mctslab.core.declarations import Rendering
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import TERMINAL, GameInfo
 from mctslab.core.text import ascii_int, is_ascii_digits
@@ -334,6 +336,22 @@ class Nim(KernelGame):
         if not (1 <= pile <= k and 1 <= take <= int(self.params[1])):
             return None
         return pile - 1 + k * (take - 1)
+
+    def rendering(self) -> Rendering:
+        """The web lab's piles, each legal take a button."""
+        return Rendering(kind="piles", draw=self._piles)
+
+    def _piles(self, state: KernelState) -> dict[str, Any]:
+        # piles from 0; max_take the largest take the rules allow
+        k = len(self.piles)
+        return {
+            "piles": [int(v) for v in state.array[3 : 3 + k]],
+            "max_take": int(self.params[1]),
+            "misere": self.misere,
+            "moves": [
+                {"pile": a % k, "take": a // k + 1, "action": a} for a in state.legal_actions()
+            ],
+        }
 
     def render(self, state: KernelState) -> str:
         lines = []

@@ -83,6 +83,7 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
+from mctslab.core.declarations import Parameter
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import TERMINAL, GameInfo
 from mctslab.core.text import ascii_int
@@ -528,6 +529,18 @@ class SameGame(KernelGame):
         heavy_action=heavy_action,
         move_code=move_code,
     )
+
+    @classmethod
+    def parameter_schema(cls) -> tuple[Parameter, ...]:
+        """What a form offers (the web lab's Optimize tab, ``mctslab games``): a board
+        drawn from a seed, its size and colours; a board given as text is the command
+        line's (``--param board=...``)."""
+        return (
+            Parameter("seed", 0, "the board's random colours", minimum=0, maximum=2**31 - 1),
+            Parameter("rows", 15, "rows", minimum=1, maximum=MAX_SIZE),
+            Parameter("columns", 15, "columns", minimum=1, maximum=MAX_SIZE),
+            Parameter("colors", 5, "colours", minimum=1, maximum=MAX_COLORS),
+        )
 
     def __init__(
         self,

@@ -19,9 +19,12 @@ one table load), a win by one load of a 512-entry table, and the generator's sta
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
+from mctslab.core.declarations import Rendering, winning_line
 from mctslab.core.game import TERMINAL, GameInfo
 from mctslab.games.kernels import (
     KernelGame,
@@ -239,6 +242,22 @@ class TicTacToe(KernelGame):
         if len(t) == 2 and t[0] in "abc" and t[1] in "123":
             return (int(t[1]) - 1) * _CELLS + "abc".index(t[0])
         return super().parse_action(state, text)
+
+    def rendering(self) -> Rendering:
+        """The web lab's 3x3 grid, a click on a cell plays it; the players X and O."""
+        return Rendering(kind="grid", players=("X", "O"), draw=self._grid)
+
+    def _grid(self, state: KernelState) -> dict[str, Any]:
+        # cells row-major from the top, "", "x" or "o"; a cell's index is its action id
+        cells = [("", "x", "o")[int(v)] for v in state.array[3:12]]
+        return {
+            "rows": 3,
+            "cols": 3,
+            "cells": cells,
+            "click": "cell",
+            "actions": {str(a): a for a in state.legal_actions()},
+            "win": winning_line(cells, 3, 3, 3),
+        }
 
     def render(self, state: KernelState) -> str:
         marks = ".xo"

@@ -4,12 +4,15 @@
 best sequence of moves; this module does the same for the lab's page, in background
 threads, and keeps what the page polls:
 
-- :func:`catalog`: the single-player games the lab offers (the travelling salesman on
-  the shipped TSPLIB instances or ``random:N:SEED``, SameGame by seed and size, Morpion
-  Solitaire by variant) and the search specs of
+- :func:`catalog`: the single-player games the lab offers, each with the parameters it
+  declares (:func:`mctslab.core.registry.parameter_schema`: the travelling salesman's
+  shipped TSPLIB instances or ``random:N:SEED``, SameGame's seed and size, Morpion
+  Solitaire's variant), its shipped instances and the searches of its own
+  (:mod:`mctslab.core.declarations`), and the search specs of
   :data:`mctslab.players.optimizers.OPTIMIZERS` with their options and defaults;
-- :func:`build_game`: a request's game, its parameters checked against the catalog (no
-  file path is ever read: a TSP instance is a shipped name or ``random:N:SEED``);
+- :func:`build_game`: a request's game, its parameters checked against what the game
+  declares (no file path is ever read: a TSP instance is a shipped name or
+  ``random:N:SEED``);
 - :class:`OptimizeRun` and :class:`RunStore`: a search running in a thread of its own.
 
 A run is one call of :meth:`mctslab.players.optimizers.Optimizer.run` with the
@@ -28,6 +31,7 @@ are wall seconds since the run started, compilation included.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import threading
@@ -37,26 +41,32 @@ from dataclasses import dataclass, field
 from time import perf_counter
 from typing import Any
 
+from mctslab.core.declarations import (
+    Parameter,
+    baseline_limits,
+    baselines,
+    instances,
+    known_optimum,
+    rendering,
+)
 from mctslab.core.errors import InvalidConfigError, InvalidSpecError
 from mctslab.core.game import Game, State
-from mctslab.core.registry import make
+from mctslab.core.registry import has_capability, make, parameter_schema
 from mctslab.core.text import strict_float, strict_int
 from mctslab.players.optimizers import OPTIMIZERS, Optimizer, parse_optimizer
 from mctslab.search.single.result import Improvement, Watch, check_single_player
 
 __all__ = [
     "DEFAULT_RUN_SECONDS",
-    "MAX_WEB_CITIES",
     "OPTIMIZE_GAMES",
     "SEARCH_DEFAULTS",
     "SUGGESTED",
-    "TSP_ONLY",
     "OptimizeRun",
     "RunStore",
     "build_game",
     "catalog",
     "check_search",
-    "known_optimum",
+    "own_searches",
     "solution_view",
 ]
 
@@ -64,10 +74,6 @@ __all__ = [
 DEFAULT_RUN_SECONDS = 5.0
 #: The single-player games the lab offers, in the order the page lists them.
 OPTIMIZE_GAMES = ("tsp", "samegame", "morpion_solitaire")
-#: The most cities of a ``random:N:SEED`` instance the lab builds.
-MAX_WEB_CITIES = 300
-#: The travelling salesman's own searches.
-TSP_ONLY = ("nn", "2opt", "sa", "ga", "exact")
 
 #: Each search's options with their defaults (what :class:`Optimizer` uses when an
 #: option is left out), and a line about it.
@@ -112,21 +118,38 @@ SUGGESTED: dict[str, tuple[str, str]] = {
     ),
 }
 
-_RANDOM = re.compile(r"random:([0-9]{1,6}):([0-9]{1,10})")
+#: What the page says of each game: its title and what its score is.
+TITLES: dict[str, tuple[str, str]] = {
+    "tsp": ("Travelling salesman", "minus the closed tour's length"),
+    "samegame": ("SameGame", "(n - 2)^2 for a group of n, 1,000 for a cleared board"),
+    "morpion_solitaire": ("Morpion Solitaire", "the lines drawn"),
+}
 
 
 # The catalog. ---------------------------------------------------------------------------
 
 
-def _tsp_instances() -> list[dict[str, Any]]:
-    from mctslab.games.tsp import known_instances, known_optimum, load_known
+def _default_game(name: str) -> Game:
+    """``name`` made with the defaults its form offers (what the catalog reads)."""
+    return make(name, **{p.name: p.default for p in parameter_schema(name)})
 
-    out = []
-    for name in known_instances():
-        optimum = known_optimum(name)
-        cities = len(load_known(name).coords)
-        out.append({"name": name, "cities": cities, "optimum": optimum})
-    return out
+
+@functools.cache
+def _default_games() -> dict[str, Game]:
+    return {name: _default_game(name) for name in OPTIMIZE_GAMES}
+
+
+def own_searches() -> dict[str, tuple[str, ...]]:
+    """Each lab game's own searches (its declared ``baselines``: the travelling
+    salesman's ``nn``, ``2opt``, ``sa``, ``ga`` and ``exact``), by game."""
+    return {name: baselines(game) for name, game in _default_games().items()}
+
+
+def _search_limit(kind: str) -> int | None:
+    """The most actions a game's own search takes, as its game declares it (Held-Karp's
+    cities), ``None`` for the searches of every game."""
+    limits = [baseline_limits(g).get(kind) for g in _default_games().values()]
+    return next((n for n in limits if n is not None), None)
 
 
 def _option_type(parse: Any) -> str:
@@ -134,115 +157,49 @@ def _option_type(parse: Any) -> str:
     return "integer" if parse is strict_int else "number" if parse is strict_float else "flag"
 
 
+def _game_entry(name: str) -> dict[str, Any]:
+    """A game of the catalog: what it declares (parameters, instances) and what the page
+    says of it (title, score, suggested search)."""
+    title, score = TITLES[name]
+    spec, why = SUGGESTED[name]
+    return {
+        "name": name,
+        "title": title,
+        "score": score,
+        "parameters": [p.to_dict() for p in parameter_schema(name)],
+        "instances": [
+            {"name": i.name, "cities": i.size, "optimum": i.optimum}
+            for i in instances(_default_games()[name])
+        ],
+        "suggested": {"search": spec, "note": why},
+    }
+
+
+def _search_entry(kind: str, options: dict[str, Any], own: dict[str, tuple[str, ...]]) -> Any:
+    title, defaults = SEARCH_DEFAULTS.get(kind, (kind, {}))
+    owners = [g for g, kinds in own.items() if kind in kinds]
+    return {
+        "kind": kind,
+        "title": title,
+        "max_cities": _search_limit(kind),
+        "counts": parse_optimizer(kind).counts,
+        "games": owners or list(OPTIMIZE_GAMES),
+        "options": [
+            {"name": name, "type": _option_type(parse), "default": defaults.get(name)}
+            for name, parse in options.items()
+        ],
+    }
+
+
 def catalog() -> dict[str, Any]:
-    """What ``GET /api/optimize/games`` lists: the games with their parameters (each a
-    ``choice`` of values, or an ``integer`` with bounds) and the searches with their
-    options (a default of ``None``: the search's own, not listed here)."""
-    from mctslab.games.morpion import VARIANTS
-    from mctslab.games.samegame import MAX_COLORS, MAX_SIZE
-
-    instances = _tsp_instances()
-    games: list[dict[str, Any]] = [
-        {
-            "name": "tsp",
-            "title": "Travelling salesman",
-            "score": "minus the closed tour's length",
-            "parameters": [
-                {
-                    "name": "instance",
-                    "kind": "choice",
-                    "choices": [i["name"] for i in instances],
-                    "default": "eil51",
-                    "pattern": f"random:N:SEED (2 <= N <= {MAX_WEB_CITIES})",
-                    "note": "a shipped TSPLIB instance (its proven optimum known), or "
-                    "random:N:SEED: N random cities",
-                }
-            ],
-            "instances": instances,
-        },
-        {
-            "name": "samegame",
-            "title": "SameGame",
-            "score": "(n - 2)^2 for a group of n, 1,000 for a cleared board",
-            "parameters": [
-                {
-                    "name": "seed",
-                    "kind": "integer",
-                    "default": 0,
-                    "minimum": 0,
-                    "maximum": 2**31 - 1,
-                    "note": "the board's random colours",
-                },
-                {
-                    "name": "rows",
-                    "kind": "integer",
-                    "default": 15,
-                    "minimum": 1,
-                    "maximum": MAX_SIZE,
-                    "note": "rows",
-                },
-                {
-                    "name": "columns",
-                    "kind": "integer",
-                    "default": 15,
-                    "minimum": 1,
-                    "maximum": MAX_SIZE,
-                    "note": "columns",
-                },
-                {
-                    "name": "colors",
-                    "kind": "integer",
-                    "default": 5,
-                    "minimum": 1,
-                    "maximum": MAX_COLORS,
-                    "note": "colours",
-                },
-            ],
-            "instances": [],
-        },
-        {
-            "name": "morpion_solitaire",
-            "title": "Morpion Solitaire",
-            "score": "the lines drawn",
-            "parameters": [
-                {
-                    "name": "variant",
-                    "kind": "choice",
-                    "choices": list(VARIANTS),
-                    "default": "5T",
-                    "note": "5 (or 4) in a line, touching (T) or disjoint (D); openspiel: "
-                    "OpenSpiel's morpion_solitaire",
-                }
-            ],
-            "instances": [],
-        },
-    ]
-    for g in games:
-        spec, why = SUGGESTED[str(g["name"])]
-        g["suggested"] = {"search": spec, "note": why}
-    from mctslab.games.tsp import MAX_EXACT_CITIES
-
-    searches = []
-    for kind, options in OPTIMIZERS.items():
-        title, defaults = SEARCH_DEFAULTS.get(kind, (kind, {}))
-        searches.append(
-            {
-                "kind": kind,
-                "title": title,
-                "max_cities": MAX_EXACT_CITIES if kind == "exact" else None,
-                "counts": parse_optimizer(kind).counts,
-                "games": ["tsp"] if kind in TSP_ONLY else list(OPTIMIZE_GAMES),
-                "options": [
-                    {
-                        "name": name,
-                        "type": _option_type(kind_type),
-                        "default": defaults.get(name),
-                    }
-                    for name, kind_type in options.items()
-                ],
-            }
-        )
-    return {"games": games, "searches": searches}
+    """What ``GET /api/optimize/games`` lists: the games with the parameters they declare
+    (each a ``choice`` of values, or an ``integer`` with bounds) and the searches with
+    their options (a default of ``None``: the search's own, not listed here)."""
+    own = own_searches()
+    return {
+        "games": [_game_entry(name) for name in OPTIMIZE_GAMES],
+        "searches": [_search_entry(k, o, own) for k, o in OPTIMIZERS.items()],
+    }
 
 
 # Games from a request. ------------------------------------------------------------------
@@ -258,54 +215,37 @@ def _integer(game: str, name: str, value: Any, low: int, high: int) -> int:
     return value
 
 
-def _tsp_instance(value: Any) -> str:
-    from mctslab.games.tsp import known_instances
-
-    known = known_instances()
-    if isinstance(value, str):
-        lowered = {k.lower(): k for k in known}
-        if value.strip().lower() in lowered:
-            return lowered[value.strip().lower()]
-        match = _RANDOM.fullmatch(value.strip())
-        if match is not None:
-            n, seed = int(match.group(1)), int(match.group(2))
-            if 2 <= n <= MAX_WEB_CITIES and seed < 2**31:
-                return f"random:{n}:{seed}"
-    raise InvalidConfigError(
-        f"params.instance: one of {', '.join(known)} or random:N:SEED with 2 <= N <= "
-        f"{MAX_WEB_CITIES} and 0 <= SEED < 2**31 (no file is read), got {value!r}"
-    )
+def _checked(game: str, p: Parameter, value: Any) -> Any:
+    """``value`` of parameter ``p`` of ``game`` as the game declares it: an integer in its
+    bounds, one of its choices, or what its ``read`` accepts."""
+    if p.kind == "integer":
+        assert p.minimum is not None and p.maximum is not None
+        return _integer(game, p.name, value, p.minimum, p.maximum)
+    if p.read is not None:
+        try:
+            return p.read(value)
+        except ValueError as err:
+            raise InvalidConfigError(f"params.{p.name}: {err}") from None
+    if p.choices and value not in p.choices:
+        raise InvalidConfigError(f"params.{p.name}: one of {', '.join(p.choices)}, got {value!r}")
+    return value
 
 
 def checked_params(name: str, params: dict[str, Any]) -> dict[str, Any]:
-    """``params`` for game ``name`` checked against the catalog (a ``ValueError``, 400,
-    names the parameter and what it may be), defaults filled in."""
-    spec = next((g for g in catalog()["games"] if g["name"] == name), None)
-    if spec is None:
+    """``params`` for game ``name`` checked against the parameters it declares (a
+    ``ValueError``, 400, names the parameter and what it may be), defaults filled in."""
+    if name not in OPTIMIZE_GAMES:
         raise InvalidConfigError(
             f"game: {name!r} is not a single-player game of the lab; the lab's: "
             f"{', '.join(OPTIMIZE_GAMES)}"
         )
-    known = {p["name"]: p for p in spec["parameters"]}
+    known = {p.name: p for p in parameter_schema(name)}
     for key in params:
         if key not in known:
             raise InvalidConfigError(
                 f"params.{key}: {name} has no parameter {key!r}; its parameters: {', '.join(known)}"
             )
-    out: dict[str, Any] = {}
-    for key, p in known.items():
-        value = params.get(key, p["default"])
-        if name == "tsp" and key == "instance":
-            out[key] = _tsp_instance(value)
-        elif p["kind"] == "integer":
-            out[key] = _integer(name, key, value, p["minimum"], p["maximum"])
-        elif value not in p["choices"]:
-            raise InvalidConfigError(
-                f"params.{key}: one of {', '.join(p['choices'])}, got {value!r}"
-            )
-        else:
-            out[key] = value
-    return out
+    return {key: _checked(name, p, params.get(key, p.default)) for key, p in known.items()}
 
 
 def build_game(name: str, params: dict[str, Any]) -> tuple[Game, State, dict[str, Any]]:
@@ -322,10 +262,11 @@ def check_search(spec: str | None, game: Game, state: State | None = None) -> Op
     """The parsed ``spec`` for ``game`` (``None``: the game's :data:`SUGGESTED` search),
     checked for everything that would make the run fail once started, so that a request
     that can never search is a 400 at once, with the message the step endpoint gives
-    for the same game (a ``ValueError``): an unknown search or option, a
-    travelling-salesman search on another game, Held-Karp over its cities, ``polish=1``
-    on a game with no local search, ``engine=compiled`` on a game without rule kernels,
-    and (``state``) a position already over."""
+    for the same game (a ``ValueError``): an unknown search or option, another game's
+    own search (the travelling salesman's), one of the game's own over the actions it
+    takes (Held-Karp over its cities), ``polish=1`` on a game with no local search,
+    ``engine=compiled`` on a game without rule kernels, and (``state``) a position
+    already over."""
     if spec is None:
         spec = SUGGESTED.get(game.info.name, ("nrpa:level=2", ""))[0]
     try:
@@ -335,32 +276,34 @@ def check_search(spec: str | None, game: Game, state: State | None = None) -> Op
     if state is not None:
         check_single_player(state, game.info.num_players)
     _check_knowledge(optimizer, game, state)
-    name = game.info.name
-    if optimizer.kind in TSP_ONLY and name != "tsp":
-        raise InvalidSpecError(
-            f"search: {optimizer.kind} is a travelling-salesman search; on {name} use "
-            "nrpa, nmcs, sp-mcts, random or greedy"
-        )
-    if optimizer.kind == "exact":
-        from mctslab.games.tsp import MAX_EXACT_CITIES
-
-        n = game.info.num_actions
-        if n > MAX_EXACT_CITIES:
-            raise InvalidSpecError(
-                f"search: exact (Held-Karp) solves up to {MAX_EXACT_CITIES} cities; this "
-                f"instance has {n}"
-            )
+    _check_own(optimizer.kind, game)
     return optimizer
+
+
+def _check_own(kind: str, game: Game) -> None:
+    """A game's own search runs on that game only, within the actions it takes."""
+    name, owned = game.info.name, own_searches()
+    owners = [g for g, kinds in owned.items() if kind in kinds]
+    if owners and kind not in baselines(game):
+        whose = " or ".join(TITLES[o][0].lower().replace(" ", "-") for o in owners)
+        general = [k for k in OPTIMIZERS if not any(k in kinds for kinds in owned.values())]
+        raise InvalidSpecError(
+            f"search: {kind} is a {whose} search; on {name} use "
+            f"{', '.join(general[:-1])} or {general[-1]}"
+        )
+    limit = baseline_limits(game).get(kind)
+    n = game.info.num_actions
+    if limit is not None and n > limit:
+        raise InvalidSpecError(f"search: {kind} solves up to {limit} cities; this instance has {n}")
 
 
 def _check_knowledge(optimizer: Optimizer, game: Game, state: State | None) -> None:
     """``polish=1`` needs the game's local search, ``engine=compiled`` its rule kernels:
     refused here with the searches' own words rather than when the run starts."""
-    from mctslab.games.kernels import KernelGame
     from mctslab.search.single.moves import move_polisher
 
     name = game.info.name
-    if optimizer.engine == "compiled" and not isinstance(game, KernelGame):
+    if optimizer.engine == "compiled" and not has_capability(game, "kernels"):
         raise InvalidSpecError(
             f"search: {optimizer.kind}: engine=compiled needs a game with rule kernels; "
             f"{name} has none (use engine=reference)"
@@ -371,36 +314,16 @@ def _check_knowledge(optimizer: Optimizer, game: Game, state: State | None) -> N
         raise InvalidSpecError(f"search: polish: {name} has no local search (no polish kernel)")
 
 
-def known_optimum(game: Game) -> float | None:
-    """A proven optimum's score, where one is known (the shipped TSPLIB instances)."""
-    if game.info.name != "tsp":
-        return None
-    from mctslab.games.tsp import known_optimum as tsp_optimum
-
-    length = tsp_optimum(str(getattr(game, "instance", "")))
-    return None if length is None else -float(length)
-
-
 def solution_view(game: Game, state: State, sequence: tuple[int, ...]) -> dict[str, Any]:
     """The best solution drawn as data: a tour's cities in order (closed: ``n + 1``
-    points) with every city's coordinates, or a board's text and SVG."""
+    points) with every city's coordinates, as a game that declares a ``tour`` drawing
+    draws it (the travelling salesman), or a board's text and SVG."""
     final = state.clone()
     for a in sequence:
         final.apply_action(a)
-    if game.info.name == "tsp":
-        coords = getattr(game, "coordinates", None)
-        order = game.tour(final)  # type: ignore[attr-defined]
-        closed = [*order, order[0]] if final.is_terminal() and order else order
-        cities = [] if coords is None else [[float(x), float(y)] for x, y in coords]
-        return {
-            "kind": "tour",
-            "order": closed,
-            "cities": cities,
-            "tour": [cities[c] for c in closed] if cities else [],
-            "length": int(game.length(final)),  # type: ignore[attr-defined]
-            "text": None,
-            "svg": None,
-        }
+    declared = rendering(game)
+    if declared.kind == "tour" and declared.draw is not None:
+        return {"kind": "tour", **declared.draw(final), "text": None, "svg": None}
     to_svg = getattr(game, "to_svg", None)
     return {
         "kind": "board",

@@ -1,55 +1,47 @@
 """SP-MCTS one iteration at a time, traced: the web lab's step mode for single-player search.
 
-:class:`StepTree` re-implements :func:`mctslab.search.single.spmcts.spmcts` on a tree of
-its own, rule for rule, so that each iteration can be reported phase by phase (the
-reference search keeps its tree to itself):
+The iterations are the reference search's own (:func:`mctslab.search.single.spmcts.iterate`
+and :func:`~mctslab.search.single.spmcts.play_top_move` on a
+:class:`~mctslab.search.single.spmcts.SPRun`), observed by a :class:`StepRecorder` (an
+:class:`~mctslab.search.single.spmcts.SPRecorder`) that turns what each phase did into
+the trace, as :mod:`mctslab.search.trace` observes the reference engine's ``iterate``:
 
-- **selection** from the root while a node has no untried move and has children: the
-  child of highest :func:`~mctslab.search.single.spmcts.sp_score` (the first of equal
-  ones), read on the scale of the scores seen in this run (``lo`` the lowest, ``width =
-  hi - lo``; 0 and 1 while they are all equal);
-- **expansion**: one untried move, the ``k``-th of the ascending list with ``k =
-  rng.randint(len(untried))``;
-- **playout**: uniformly random moves to the end
-  (:func:`mctslab.search.single.moves.random_playout`);
-- **backup**: the score and its square added to every node of the path.
+- **selection**: for each node of the path that chose a child, every child's statistics
+  and :func:`~mctslab.search.single.spmcts.sp_score`'s three terms, read on the scale of
+  the scores seen in this run (``lo`` the lowest, ``width = hi - lo``; 0 and 1 while they
+  are all equal), and the child chosen;
+- **expansion**: the untried move drawn and how many there were;
+- **playout**: the moves and the score;
+- **backup**: every node of the path after the score was added.
 
-After ``iterations`` iterations at a position the first move of the run's best sequence
-is played and its subtree kept (the "top score" rule), and once the game is over a new
-run starts from a fresh tree (a randomized restart), the generator's stream going on;
-all from one :class:`mctslab.core.rng.Rng` seeded as the search's. The same seed thus
-draws the same moves as ``spmcts`` does (``tests/web/test_optimize_api.py`` compares the
-root's visit counts and the best sequence after ``N`` iterations).
+:class:`StepTree` holds what :func:`~mctslab.search.single.spmcts.spmcts` keeps between
+iterations: after ``iterations`` iterations at a position the top-score rule plays its
+move (before the next iteration, so that each answer shows the move), and once the game
+is over a new run starts from a fresh tree, the generator's stream going on; all from one
+:class:`mctslab.core.rng.Rng` seeded as the search's. The same seed thus draws the same
+moves as ``spmcts`` does, being the same code (``tests/web/test_optimize_api.py``
+compares the trees).
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any
 
 from mctslab.core.game import State
 from mctslab.core.rng import Rng
-from mctslab.search.single.moves import random_playout
-from mctslab.search.single.result import check_single_player
-from mctslab.search.single.spmcts import SPMCTSConfig, sp_score
+from mctslab.search.single.result import BestTracker, Budget, check_single_player
+from mctslab.search.single.spmcts import (
+    SPMCTSConfig,
+    SPNode,
+    SPRun,
+    iterate,
+    play_top_move,
+    sp_score,
+)
 
-__all__ = ["StepNode", "StepTree"]
-
-
-class StepNode:
-    """A node of the step tree (as spmcts's: its move, children, untried moves, visits,
-    sum of scores and sum of squared scores)."""
-
-    __slots__ = ("action", "children", "squares", "terminal", "untried", "value_sum", "visits")
-
-    def __init__(self, action: int, state: State) -> None:
-        self.action = action
-        self.children: list[StepNode] = []
-        self.untried = state.legal_actions()
-        self.terminal = state.is_terminal()
-        self.visits = 0
-        self.value_sum = 0.0
-        self.squares = 0.0
+__all__ = ["StepRecorder", "StepTree"]
 
 
 def _label(state: State, action: int) -> str:
@@ -59,8 +51,90 @@ def _label(state: State, action: int) -> str:
         return str(action)
 
 
-def _stats(node: StepNode) -> dict[str, Any]:
+def _stats(node: SPNode) -> dict[str, Any]:
     return {"visits": node.visits, "value_sum": node.value_sum, "squares": node.squares}
+
+
+def _ids(path: list[SPNode]) -> list[str]:
+    """Each node's id: dot-separated moves from the current root, ``""`` the root."""
+    ids = [""]
+    for node in path[1:]:
+        ids.append(f"{ids[-1]}.{node.action}" if ids[-1] else str(node.action))
+    return ids
+
+
+class StepRecorder:
+    """What the phases of one iteration of ``run`` told, as the step mode's records."""
+
+    def __init__(self, run: SPRun, config: SPMCTSConfig) -> None:
+        self.run, self.config = run, config
+        self.lo, self.width = run.scale()
+        self.selection: list[dict[str, Any]] = []
+        self.expansion: dict[str, Any] | None = None
+        self.moves: list[int] = []
+        self.score = 0.0
+        self.backup: list[dict[str, Any]] = []
+
+    def selected(self, path: list[SPNode], lo: float, width: float) -> None:
+        self.lo, self.width = lo, width
+        s = self.run.state.clone()
+        for (node, chosen), nid in zip(itertools.pairwise(path), _ids(path), strict=False):
+            self.selection.append(
+                {
+                    "node": nid,
+                    "visits": node.visits,
+                    "log_parent": math.log(node.visits),
+                    "children": [self._child(s, node, ch) for ch in node.children],
+                    "chosen": chosen.action,
+                }
+            )
+            s.apply_action(chosen.action)
+
+    def _child(self, s: State, node: SPNode, ch: SPNode) -> dict[str, Any]:
+        """A child's statistics and its score's terms (what sp_score adds up)."""
+        lo, width, c, d = self.lo, self.width, self.config.c, self.config.d
+        log_parent = math.log(node.visits)
+        mean = ch.value_sum / ch.visits
+        variance = (ch.squares / ch.visits - mean * mean) / (width * width)
+        return {
+            "action": ch.action,
+            "label": _label(s, ch.action),
+            **_stats(ch),
+            "mean": mean,
+            "exploitation": (mean - lo) / width,
+            "exploration": c * math.sqrt(log_parent / ch.visits),
+            "deviation": math.sqrt(max(0.0, variance) + d / ch.visits),
+            "score": sp_score(ch.value_sum, ch.squares, ch.visits, log_parent, lo, width, c, d),
+        }
+
+    def expanded(self, node: SPNode, child: SPNode, untried: int) -> None:
+        path = self._path_to(node)
+        s = self.run.state.clone()
+        for n in path[1:]:
+            s.apply_action(n.action)
+        self.expansion = {
+            "node": _ids(path)[-1],
+            "action": child.action,
+            "label": _label(s, child.action),
+            "untried": untried,
+        }
+
+    def _path_to(self, node: SPNode) -> list[SPNode]:
+        """The selection's path to ``node`` (the leaf it expands)."""
+        path = [self.run.root]
+        for step in self.selection:
+            path.append(next(ch for ch in path[-1].children if ch.action == step["chosen"]))
+        assert path[-1] is node
+        return path
+
+    def played(self, moves: list[int], score: float) -> None:
+        self.moves, self.score = list(moves), score
+
+    def backed_up(self, path: list[SPNode]) -> None:
+        self.backup = [
+            {"node": nid, "action": n.action, **_stats(n)}
+            for n, nid in zip(path, _ids(path), strict=True)
+        ]
 
 
 class StepTree:
@@ -72,51 +146,53 @@ class StepTree:
         self.config = config
         self.start = state.clone()
         self.rng = Rng(config.seed)
+        self.tracker = BestTracker(Budget())  # the best of every run, never out of budget
         self.iterations = 0  # in all
         self.runs = 0  # finished runs
-        self.nodes = 0  # made in all (the trees of finished runs included)
-        self.best = -math.inf
-        self.best_seq: list[int] = []
+        self.finished_nodes = 0  # made by the finished runs
         self._new_run()
 
     def _new_run(self) -> None:
-        self.state = self.start.clone()
-        self.root = StepNode(-1, self.state)
-        self.nodes += 1
-        self.prefix: list[int] = []
-        self.lo = math.inf
-        self.hi = -math.inf
-        self.run_best = -math.inf
-        self.run_best_seq: list[int] = []
+        self.run = SPRun(self.start)
         self.here = 0  # iterations at the current root
 
+    @property
+    def state(self) -> State:
+        """The current root's position."""
+        return self.run.state
+
+    @property
+    def nodes(self) -> int:
+        """Nodes made in all, the trees of finished runs included."""
+        return self.finished_nodes + self.run.nodes
+
+    @property
+    def best(self) -> float:
+        return self.tracker.score
+
+    @property
+    def best_seq(self) -> list[int]:
+        return list(self.tracker.sequence)
+
     def _play_best_move(self) -> dict[str, Any]:
-        """The top-score rule: the first move of the run's best sequence, its subtree kept
-        (spmcts's ``_run``); a new run once the game is over."""
-        a = self.run_best_seq[len(self.prefix)]
-        label = _label(self.state, a)
-        child = next((ch for ch in self.root.children if ch.action == a), None)
-        self.state.apply_action(a)
-        if child is None:
-            self.root.untried.remove(a)
-            child = StepNode(a, self.state)
-            self.root.children.append(child)
-            self.nodes += 1
-        self.root = child
-        self.prefix.append(a)
+        """The top-score rule's move (its subtree kept); a new run once the game is over."""
+        label = _label(self.run.state, self.run.best_seq[len(self.run.prefix)])
+        a = play_top_move(self.run)
         self.here = 0
         played = {"action": a, "label": label, "restart": False}
-        if self.state.is_terminal():
+        if self.run.state.is_terminal():
             self.runs += 1
+            self.finished_nodes += self.run.nodes
             self._new_run()
             played["restart"] = True
         return played
 
     def root_children(self) -> list[dict[str, Any]]:
         """The current root's children: move, label and statistics."""
+        state = self.run.state
         return [
-            {"action": ch.action, "label": _label(self.state, ch.action), **_stats(ch)}
-            for ch in self.root.children
+            {"action": ch.action, "label": _label(state, ch.action), **_stats(ch)}
+            for ch in self.run.root.children
         ]
 
     def step(self) -> dict[str, Any]:
@@ -124,98 +200,28 @@ class StepTree:
         played = None
         if self.here >= self.config.iterations:
             played = self._play_best_move()
-        c, d = self.config.c, self.config.d
-        node, s = self.root, self.state.clone()
-        path = [node]
-        ids = [""]
-        width = self.hi - self.lo if self.hi > self.lo else 1.0
-        lo = self.lo if self.hi > self.lo else 0.0
-        selection: list[dict[str, Any]] = []
-        while not node.untried and node.children:
-            log_parent = math.log(node.visits)
-            best, best_v = node.children[0], -math.inf
-            rows = []
-            for ch in node.children:
-                v = sp_score(ch.value_sum, ch.squares, ch.visits, log_parent, lo, width, c, d)
-                mean = ch.value_sum / ch.visits
-                variance = (ch.squares / ch.visits - mean * mean) / (width * width)
-                rows.append(
-                    {
-                        "action": ch.action,
-                        "label": _label(s, ch.action),
-                        **_stats(ch),
-                        "mean": mean,
-                        "exploitation": (mean - lo) / width,
-                        "exploration": c * math.sqrt(log_parent / ch.visits),
-                        "deviation": math.sqrt(max(0.0, variance) + d / ch.visits),
-                        "score": v,
-                    }
-                )
-                if v > best_v:
-                    best, best_v = ch, v
-            selection.append(
-                {
-                    "node": ids[-1],
-                    "visits": node.visits,
-                    "log_parent": log_parent,
-                    "children": rows,
-                    "chosen": best.action,
-                }
-            )
-            node = best
-            s.apply_action(node.action)
-            path.append(node)
-            ids.append(f"{ids[-1]}.{node.action}" if ids[-1] else str(node.action))
-        expansion = None
-        if node.untried:
-            untried = list(node.untried)
-            a = node.untried.pop(self.rng.randint(len(node.untried)))
-            expansion = {
-                "node": ids[-1],
-                "action": a,
-                "label": _label(s, a),
-                "untried": len(untried),
-            }
-            s.apply_action(a)
-            child = StepNode(a, s)
-            node.children.append(child)
-            path.append(child)
-            ids.append(f"{ids[-1]}.{a}" if ids[-1] else str(a))
-            self.nodes += 1
-        moves: list[int] = []
-        score = random_playout(s, self.rng, moves)
-        sequence = [*self.prefix, *(n.action for n in path[1:]), *moves]
-        new_best = score > self.best
-        if new_best:
-            self.best, self.best_seq = score, sequence
-        if score > self.run_best:
-            self.run_best, self.run_best_seq = score, sequence
-        self.lo, self.hi = min(self.lo, score), max(self.hi, score)
-        backup = []
-        for n, nid in zip(path, ids, strict=True):
-            n.visits += 1
-            n.value_sum += score
-            n.squares += score * score
-            backup.append({"node": nid, "action": n.action, **_stats(n)})
+        run, best_before = self.run, self.tracker.score
+        recorder = StepRecorder(run, self.config)
+        iterate(run, self.config, self.rng, self.tracker, recorder)
         self.iterations += 1
         self.here += 1
         return {
             "iteration": self.iterations,
             "run": self.runs + 1,
             "at_root": self.here,
-            "prefix": list(self.prefix),
+            "prefix": list(run.prefix),
             "played": played,
-            "c": c,
-            "d": d,
-            "lo": lo,
-            "width": width,
-            "selection": selection,
-            "expansion": expansion,
-            "leaf_terminal": expansion is None,
-            "playout": {"moves": moves, "score": score},
-            "backup": backup,
-            "best": self.best,
-            "new_best": new_best,
-            "root": {"visits": self.root.visits, "children": self.root_children()},
+            "c": self.config.c,
+            "d": self.config.d,
+            "lo": recorder.lo,
+            "width": recorder.width,
+            "selection": recorder.selection,
+            "expansion": recorder.expansion,
+            "leaf_terminal": recorder.expansion is None,
+            "playout": {"moves": recorder.moves, "score": recorder.score},
+            "backup": recorder.backup,
+            "best": self.tracker.score,
+            "new_best": self.tracker.score > best_before,
+            "root": {"visits": run.root.visits, "children": self.root_children()},
             "nodes": self.nodes,
         }

@@ -26,7 +26,7 @@ def state_view(state: State, game: Game) -> StateView:
         terminal=state.is_terminal(),
         returns=state.returns(),
         legal=legal_moves(state),
-        render=render(state),
+        render=render(game, state),
         player_names=player_names(game),
         value_scale=[game.info.min_utility, game.info.max_utility],
         ending=ending(state, game),

@@ -3,12 +3,14 @@ board's text, the score, and the adjudication of a game stopped by its length li
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
+from mctslab.core.declarations import Rendering
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import TERMINAL, GameInfo
 from mctslab.core.text import is_ascii_digits
 from mctslab.games.go.board import apply_action, init, legal_actions, observation, returns
+from mctslab.games.go.drawing import go_drawing
 from mctslab.games.go.layout import (
     HEADER,
     PARAMS_HEADER,
@@ -151,6 +153,13 @@ class Go(KernelGame):
         if not 1 <= row <= n:
             return None
         return (row - 1) * n + COLUMNS.index(t[0])
+
+    def rendering(self) -> Rendering:
+        """The web lab's Go board (:mod:`mctslab.games.go.drawing`); Black and White."""
+        return Rendering(kind="go", players=("Black", "White"), draw=self._board)
+
+    def _board(self, state: KernelState) -> dict[str, Any]:
+        return go_drawing(self, state)
 
     def colour_at(self, state: KernelState, action: int) -> int:
         """0 empty, 1 black, 2 white at point ``action``."""

@@ -6,7 +6,9 @@ One module per concept, in the order a study runs through them:
   integer distances, random Euclidean instances, the shipped instances (``eil51``,
   ``berlin52``, ``st70``, ``kroA100``) and their optima;
 - :mod:`~mctslab.games.tsp.game`: :class:`TSP`, the kernel game (the next city is the
-  move, the score minus the closed tour's length);
+  move, the score minus the closed tour's length), with what it declares to the lab:
+  its form's parameter, its shipped instances and their proven optima, its own
+  searches (:data:`BASELINES`);
 - :mod:`~mctslab.games.tsp.exact`: Held-Karp dynamic programming, the exact optimum up
   to 16 cities;
 - :mod:`~mctslab.games.tsp.heuristics`: nearest neighbour, 2-opt, simulated annealing,
@@ -24,7 +26,14 @@ An optimal tour, played as a game (its return is minus its length)::
 """
 
 from mctslab.games.tsp.exact import MAX_EXACT_CITIES, held_karp
-from mctslab.games.tsp.game import MAX_CITIES, TSP, utility_bounds
+from mctslab.games.tsp.game import (
+    BASELINES,
+    MAX_CITIES,
+    MAX_FORM_CITIES,
+    TSP,
+    form_instance,
+    utility_bounds,
+)
 from mctslab.games.tsp.heuristics import (
     AnytimeResult,
     Budget,
@@ -62,10 +71,12 @@ from mctslab.games.tsp.tsplib import (
 )
 
 __all__ = [
+    "BASELINES",
     "EDGE_WEIGHT_TYPES",
     "MAX_CITIES",
     "MAX_DIMENSION",
     "MAX_EXACT_CITIES",
+    "MAX_FORM_CITIES",
     "TSP",
     "AnytimeResult",
     "Budget",
@@ -77,6 +88,7 @@ __all__ = [
     "check_distances",
     "check_tour",
     "distance_matrix",
+    "form_instance",
     "format_tour",
     "format_tsp",
     "genetic_algorithm",

@@ -46,16 +46,19 @@ so far (the closing edge included once terminal), a flag per city, and the tour 
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
 from numba import njit
 
+from mctslab.core.declarations import Instance, Parameter, Rendering
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import TERMINAL, GameInfo
 from mctslab.core.text import ascii_int
 from mctslab.games.kernels import KernelGame, KernelState, RuleKernels, rng_randint
+from mctslab.games.tsp.exact import MAX_EXACT_CITIES
 from mctslab.games.tsp.heuristics import reverse_segment
 from mctslab.games.tsp.tsplib import (
     MAX_CITIES,
@@ -63,9 +66,44 @@ from mctslab.games.tsp.tsplib import (
     check_distances,
     distance_matrix,
     instance_from_spec,
+    known_instances,
+    load_known,
 )
+from mctslab.games.tsp.tsplib import known_optimum as optimal_length
 
-__all__ = ["MAX_CITIES", "TSP", "utility_bounds"]
+__all__ = ["BASELINES", "MAX_CITIES", "MAX_FORM_CITIES", "TSP", "form_instance", "utility_bounds"]
+
+#: The travelling salesman's own searches, beside the searches of every single-player
+#: game (:mod:`mctslab.players.optimizers` runs them): nearest neighbour, 2-opt,
+#: simulated annealing, the genetic algorithm (:mod:`~mctslab.games.tsp.heuristics`) and
+#: Held-Karp (:mod:`~mctslab.games.tsp.exact`).
+BASELINES = ("nn", "2opt", "sa", "ga", "exact")
+#: The most cities of a ``random:N:SEED`` instance a form offers (the web lab builds
+#: no larger one; the command line takes up to :data:`MAX_CITIES`).
+MAX_FORM_CITIES = 300
+_RANDOM = re.compile(r"random:([0-9]{1,6}):([0-9]{1,10})")
+
+
+def form_instance(value: Any) -> str:
+    """A form's ``instance`` (its :class:`~mctslab.core.declarations.Parameter`'s
+    ``read``): a shipped instance's name in any case, as it is spelled, or
+    ``random:N:SEED`` with ``2 <= N <=`` :data:`MAX_FORM_CITIES`; no file is read.
+    Raises :class:`InvalidConfigError` saying what it takes."""
+    known = known_instances()
+    if isinstance(value, str):
+        lowered = {k.lower(): k for k in known}
+        if value.strip().lower() in lowered:
+            return lowered[value.strip().lower()]
+        match = _RANDOM.fullmatch(value.strip())
+        if match is not None:
+            n, seed = int(match.group(1)), int(match.group(2))
+            if 2 <= n <= MAX_FORM_CITIES and seed < 2**31:
+                return f"random:{n}:{seed}"
+    raise InvalidConfigError(
+        f"one of {', '.join(known)} or random:N:SEED with 2 <= N <= "
+        f"{MAX_FORM_CITIES} and 0 <= SEED < 2**31 (no file is read), got {value!r}"
+    )
+
 
 IntArray = npt.NDArray[np.int64]
 
@@ -317,6 +355,58 @@ class TSP(KernelGame):
         move_bias=move_bias,
         polish=polish,
     )
+
+    baselines = BASELINES
+    #: Held-Karp's limit: its table has ``2**n`` rows.
+    baseline_limits: ClassVar[dict[str, int]] = {"exact": MAX_EXACT_CITIES}
+
+    @classmethod
+    def parameter_schema(cls) -> tuple[Parameter, ...]:
+        """What a form offers (the web lab's Optimize tab, ``mctslab games``): a shipped
+        instance or ``random:N:SEED`` (:func:`form_instance`); files and matrices are
+        the command line's and the API's."""
+        return (
+            Parameter(
+                "instance",
+                "eil51",
+                "a shipped TSPLIB instance (its proven optimum known), or random:N:SEED: "
+                "N random cities",
+                choices=tuple(known_instances()),
+                pattern=f"random:N:SEED (2 <= N <= {MAX_FORM_CITIES})",
+                read=form_instance,
+            ),
+        )
+
+    @classmethod
+    def instances(cls) -> tuple[Instance, ...]:
+        """The shipped TSPLIB instances: each name, its cities, its proven optimal length."""
+        return tuple(
+            Instance(name, len(load_known(name).coords), optimal_length(name))
+            for name in known_instances()
+        )
+
+    def rendering(self) -> Rendering:
+        """The web lab's drawing of a tour (the Optimize tab's solution): the cities in
+        order, closed once the tour is complete, and their coordinates."""
+        return Rendering(kind="tour", draw=self._tour)
+
+    def _tour(self, state: KernelState) -> dict[str, Any]:
+        order = self.tour(state)
+        closed = [*order, order[0]] if state.is_terminal() and order else order
+        coords = self.coordinates
+        cities = [] if coords is None else [[float(x), float(y)] for x, y in coords]
+        return {
+            "order": closed,
+            "cities": cities,
+            "tour": [cities[c] for c in closed] if cities else [],
+            "length": int(self.length(state)),
+        }
+
+    def known_optimum(self) -> float | None:
+        """The proven optimum's score (minus the optimal tour's length) of a shipped
+        instance, ``None`` for any other."""
+        length = optimal_length(self.instance)
+        return None if length is None else -float(length)
 
     def __init__(
         self,

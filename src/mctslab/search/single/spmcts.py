@@ -22,7 +22,9 @@ and its square), then the first move of the best sequence found so far is played
 subtree kept (the paper's "top score" rule). The best sequence any playout reached is
 the answer; a budget left after a finished run starts another (the paper's randomized
 restarts), from a fresh tree, the generator's stream going on. The reference version is
-here; the compiled one (:mod:`mctslab.search.single.compiled`) builds the same trees.
+here, in the order of an iteration (:class:`SPRun`, :func:`iterate`, :func:`play_top_move`;
+an :class:`SPRecorder` observes it for the web lab's step mode); the compiled one
+(:mod:`mctslab.search.single.spmcts_compiled`) builds the same trees.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import GameInfo, State
@@ -45,7 +48,16 @@ from mctslab.search.single.result import (
     check_single_player,
 )
 
-__all__ = ["SPMCTSConfig", "sp_score", "spmcts"]
+__all__ = [
+    "SPMCTSConfig",
+    "SPNode",
+    "SPRecorder",
+    "SPRun",
+    "iterate",
+    "play_top_move",
+    "sp_score",
+    "spmcts",
+]
 
 
 @dataclass(frozen=True)
@@ -129,61 +141,109 @@ def sp_score(
     return x + c * math.sqrt(log_parent / visits) + math.sqrt(max(0.0, variance) + d / visits)
 
 
-class _Node:
+class SPNode:
+    """A node of SP-MCTS's tree: its move, children, untried moves (ascending; the
+    ``k``-th drawn is removed), visits, sum of scores and sum of squared scores."""
+
     __slots__ = ("action", "children", "squares", "terminal", "untried", "value_sum", "visits")
 
     def __init__(self, action: int, state: State) -> None:
         self.action = action
-        self.children: list[_Node] = []
-        self.untried = state.legal_actions()  # ascending; the k-th drawn is removed
+        self.children: list[SPNode] = []
+        self.untried = state.legal_actions()
         self.terminal = state.is_terminal()
         self.visits = 0
         self.value_sum = 0.0
         self.squares = 0.0
 
 
-class _Run:
-    """One run's search state: the root, the position and moves played, the scores' range
-    and the run's best sequence."""
+class SPRun:
+    """One run's search state: the root, the position and moves played, the scores' range,
+    the run's best sequence and the nodes it made (its root included)."""
 
-    def __init__(self, state: State, bias: Biases, polish: Polisher | None) -> None:
+    def __init__(self, state: State, bias: Biases = None, polish: Polisher | None = None) -> None:
         self.bias, self.polish = bias, polish
         self.state = state.clone()
-        self.root = _Node(-1, self.state)
+        self.root = SPNode(-1, self.state)
         self.prefix: list[int] = []
         self.lo = math.inf
         self.hi = -math.inf
         self.best = -math.inf
         self.best_seq: list[int] = []
+        self.nodes = 1
+
+    def scale(self) -> tuple[float, float]:
+        """``(lo, width)``: the scale selection reads the scores on, ``(0, 1)`` while the
+        scores seen are all equal."""
+        if self.hi > self.lo:
+            return self.lo, self.hi - self.lo
+        return 0.0, 1.0
 
 
-def _iterate(run: _Run, config: SPMCTSConfig, rng: Rng, tracker: BestTracker) -> None:
-    """One iteration: select, expand one child, play out, back up."""
+class SPRecorder(Protocol):
+    """An observer of one iteration, told by :func:`iterate` what each phase did (the web
+    lab's step mode, :mod:`mctslab.web.spmcts_step`, builds its trace from it, as
+    :class:`mctslab.search.trace.TraceRecorder` observes the reference engine). A search
+    passes none."""
+
+    def selected(self, path: list[SPNode], lo: float, width: float) -> None:
+        """Selection descended ``path`` (the root first) on the scale ``lo``, ``width``;
+        no node has changed yet."""
+
+    def expanded(self, node: SPNode, child: SPNode, untried: int) -> None:
+        """Expansion drew ``child`` of ``node`` among its ``untried`` untried moves."""
+
+    def played(self, moves: list[int], score: float) -> None:
+        """The playout played ``moves`` to the end and scored ``score``."""
+
+    def backed_up(self, path: list[SPNode]) -> None:
+        """The score was added along ``path`` (the root first)."""
+
+
+def _best_child(node: SPNode, lo: float, width: float, config: SPMCTSConfig) -> SPNode:
+    """The child of highest :func:`sp_score` (the first of equal ones)."""
+    log_parent = math.log(node.visits)
+    best, best_v = node.children[0], -math.inf
+    for ch in node.children:
+        v = sp_score(ch.value_sum, ch.squares, ch.visits, log_parent, lo, width, config.c, config.d)
+        if v > best_v:
+            best, best_v = ch, v
+    return best
+
+
+def iterate(
+    run: SPRun,
+    config: SPMCTSConfig,
+    rng: Rng,
+    tracker: BestTracker,
+    recorder: SPRecorder | None = None,
+) -> None:
+    """One iteration: select by :func:`sp_score`, expand one random untried child, play
+    out, back up the score and its square. A ``recorder`` hears each phase."""
     node, s = run.root, run.state.clone()
     path = [node]
-    width = run.hi - run.lo if run.hi > run.lo else 1.0
-    lo = run.lo if run.hi > run.lo else 0.0
+    lo, width = run.scale()
     while not node.untried and node.children:
-        log_parent = math.log(node.visits)
-        best, best_v = node.children[0], -math.inf
-        for ch in node.children:
-            v = sp_score(
-                ch.value_sum, ch.squares, ch.visits, log_parent, lo, width, config.c, config.d
-            )
-            if v > best_v:
-                best, best_v = ch, v
-        node = best
+        node = _best_child(node, lo, width, config)
         s.apply_action(node.action)
         path.append(node)
+    if recorder is not None:
+        recorder.selected(list(path), lo, width)
     if node.untried:
-        a = node.untried.pop(rng.randint(len(node.untried)))
+        untried = len(node.untried)
+        a = node.untried.pop(rng.randint(untried))
         s.apply_action(a)
-        child = _Node(a, s)
+        child = SPNode(a, s)
         node.children.append(child)
         path.append(child)
+        run.nodes += 1
+        if recorder is not None:
+            recorder.expanded(node, child, untried)
     tracker.check()
     moves: list[int] = []
     score = playout(s, rng, moves, run.bias, run.polish)
+    if recorder is not None:
+        recorder.played(moves, score)
     sequence = [*run.prefix, *(n.action for n in path[1:]), *moves]
     tracker.offer(score, sequence)
     if score > run.best:
@@ -193,6 +253,24 @@ def _iterate(run: _Run, config: SPMCTSConfig, rng: Rng, tracker: BestTracker) ->
         n.visits += 1
         n.value_sum += score
         n.squares += score * score
+    if recorder is not None:
+        recorder.backed_up(path)
+
+
+def play_top_move(run: SPRun) -> int:
+    """The "top score" rule: play the first move of the run's best sequence and keep its
+    subtree as the new root; the move played."""
+    a = run.best_seq[len(run.prefix)]
+    child = next((ch for ch in run.root.children if ch.action == a), None)
+    run.state.apply_action(a)
+    if child is None:  # the best sequence left the tree here: its move becomes a node
+        run.root.untried.remove(a)
+        child = SPNode(a, run.state)
+        run.root.children.append(child)
+        run.nodes += 1
+    run.root = child
+    run.prefix.append(a)
+    return a
 
 
 def _run(
@@ -203,19 +281,11 @@ def _run(
     bias: Biases = None,
     polish: Polisher | None = None,
 ) -> None:
-    run = _Run(state, bias, polish)
+    run = SPRun(state, bias, polish)
     while not run.state.is_terminal():
         for _ in range(config.iterations):
-            _iterate(run, config, rng, tracker)
-        a = run.best_seq[len(run.prefix)]
-        child = next((ch for ch in run.root.children if ch.action == a), None)
-        run.state.apply_action(a)
-        if child is None:  # the best sequence left the tree here: its move becomes a node
-            run.root.untried.remove(a)
-            child = _Node(a, run.state)
-            run.root.children.append(child)
-        run.root = child
-        run.prefix.append(a)
+            iterate(run, config, rng, tracker)
+        play_top_move(run)
 
 
 def spmcts(

@@ -23,7 +23,7 @@ from typing import Annotated, Any, Literal, cast
 from fastapi import APIRouter, Depends, HTTPException, Request
 from pydantic import BaseModel, BeforeValidator, Field
 
-from mctslab.games.kernels import KernelGame
+from mctslab.core.registry import has_capability
 from mctslab.search.single.spmcts import SPMCTSConfig
 from mctslab.web.limits import optimize_run_bytes, step_tree_bytes
 from mctslab.web.optimize import (
@@ -383,7 +383,7 @@ async def start_run(
         )
     client = client_of(request)
     lab.check_searches(client)
-    compiled = isinstance(game, KernelGame) and optimizer.engine != "reference"
+    compiled = has_capability(game, "kernels") and optimizer.engine != "reference"
     nbytes = optimize_run_bytes(optimizer.kind, dict(optimizer.options), compiled, game)
     lab.check_memory(nbytes, "this run")
     run = opt.runs.start(body.game, used, optimizer, body.seed, seconds, game, state)

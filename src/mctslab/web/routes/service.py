@@ -11,7 +11,7 @@ import mctslab
 from mctslab.core.registry import game_parameters, make, parameter_choices
 from mctslab.search.rules import RULES
 from mctslab.web import networks
-from mctslab.web.render import render
+from mctslab.web.render import board_kind
 from mctslab.web.routes.lab import LabDep, in_thread
 from mctslab.web.schemas import LAB_SELECTIONS, GameOut, HealthOut, ModelOut, RuleOut
 
@@ -53,7 +53,7 @@ async def games(lab: LabDep) -> list[GameOut]:
                     choices={k: list(v) for k, v in parameter_choices(name).items()},
                     num_players=info.num_players,
                     num_actions=info.num_actions,
-                    board=str(render(game.new_initial_state())["kind"]),
+                    board=board_kind(game),
                 )
             )
     # The networks are looked up on each call (the first imports PyTorch: in a worker).

@@ -209,7 +209,7 @@ async def node_position(
         moves=moves,
         actions=state.history(),
         text=state_text(state),
-        render=render(state),
+        render=render(session.game, state),
         to_play=state.current_player(),
         terminal=state.is_terminal(),
         legal=legal_moves(state),
