@@ -451,14 +451,14 @@ def test_lz_genmove_analyze_stops_early_as_one_search_does() -> None:
     them with the lead (the slices were once searches of their own, each judging early
     stop on what was left of the move's iterations at that slice's own rate)."""
     sink = _Sink()
-    spec = "mcts:engine=reference,iterations=3000,early_stop=1,final=robust-max"
-    engine = GtpEngine(spec, size=5, write=sink.write, warm_up=False)
+    spec = "mcts:iterations=20000,early_stop=1,early_stop_factor=0.5,final=robust-max"
+    engine = GtpEngine(spec, size=5, write=sink.write)
     player = engine.player
     assert isinstance(player, MCTSPlayer)
     config, state = player.config, engine.state.clone()
-    expected = mctslab.make_searcher(config, state, "reference").search(state)
-    assert expected.stopped_by == "early" and expected.iterations < 3000
-    assert engine.handle("lz-genmove_analyze b 1") == ""
+    expected = mctslab.make_searcher(config, state, player.engine).search(state)
+    assert expected.stopped_by == "early" and expected.iterations < 20000
+    assert engine.handle("lz-genmove_analyze b 2") == ""  # slices of 0.01 s
     result = player.last_result
     assert result is not None and player.searcher is not None
     assert (result.stopped_by, result.iterations, result.nodes) == (
