@@ -129,6 +129,39 @@ def test_search_options_are_passed_to_the_config() -> None:
     assert any(c["proven"] is not None and c["mean"] != c["value"] for c in data["children"])
 
 
+def test_search_stops_as_the_engines_search_does() -> None:
+    """Early stop, robust-max and the caps from ``mctslab search`` are the engine's search
+    of the same config, as from the web (``tests/web/test_web_api.py``: the runner, ``POST
+    /api/move``) and GTP (``tests/cli/test_gtp_engine.py``)."""
+    import mctslab
+    from mctslab.search.mcts import SearchConfig
+
+    state = mctslab.make("connect_four").state_from_actions([3])
+    for options, config in (
+        (["early_stop=1"], SearchConfig(iterations=3000, seed=5, early_stop=True)),
+        (["final=robust-max"], SearchConfig(iterations=3000, seed=5, final="robust-max")),
+        (["max_nodes=700"], SearchConfig(iterations=3000, seed=5, max_nodes=700)),
+    ):
+        got = ok_json(
+            "search",
+            "connect_four",
+            "--moves",
+            "3",
+            "--iterations",
+            "3000",
+            "--seed",
+            "5",
+            *options,
+        )
+        expected = mctslab.search(state, config)
+        assert (got["iterations"], got["stopped_by"], got["nodes"]) == (
+            expected.iterations,
+            expected.stopped_by,
+            expected.nodes,
+        ), options
+        assert [c["visits"] for c in got["children"]] == [c.visits for c in expected.children]
+
+
 def test_search_max_nodes_and_time_budgets() -> None:
     data = ok_json("search", "tic_tac_toe", "max_nodes=20")
     assert data["nodes"] <= 20

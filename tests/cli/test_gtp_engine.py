@@ -446,6 +446,30 @@ def test_lz_genmove_analyze_plays_after_its_info_lines() -> None:
     assert ask(engine, "genmove w").startswith("= ")  # the game goes on
 
 
+def test_lz_genmove_analyze_stops_early_as_one_search_does() -> None:
+    """The move's budget is one search in the engine's slices: early stop is judged across
+    them with the lead (the slices were once searches of their own, each judging early
+    stop on what was left of the move's iterations at that slice's own rate)."""
+    sink = _Sink()
+    spec = "mcts:iterations=20000,early_stop=1,early_stop_factor=0.5,final=robust-max"
+    engine = GtpEngine(spec, size=5, write=sink.write)
+    player = engine.player
+    assert isinstance(player, MCTSPlayer)
+    config, state = player.config, engine.state.clone()
+    expected = mctslab.make_searcher(config, state, player.engine).search(state)
+    assert expected.stopped_by == "early" and expected.iterations < 20000
+    assert engine.handle("lz-genmove_analyze b 2") == ""  # slices of 0.01 s
+    result = player.last_result
+    assert result is not None and player.searcher is not None
+    assert (result.stopped_by, result.iterations, result.nodes) == (
+        expected.stopped_by,
+        expected.iterations,
+        expected.nodes,
+    )
+    assert result.children == expected.children
+    assert player.searcher.config == config  # never written from outside
+
+
 def test_lz_genmove_analyze_resigns_by_the_rule_of_genmove() -> None:
     """The same rule as ``genmove`` (:func:`mctslab.players.resign.result_resigns`),
     counting the simulations of all the slices of the move's search."""

@@ -11,7 +11,14 @@ from mctslab.cli.main import app
 from mctslab.core.errors import InvalidSpecError
 from mctslab.core.registry import make
 from mctslab.players.player import ISMCTSPlayer, MCTSPlayer, make_player
-from mctslab.players.time_control import clock_time, own_budget, timed_config, timed_spec
+from mctslab.players.time_control import (
+    base_config,
+    clock_time,
+    own_budget,
+    set_move_time,
+    timed_config,
+    timed_spec,
+)
 from mctslab.search.mcts import SearchConfig
 
 
@@ -53,6 +60,26 @@ def test_gumbel_and_players_without_a_search_are_left_alone() -> None:
 
     planned = SearchConfig(iterations=64, puct=PuctConfig(gumbel=True))
     assert timed_config(planned, own=False, seconds=1.0) is planned
+
+
+def test_a_clock_rebudgets_a_player_without_writing_its_searchers_config() -> None:
+    game = make("tic_tac_toe")
+    player = make_player("mcts:seed=3", game.info, 0)
+    assert isinstance(player, MCTSPlayer)
+    base = base_config(player)
+    assert base is player.config
+    player.choose(game.new_initial_state())
+    searcher = player.searcher
+    assert searcher is not None and searcher.config == base
+    config = set_move_time(player, base, own=False, seconds=0.05)
+    assert config == timed_config(base, own=False, seconds=0.05) and player.config == config
+    player.choose(game.state_from_actions([4, 0]))
+    assert player.last_result is not None and player.last_result.stopped_by == "time"
+    assert searcher.config == base  # each search is handed the move's budget instead
+    for other in ("random", "minimax:depth=2", "ismcts"):
+        opponent = make_player(other, game.info, 0)
+        assert base_config(opponent) is None
+        assert set_move_time(opponent, SearchConfig(), own=False, seconds=1.0) is None
 
 
 def test_timed_config_is_the_same_rule_as_timed_spec() -> None:

@@ -755,6 +755,57 @@ def test_a_chunked_search_extends_robust_max_as_one_search_does(engine: str) -> 
     assert run.result.action == by_visits.action == by_value.action
 
 
+@pytest.mark.parametrize("engine", ["reference", "compiled"])
+def test_a_chunked_search_stops_early_as_one_search_does(engine: str) -> None:
+    # Early stop is the engine's, judged across slices with the most visited child's
+    # lead: the runner once judged the budget between chunks without it (and each chunk
+    # stopped early on its own small budget), so it never stopped early.
+    state = mctslab.make("connect_four").state_from_actions([3])
+    config = SearchConfig(iterations=3000, seed=5, early_stop=True)
+    run = anyio.run(
+        partial(
+            run_chunks,
+            mctslab.make_searcher(config, state, engine),
+            state,
+            config,
+            cancel=threading.Event(),
+            lock=threading.Lock(),
+            chunk_seconds=1e-4,
+        )
+    )
+    whole = mctslab.make_searcher(config, state, engine).search(state)
+    assert whole.stopped_by == "early" and whole.iterations < 3000
+    assert run.result is not None and run.stopped_by == "early"
+    assert run.iterations == run.result.iterations == whole.iterations
+    assert run.result.children == whole.children and run.result.nodes == whole.nodes
+
+
+@pytest.mark.parametrize("engine", ["reference", "compiled"])
+def test_move_with_robust_max_is_the_search(client: TestClient, engine: str) -> None:
+    # POST /api/move runs through the runner: robust-max's extension and its agreement
+    # are the engine's, looked at every iteration (the runner once looked between
+    # chunks only, and stopped elsewhere than one search).
+    config = {"engine": engine, "seed": 8, "final": "robust-max"}
+    body = {"game": "connect_four", "actions": [], "config": config, "iterations": 400}
+    r = client.post("/api/move", json=body)
+    assert r.status_code == 200, r.text
+    got = r.json()
+    state = mctslab.make("connect_four").new_initial_state()
+    expected = mctslab.search(
+        state, SearchConfig(seed=8, iterations=400, final="robust-max"), engine=engine
+    )
+    assert expected.stopped_by == "agreement"
+    assert (got["iterations"], got["stopped_by"], got["final_rule"]) == (
+        expected.iterations,
+        expected.stopped_by,
+        expected.final_rule,
+    )
+    assert got["action"] == expected.action
+    assert [(c["action"], c["visits"]) for c in got["children"]] == [
+        (c.action, c.visits) for c in expected.children
+    ]
+
+
 def test_a_cancelled_chunked_search_stops_at_once() -> None:
     state = mctslab.make("tic_tac_toe").new_initial_state()
     cancel = threading.Event()

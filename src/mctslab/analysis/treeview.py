@@ -27,24 +27,15 @@ import math
 import shutil
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 from mctslab.core.errors import InvalidConfigError, MctslabError
 from mctslab.core.game import CHANCE, TERMINAL, State
-from mctslab.search.compiled import (
-    AMAF_SUM,
-    AMAF_VISITS,
-    BIAS,
-    KNOW_VISITS,
-    KNOW_WINS,
-    NONE,
-    SQUARES,
-    TREE_FIELDS,
-    UNPROVEN,
-    CompiledMCTS,
-)
-from mctslab.search.mcts import MCTS, Node, SearchConfig
+from mctslab.search.compiled import CompiledMCTS
+from mctslab.search.engine import Searcher
+from mctslab.search.mcts import MCTS, SearchConfig
 from mctslab.search.rules import RULES
+from mctslab.search.tree_reader import NodeStats, TreeReader
 
 __all__ = [
     "FORMATS",
@@ -149,128 +140,6 @@ def walk(view: TreeNode) -> Iterator[TreeNode]:
         stack.extend(reversed(node.children))
 
 
-# Reading the engines' trees ------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Stats:
-    action: int
-    visits: int
-    value_sum: float
-    proven: int | None
-    untried: int
-    prior: float | None = None
-    # RAVE's all-moves-as-first statistics and progressive bias's w * H (0 when off).
-    amaf_visits: int = 0
-    amaf_sum: float = 0.0
-    bias: float = 0.0
-    # UCB1-Tuned's sum of squared rewards (0 when not kept).
-    squares: float = 0.0
-    # Prior knowledge's virtual visits and wins of the move into the node (0 when off).
-    prior_visits: float = 0.0
-    prior_wins: float = 0.0
-
-
-class _Reader(Generic[H]):
-    """What the walk needs of an engine's tree: its root, a node's children, its statistics."""
-
-    def root(self) -> H:
-        raise NotImplementedError
-
-    def children(self, node: H) -> Sequence[H]:
-        raise NotImplementedError
-
-    def stats(self, node: H) -> _Stats:
-        raise NotImplementedError
-
-
-class _ReferenceReader(_Reader[Node]):
-    def __init__(self, root: Node, puct: bool = False) -> None:
-        self._root = root
-        self._puct = puct
-
-    def root(self) -> Node:
-        return self._root
-
-    def children(self, node: Node) -> Sequence[Node]:
-        return node.children
-
-    def stats(self, node: Node) -> _Stats:
-        prior = node.prior if self._puct else None
-        return _Stats(
-            node.action,
-            node.visits,
-            node.value_sum,
-            node.proven,
-            len(node.untried),
-            prior,
-            node.amaf_visits,
-            node.amaf_sum,
-            node.bias,
-            node.squares,
-            node.prior_visits,
-            node.prior_wins,
-        )
-
-
-class _CompiledReader(_Reader[int]):
-    """The struct of arrays of :mod:`mctslab.search.compiled` (fields named by ``TREE_FIELDS``)."""
-
-    def __init__(self, tree: tuple[Any, ...], prior: Any = None) -> None:
-        # PUCT's priors, an array beside the tree (empty under UCT).
-        self._prior = prior if prior is not None and len(prior) > 0 else None
-        field = {name: tree[i] for i, (name, _) in enumerate(TREE_FIELDS)}
-        self._first_child = field["first_child"]
-        self._next_sibling = field["next_sibling"]
-        self._action = field["action"]
-        self._visits = field["visits"]
-        self._value_sum = field["value_sum"]
-        self._n_untried = field["n_untried"]
-        self._proven = field["proven"]
-        self._none, self._unproven = NONE, UNPROVEN
-        # RAVE's and progressive bias's rows (Tree.stats): none when both are off.
-        stats = tree[len(TREE_FIELDS)] if len(tree) > len(TREE_FIELDS) else None
-        self._stats = stats if stats is not None and stats.shape[0] > 0 else None
-
-    def root(self) -> int:
-        return 0  # the compiled engine's root is always node 0 (reuse compacts the tree)
-
-    def children(self, node: int) -> Sequence[int]:
-        out, ch = [], int(self._first_child[node])
-        while ch != self._none:
-            out.append(ch)
-            ch = int(self._next_sibling[ch])
-        return out
-
-    def stats(self, node: int) -> _Stats:
-        proven = int(self._proven[node])
-        amaf_visits, amaf_sum, bias, squares = 0, 0.0, 0.0, 0.0
-        prior_visits, prior_wins = 0.0, 0.0
-        if self._stats is not None:
-            amaf_visits = int(self._stats[AMAF_VISITS, node])
-            amaf_sum = float(self._stats[AMAF_SUM, node])
-            bias = float(self._stats[BIAS, node])
-            if self._stats.shape[0] > SQUARES:
-                squares = float(self._stats[SQUARES, node])
-            if self._stats.shape[0] > KNOW_WINS:
-                prior_visits = float(self._stats[KNOW_VISITS, node])
-                prior_wins = float(self._stats[KNOW_WINS, node])
-        return _Stats(
-            int(self._action[node]),
-            int(self._visits[node]),
-            float(self._value_sum[node]),
-            None if proven == self._unproven else proven,
-            int(self._n_untried[node]),
-            None if self._prior is None else float(self._prior[node]),
-            amaf_visits,
-            amaf_sum,
-            bias,
-            squares,
-            prior_visits,
-            prior_wins,
-        )
-
-
 # Building a view -----------------------------------------------------------------------------
 
 
@@ -299,16 +168,42 @@ def _is_int(x: object) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
-def _check_root(searcher: object, state: State) -> None:
-    """The view names moves in ``state``: it must be the position the tree was searched from."""
-    history = getattr(searcher, "_root_history", None)
-    if history is None:
-        history = getattr(searcher, "_history", None)
-    if history is not None and list(history) != list(state.history()):
+def _reader(searcher: Searcher, state: State) -> TreeReader[Any]:
+    """The reader of ``searcher``'s kept tree, which must have been searched from ``state``
+    (the view names moves in it)."""
+    reader = searcher.tree_reader()
+    if reader is None:
+        raise InvalidConfigError("the searcher has no tree yet: run a search first")
+    if list(reader.history) != list(state.history()):
         raise InvalidConfigError(
             "the state is not the position the searcher's tree was searched from "
-            f"(tree: moves {list(history)}, state: moves {list(state.history())})"
+            f"(tree: moves {list(reader.history)}, state: moves {list(state.history())})"
         )
+    return reader
+
+
+def from_searcher(
+    searcher: Searcher,
+    state: State,
+    *,
+    node: str = "",
+    depth: int | None = None,
+    top: int | None = None,
+    keep: str = "",
+) -> TreeNode:
+    """The view of a searcher's kept tree (either engine's: what
+    :func:`mctslab.make_searcher` returned, read through its
+    :meth:`~mctslab.search.engine.Searcher.tree_reader`), searched from ``state``.
+
+    ``node`` starts the view at a subtree (an id such as ``"4.0"``), ``depth`` keeps
+    that many levels below it (``0``: the node alone; ``None``: all), ``top`` keeps
+    each node's ``top`` most visited children (``None``: all). ``keep`` is a node id
+    (from the root) whose path is shown whatever ``depth`` and ``top`` say, as far as
+    it is in the tree: the web lab's step mode draws the iteration's path through
+    children that are not among the most visited.
+    """
+    reader = _reader(searcher, state)
+    return _build(reader, state, _Scorer.of(searcher.config), node, depth, top, keep)
 
 
 def from_reference(
@@ -320,20 +215,9 @@ def from_reference(
     top: int | None = None,
     keep: str = "",
 ) -> TreeNode:
-    """The view of a reference engine's tree (``searcher.root``), searched from ``state``.
-
-    ``node`` starts the view at a subtree (an id such as ``"4.0"``), ``depth`` keeps
-    that many levels below it (``0``: the node alone; ``None``: all), ``top`` keeps
-    each node's ``top`` most visited children (``None``: all). ``keep`` is a node id
-    (from the root) whose path is shown whatever ``depth`` and ``top`` say, as far as
-    it is in the tree: the web lab's step mode draws the iteration's path through
-    children that are not among the most visited.
-    """
-    if searcher.root is None:
-        raise InvalidConfigError("the searcher has no tree yet: run a search first")
-    _check_root(searcher, state)
-    reader = _ReferenceReader(searcher.root, searcher.config.puct is not None)
-    return _build(reader, state, _Scorer.of(searcher.config), node, depth, top, keep)
+    """The view of a reference engine's tree (``searcher.root``), searched from ``state``
+    (options as :func:`from_searcher`)."""
+    return from_searcher(searcher, state, node=node, depth=depth, top=top, keep=keep)
 
 
 def from_compiled(
@@ -345,36 +229,9 @@ def from_compiled(
     top: int | None = None,
     keep: str = "",
 ) -> TreeNode:
-    """The view of a compiled engine's tree (its arrays), searched from ``state``.
-
-    Options as :func:`from_reference`.
-    """
-    if searcher.tree is None:
-        raise InvalidConfigError("the searcher has no tree yet: run a search first")
-    _check_root(searcher, state)
-    puct = searcher.config.puct
-    reader = _CompiledReader(searcher.tree, searcher.prior if puct is not None else None)
-    return _build(reader, state, _Scorer.of(searcher.config), node, depth, top, keep)
-
-
-def from_searcher(
-    searcher: object,
-    state: State,
-    *,
-    node: str = "",
-    depth: int | None = None,
-    top: int | None = None,
-    keep: str = "",
-) -> TreeNode:
-    """The view of either engine's tree (what :func:`mctslab.make_searcher` returned)."""
-    if isinstance(searcher, MCTS):
-        return from_reference(searcher, state, node=node, depth=depth, top=top, keep=keep)
-    if isinstance(searcher, CompiledMCTS):
-        return from_compiled(searcher, state, node=node, depth=depth, top=top, keep=keep)
-    raise InvalidConfigError(
-        f"no tree to show in a {type(searcher).__name__}: root parallelism (workers > 1) "
-        "keeps one tree per process; search with workers=1"
-    )
+    """The view of a compiled engine's tree (its arrays), searched from ``state``
+    (options as :func:`from_searcher`)."""
+    return from_searcher(searcher, state, node=node, depth=depth, top=top, keep=keep)
 
 
 @dataclass(frozen=True)
@@ -397,12 +254,12 @@ class _Scorer:
     def progressive_bias(self) -> float:
         return self.config.progressive_bias if self.config.puct is None else 0.0
 
-    def __call__(self, s: _Stats, parent_visits: int) -> float:
+    def __call__(self, s: NodeStats, parent_visits: int) -> float:
         return RULES[self.config.selection_rule].score(s, parent_visits, self.config)
 
 
 def _build(
-    reader: _Reader[H],
+    reader: TreeReader[H],
     state: State,
     c: _Scorer,
     node: str,
@@ -436,7 +293,7 @@ def _build(
 
 
 def _view(
-    reader: _Reader[H],
+    reader: TreeReader[H],
     handle: H,
     path: tuple[int, ...],
     state: State,
@@ -460,7 +317,7 @@ def _view(
         shown = [k for k in kids if k[0].action in actions]
     below = None if depth is None else max(depth - 1, 0)  # a kept node below depth: alone
 
-    def child_view(cs: _Stats, ch: H) -> TreeNode:
+    def child_view(cs: NodeStats, ch: H) -> TreeNode:
         on = keep[1:] if keep and cs.action == keep[0] else None
         child_state = state.child(cs.action)
         return _view(

@@ -33,8 +33,8 @@ from typing import Any
 from mctslab.core.game import Game, State
 from mctslab.players.clock import Clock
 from mctslab.players.gtp import GtpPlayer
-from mctslab.players.player import MCTSPlayer, Player
-from mctslab.players.time_control import own_budget, set_move_time
+from mctslab.players.player import Player
+from mctslab.players.time_control import base_config, own_budget, set_move_time
 
 __all__ = ["MoveTimer", "expected_points"]
 
@@ -81,8 +81,8 @@ class MoveTimer:
         if isinstance(player, GtpPlayer):
             player.time_per_move = self.limit
             player.main_time = self.main_time
-        elif isinstance(player, MCTSPlayer) and self.clock is not None:
-            self._bases[seat] = (player.config, own_budget(spec))
+        elif self.clock is not None and (base := base_config(player)) is not None:
+            self._bases[seat] = (base, own_budget(spec))
 
     def before(self, seat: int, player: Player, state: State, game: Game) -> None:
         """Give ``seat``'s player its budget for the move it is about to choose."""

@@ -168,8 +168,14 @@ class MCTSPlayer:
             return legal[0]
         if self.searcher is None:
             self.searcher = make_searcher(self.config, state, self.engine)
-        self.last_result = self.searcher.search(state, self.info)
+        self.last_result = self.searcher.search(state, self.info, config=self.config)
         return self.last_result.action
+
+    def rebudget(self, config: SearchConfig) -> None:
+        """Search with ``config`` from the next move on (a clock's budget for the move,
+        :func:`mctslab.players.time_control.set_move_time`): each search hands the
+        searcher the player's config, so its own is never written from outside."""
+        self.config = config
 
     def inform(self, action: int) -> None:
         # Tree reuse follows the state's history in search(); nothing to do here.

@@ -35,14 +35,17 @@ network) is left as it is; the arena tells a ``gtp:`` program the clock as byo-y
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, TypeVar, cast
+from typing import Any, Protocol, TypeVar, cast, runtime_checkable
 
 from mctslab.core.errors import InvalidSpecError
-from mctslab.players.player import MCTSPlayer, Player, parse_spec
+from mctslab.players.player import Player, parse_spec
+from mctslab.search.mcts import SearchConfig
 
 __all__ = [
     "BUDGET_KEYS",
     "TIMED_KINDS",
+    "Rebudgetable",
+    "base_config",
     "clock_time",
     "own_budget",
     "set_move_time",
@@ -132,16 +135,32 @@ def timed_config(config: C, *, own: bool, seconds: float | None) -> C:
     return cast(C, dataclasses.replace(cfg, time=time, iterations=None))
 
 
+@runtime_checkable
+class Rebudgetable(Protocol):
+    """A player whose search a clock can re-budget move by move: it searches with
+    ``config`` and takes another with ``rebudget`` (the MCTS-based players,
+    :class:`~mctslab.players.player.MCTSPlayer` and its kinds)."""
+
+    config: SearchConfig
+
+    def rebudget(self, config: SearchConfig) -> None: ...
+
+
+def base_config(player: Player) -> SearchConfig | None:
+    """The search config that a clock cuts ``player``'s budgets from (the one it was made
+    with), or ``None`` for a player a clock does not re-budget (see :class:`Rebudgetable`)."""
+    return player.config if isinstance(player, Rebudgetable) else None
+
+
 def set_move_time(player: Player, base: Any, *, own: bool, seconds: float | None) -> Any:
     """Give ``player`` its budget for one move under a clock that allows ``seconds`` (a
     clock whose allowance changes from move to move: ``mctslab gtp``'s, the arena's main
-    time): ``base``, the search config it was made with, under :func:`timed_config`, set
-    on the player and on its searcher; returns that config. A player that is not an
-    MCTS-based one (or has no ``base``) is left as it is and ``None`` returned."""
-    if not isinstance(player, MCTSPlayer) or base is None:
+    time): ``base``, the search config it was made with, under :func:`timed_config`,
+    handed to the player (:meth:`Rebudgetable.rebudget`: its next search runs with it);
+    returns that config. A player a clock does not re-budget (or without a ``base``) is
+    left as it is and ``None`` returned."""
+    if not isinstance(player, Rebudgetable) or base is None:
         return None
     config = timed_config(base, own=own, seconds=seconds)
-    player.config = config
-    if player.searcher is not None and hasattr(player.searcher, "config"):
-        player.searcher.config = config
+    player.rebudget(config)
     return config

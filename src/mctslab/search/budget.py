@@ -49,7 +49,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-__all__ = ["Budget"]
+__all__ = ["SLICE", "SLICE_SECONDS", "Budget"]
+
+#: The ``stopped_by`` of an interim result of a search in slices
+#: (:meth:`mctslab.search.engine.Searcher.search_slices`): its slice ended and the
+#: search goes on; the final result names why the search stopped.
+SLICE = "slice"
+#: The seconds of search in a slice when the caller names none: short enough that a
+#: server's searches take turns and a cancel is heard at once, long enough that the
+#: interim result's cost (a look at the root's children) is lost in it.
+SLICE_SECONDS = 0.05
 
 
 @dataclass

@@ -7,28 +7,87 @@ own, so the choice cannot live with ``make_searcher`` without an import cycle).
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import GameInfo, State, has_chance_nodes
+from mctslab.search.budget import SLICE, SLICE_SECONDS
 from mctslab.search.compiled import CompiledMCTS
 from mctslab.search.mcts import MCTS, SearchConfig, SearchResult
+from mctslab.search.result import Slices
+from mctslab.search.tree_reader import TreeReader
 
-__all__ = ["ENGINES", "Searcher", "compiled_refusal", "has_kernels", "single_searcher"]
+__all__ = [
+    "ENGINES",
+    "SLICE",
+    "SLICE_SECONDS",
+    "Searcher",
+    "Slices",
+    "compiled_refusal",
+    "has_kernels",
+    "single_searcher",
+]
 
 ENGINES = ("auto", "reference", "compiled")
 
 
 class Searcher(Protocol):
-    """What both engines offer: a config, ``search``, ``reset`` and the root's statistics."""
+    """What every searcher offers (the reference engine :class:`~mctslab.search.mcts.MCTS`,
+    the compiled one :class:`~mctslab.search.compiled.CompiledMCTS`, root parallelism's
+    :class:`~mctslab.search.parallel.RootParallelSearcher`), so that callers never ask
+    which one they hold.
+
+    - :meth:`search`: one search within the budget of ``config`` (by default the
+      searcher's own :attr:`config`; a caller with a budget of its own for this search, a
+      clock's, passes it instead of writing :attr:`config`).
+    - :meth:`search_slices`: the same search, in slices of about ``slice_seconds`` of
+      search, a result after each. The engine owns the loop: the budget (iterations,
+      time, ``max_nodes``, robust-max's extension, early stop with the most visited
+      child's lead) is judged across slices exactly as one :meth:`search` judges it, so
+      that run to its end it returns what :meth:`search` returns (the same tree from the
+      same seed, under an iteration budget); the time between slices is not search
+      time. A caller that stops asking (``close()``) cancels the search between slices,
+      the tree kept as it is. The web lab's runner and GTP's live analysis run this way.
+    - :meth:`reset`, :meth:`release`: forget the kept tree; free its memory at once.
+    - :meth:`root_children`, :meth:`tree_size`: the kept tree's root statistics and
+      ``(nodes, root visits)``; :meth:`tree_reader`: a reader of it
+      (:class:`~mctslab.search.tree_reader.TreeReader`; ``None`` without a tree), what
+      the tree view walks (root parallelism, with a tree per worker, refuses).
+    - :attr:`node_kind`: ``"reference"`` (a node of Python objects) or ``"compiled"``
+      (a node of a few array slots): what a cap on a tree's nodes is measured in.
+    """
 
     config: SearchConfig
 
-    def search(self, state: State, game_info: GameInfo | None = None) -> SearchResult: ...
+    def search(
+        self,
+        state: State,
+        game_info: GameInfo | None = None,
+        *,
+        config: SearchConfig | None = None,
+    ) -> SearchResult: ...
+
+    def search_slices(
+        self,
+        state: State,
+        game_info: GameInfo | None = None,
+        *,
+        config: SearchConfig | None = None,
+        slice_seconds: float = SLICE_SECONDS,
+    ) -> Slices: ...
 
     def reset(self) -> None: ...
 
+    def release(self) -> None: ...
+
     def root_children(self) -> list[tuple[int, int, float, int | None]]: ...
+
+    def tree_size(self) -> tuple[int, int]: ...
+
+    def tree_reader(self) -> TreeReader[Any] | None: ...
+
+    @property
+    def node_kind(self) -> str: ...
 
 
 def has_kernels(state: State) -> bool:

@@ -12,12 +12,29 @@ from __future__ import annotations
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import GameInfo, State
 from mctslab.search import kernel_chunks  # noqa: F401  (the built-in games' cached engine)
-from mctslab.search.choice import ENGINES, Searcher, compiled_refusal, has_kernels, single_searcher
+from mctslab.search.choice import (
+    ENGINES,
+    SLICE,
+    SLICE_SECONDS,
+    Searcher,
+    compiled_refusal,
+    has_kernels,
+    single_searcher,
+)
 from mctslab.search.compiled import CompiledMCTS
 from mctslab.search.mcts import SearchConfig, SearchResult
 from mctslab.search.parallel import RootParallelSearcher
 
-__all__ = ["ENGINES", "Searcher", "has_kernels", "make_searcher", "releases_gil", "search"]
+__all__ = [
+    "ENGINES",
+    "SLICE",
+    "SLICE_SECONDS",
+    "Searcher",
+    "has_kernels",
+    "make_searcher",
+    "releases_gil",
+    "search",
+]
 
 
 def make_searcher(config: SearchConfig, state: State, engine: str = "auto") -> Searcher:

@@ -76,12 +76,13 @@ Here: :class:`MCTS` (tree reuse, the search loop) and :func:`search`.
 
 from __future__ import annotations
 
+import math
 import time
 
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import CHANCE, GameInfo, State, heuristic_or_none, same_rules, state_key
 from mctslab.core.rng import Rng
-from mctslab.search.budget import Budget
+from mctslab.search.budget import SLICE, SLICE_SECONDS, Budget
 from mctslab.search.config import (
     Expansion,
     FinalRule,
@@ -134,9 +135,11 @@ from mctslab.search.reference.selection import (
 from mctslab.search.reference.tree import (
     Node,
     NodeBudgetReached,
+    ReferenceReader,
     SearchTree,
     count_nodes,
     open_node,
+    release_nodes,
     scaled_rewards,
 )
 from mctslab.search.result import (
@@ -147,6 +150,7 @@ from mctslab.search.result import (
     ChildStats,
     RootChild,
     SearchResult,
+    Slices,
     final_choice,
     gumbel_stats,
     make_result,
@@ -216,6 +220,7 @@ __all__ = [
     "rave_beta",
     "rave_child",
     "rave_score",
+    "release_nodes",
     "robust_child",
     "root_noise",
     "rules_agree",
@@ -279,12 +284,35 @@ class MCTS:
         """The tree of the last search (or of :meth:`prepare`), ``None`` before any."""
         return self._tree
 
+    #: What a cap on this engine's tree counts: nodes of Python objects.
+    node_kind = "reference"
+
     def reset(self) -> None:
         """Forget the tree (the generator keeps its stream)."""
         self.root = None
         self._root_history = []
         self._tree = None
         self._game, self._info = None, None
+
+    def release(self) -> None:
+        """Forget the tree and free it at once (:func:`release_nodes`: a tree is a
+        reference cycle, which only a full garbage collection would free otherwise)."""
+        root = self.root
+        self.reset()
+        release_nodes(root)
+
+    def tree_reader(self) -> ReferenceReader | None:
+        """A reader of the kept tree (what the tree view walks); ``None`` without one."""
+        if self.root is None:
+            return None
+        return ReferenceReader(self.root, self._root_history, self.config.puct is not None)
+
+    def tree_size(self) -> tuple[int, int]:
+        """``(nodes, root visits)`` of the kept tree; ``(0, 0)`` without one."""
+        tree = self._tree
+        if tree is None or self.root is None:
+            return 0, 0
+        return tree.nodes, tree.root.visits
 
     def root_children(self) -> list[tuple[int, int, float, int | None]]:
         """(action, visits, value sum, proof for player 0) of each root child."""
@@ -314,7 +342,7 @@ class MCTS:
             node = best
         return line
 
-    def _root_for(self, state: State, info: GameInfo) -> Node:
+    def _root_for(self, state: State, info: GameInfo, reuse: bool) -> Node:
         """The kept node of ``state`` if the tree can be reused, else a new root.
 
         A kept tree is reused only for the same rules (:func:`mctslab.core.game.same_rules`:
@@ -324,12 +352,7 @@ class MCTS:
         history = state.history()
         game = getattr(state, "game", None)
         old = self.root
-        if (
-            old is not None
-            and self.config.reuse_tree
-            and info == self._info
-            and same_rules(game, self._game)
-        ):
+        if old is not None and reuse and info == self._info and same_rules(game, self._game):
             n = len(self._root_history)
             if history[:n] == self._root_history:
                 node: Node | None = old
@@ -345,19 +368,51 @@ class MCTS:
         self._tree = None
         return root
 
-    def search(self, state: State, game_info: GameInfo | None = None) -> SearchResult:
-        """Search from ``state`` within the budget and return the chosen move and statistics."""
-        tree = self.prepare(state, game_info)
+    def search(
+        self,
+        state: State,
+        game_info: GameInfo | None = None,
+        *,
+        config: SearchConfig | None = None,
+    ) -> SearchResult:
+        """Search from ``state`` within the budget (of ``config``, by default the
+        searcher's own) and return the chosen move and statistics."""
+        tree = self.prepare(state, game_info, config)
         try:
             return _run(tree)
         except NotWinLossDrawError:
             self.reset()  # the iteration stopped half-way: the tree is not kept
             raise
 
-    def prepare(self, state: State, game_info: GameInfo | None = None) -> SearchTree:
-        """Check the config against the game and set up the tree for ``state`` (reused
-        where it can be): what :meth:`search` and the step-by-step tracer start from."""
-        config = self.config
+    def search_slices(
+        self,
+        state: State,
+        game_info: GameInfo | None = None,
+        *,
+        config: SearchConfig | None = None,
+        slice_seconds: float = SLICE_SECONDS,
+    ) -> Slices:
+        """:meth:`search` in slices of about ``slice_seconds`` of search, a result after
+        each (see :class:`mctslab.search.engine.Searcher`): the loop of :meth:`search`,
+        which looks at the clock between iterations to end a slice, so that run to its
+        end it builds the same tree and returns the same result."""
+        tree = self.prepare(state, game_info, config)
+        try:
+            yield from _slices(tree, slice_seconds)
+        except NotWinLossDrawError:
+            self.reset()
+            raise
+
+    def prepare(
+        self,
+        state: State,
+        game_info: GameInfo | None = None,
+        config: SearchConfig | None = None,
+    ) -> SearchTree:
+        """Check the config (``config``, by default the searcher's own) against the game
+        and set up the tree for ``state`` (reused where it can be): what :meth:`search`
+        and the step-by-step tracer start from."""
+        config = config or self.config
         if config.workers != 1:
             raise InvalidConfigError("workers > 1: make the searcher with mctslab.make_searcher")
         if state.is_terminal():
@@ -385,7 +440,7 @@ class MCTS:
                 self._evaluator = config.puct.make_evaluator()
         if config.puct is not None and config.puct.gumbel:
             self.reset()  # Sequential Halving plans its budget from an empty root
-        root = self._root_for(state, info)
+        root = self._root_for(state, info, config.reuse_tree)
         root.player = -1
         last = self._tree
         # The same root as last time (more searches of one position): its count is known,
@@ -431,7 +486,16 @@ def visit_lead(visits: list[int]) -> int:
 
 
 def _run(tree: SearchTree) -> SearchResult:
-    """The search loop: the four phases, repeated until the budget is spent."""
+    """The search loop (:func:`_slices` in one slice): the four phases, repeated until
+    the budget is spent."""
+    return next(_slices(tree, None))  # in one slice, the only result is the final one
+
+
+def _slices(tree: SearchTree, slice_seconds: float | None) -> Slices:
+    """The search loop in slices of ``slice_seconds`` of search (``None``: one slice):
+    the four phases, repeated until the budget is spent; at the end of each slice an
+    interim result (``stopped_by`` :data:`~mctslab.search.budget.SLICE`), the clock
+    stopped until the next slice is asked for (``send`` a number: its seconds)."""
     config, root = tree.config, tree.root
     budget = Budget.of(config)
 
@@ -442,7 +506,9 @@ def _run(tree: SearchTree) -> SearchResult:
         return visit_lead([ch.visits for ch in root.children])
 
     start = time.perf_counter()
-    iterations = 0
+    searched = 0.0  # the seconds of search of the slices before this one
+    slice_end = math.inf if slice_seconds is None else start + slice_seconds
+    iterations = first = 0  # first: the iterations when this slice began
     while True:
         if config.solver and root.proven is not None:
             stopped_by = "proven"
@@ -450,11 +516,19 @@ def _run(tree: SearchTree) -> SearchResult:
         if config.max_nodes is not None and tree.nodes >= config.max_nodes:
             stopped_by = "nodes"
             break
-        seconds = time.perf_counter() - start if budget.timed else 0.0
+        now = time.perf_counter() if budget.timed or slice_seconds is not None else 0.0
+        seconds = searched + now - start if budget.timed else 0.0
         stop = budget.stop(iterations, seconds, agree=agree, lead=lead)
         if stop is not None:
             stopped_by = stop
             break
+        if now >= slice_end and iterations > first:
+            length = slice_end - start
+            searched += now - start
+            asked = yield _result(tree, iterations, searched, SLICE, Rng(tree.rng.state))
+            length = length if asked is None else asked
+            start, first = time.perf_counter(), iterations
+            slice_end = start + length
         try:
             if config.puct is not None and config.puct.batch > 1:
                 limit = config.puct.batch
@@ -471,11 +545,15 @@ def _run(tree: SearchTree) -> SearchResult:
                 ) from None
             stopped_by = "nodes"
             break
-    seconds = time.perf_counter() - start
-    return _result(tree, iterations, seconds, stopped_by)
+    seconds = searched + time.perf_counter() - start
+    yield _result(tree, iterations, seconds, stopped_by, tree.rng)
 
 
-def _result(tree: SearchTree, iterations: int, seconds: float, stopped_by: str) -> SearchResult:
+def _result(
+    tree: SearchTree, iterations: int, seconds: float, stopped_by: str, rng: Rng
+) -> SearchResult:
+    """The result of the tree as it stands (PUCT's temperature draws the move from
+    ``rng``: the tree's own generator, or a copy for an interim result)."""
     root = tree.root
     return make_result(
         root.children,
@@ -487,7 +565,7 @@ def _result(tree: SearchTree, iterations: int, seconds: float, stopped_by: str) 
         nodes=tree.nodes,
         seconds=seconds,
         stopped_by=stopped_by,
-        rng=tree.rng,
+        rng=rng,
         gumbel=(tree.gumbel, root.raw),
     )
 

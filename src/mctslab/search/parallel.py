@@ -27,8 +27,10 @@ from typing import Any
 
 from mctslab.core.errors import InvalidConfigError, MctslabError
 from mctslab.core.game import GameInfo, State, same_rules
+from mctslab.search.budget import SLICE_SECONDS
 from mctslab.search.choice import compiled_refusal, single_searcher
 from mctslab.search.mcts import RootChild, SearchConfig, SearchResult, make_result
+from mctslab.search.result import Slices
 
 __all__ = ["RootParallelSearcher", "SearchWorkerError"]
 
@@ -49,16 +51,19 @@ class _Worker:
         self.searcher: Any = None
         self.game: object = None
 
-    def search(self, state: State, info: GameInfo) -> tuple[str, Any, Any]:
-        """One search: ``("ok", result, root children)``; ``("error", exception, None)``
-        for bad input (an :class:`~mctslab.core.errors.MctslabError`, raised again in the
-        caller as it is); ``("crash", traceback text, None)`` for anything else."""
+    def search(
+        self, state: State, info: GameInfo, config: SearchConfig | None = None
+    ) -> tuple[str, Any, Any]:
+        """One search (of ``config``, by default the worker's own): ``("ok", result, root
+        children)``; ``("error", exception, None)`` for bad input (an
+        :class:`~mctslab.core.errors.MctslabError`, raised again in the caller as it is);
+        ``("crash", traceback text, None)`` for anything else."""
         try:
             this_game = getattr(state, "game", None)
             if self.searcher is None or not same_rules(this_game, self.game):
                 self.searcher = single_searcher(self.config, state, self.engine)
                 self.game = this_game
-            result = self.searcher.search(state, info)
+            result = self.searcher.search(state, info, config=config)
             return ("ok", result, self.searcher.root_children())
         except MctslabError as err:
             return ("error", err, None)
@@ -86,7 +91,16 @@ def _worker(conn: Connection, config: SearchConfig, engine: str) -> None:
 
 class RootParallelSearcher:
     """``config.workers`` searchers in threads or processes, behind the one-searcher
-    interface (see the module docstring)."""
+    interface (see the module docstring).
+
+    Its :meth:`search_slices` is coarse: one slice, the whole search (the workers search
+    apart, in other processes or in compiled code, and are asked once for their trees).
+    It keeps no single tree: :meth:`tree_size` is ``(0, 0)`` and :meth:`release` stops
+    the workers, whose trees go with them."""
+
+    #: Its workers' nodes are the compiled engine's or the reference one's; a cap on
+    #: nodes (``max_nodes``) binds each worker's tree.
+    node_kind = "parallel"
 
     def __init__(self, config: SearchConfig, engine: str = "auto") -> None:
         if config.workers < 2:
@@ -131,7 +145,21 @@ class RootParallelSearcher:
             self._procs.append(proc)
         self.mode = "processes"
 
-    def search(self, state: State, game_info: GameInfo | None = None) -> SearchResult:
+    def search(
+        self,
+        state: State,
+        game_info: GameInfo | None = None,
+        *,
+        config: SearchConfig | None = None,
+    ) -> SearchResult:
+        """One search by every worker (of ``config``, by default the searcher's own: worker
+        ``i`` searches it with seed ``seed + i``), their root statistics merged."""
+        config = config or self.config
+        if config.workers != self.config.workers:
+            raise InvalidConfigError(
+                f"this searcher has {self.config.workers} workers; a search's config cannot "
+                f"ask for {config.workers}"
+            )
         info = game_info or getattr(getattr(state, "game", None), "info", None)
         if not isinstance(info, GameInfo):
             raise InvalidConfigError("pass game_info=game.info: the state has no .game")
@@ -143,7 +171,9 @@ class RootParallelSearcher:
         elif self.mode is None:
             self._start()
         start = time.perf_counter()
-        replies = self._ask_threads(state, info) if self._pool else self._ask(state, info)
+        own = None if config is self.config else config
+        ask = self._ask_threads if self._pool else self._ask
+        replies = ask(state, info, own)
         seconds = time.perf_counter() - start
         results: list[SearchResult] = [r[1] for r in replies]
         merged: dict[int, RootChild] = {}
@@ -166,7 +196,7 @@ class RootParallelSearcher:
             merged_children,
             to_play,
             root_proven,
-            self.config,
+            config,
             info,
             iterations=iterations,
             nodes=sum(r.nodes for r in results),
@@ -176,20 +206,46 @@ class RootParallelSearcher:
         )
         return result
 
-    def _ask_threads(self, state: State, info: GameInfo) -> list[tuple[str, Any, Any]]:
+    def search_slices(
+        self,
+        state: State,
+        game_info: GameInfo | None = None,
+        *,
+        config: SearchConfig | None = None,
+        slice_seconds: float = SLICE_SECONDS,
+    ) -> Slices:
+        """:meth:`search` as one slice (see the class docstring): ``slice_seconds`` is
+        not heard, and a cancel is heard once the whole search is done."""
+        yield self.search(state, game_info, config=config)
+
+    def _worker_configs(self, config: SearchConfig | None) -> list[SearchConfig | None]:
+        """Each worker's config for a search of ``config`` (``None``: their own)."""
+        if config is None:
+            return [None] * self.config.workers
+        return [replace(config, workers=1, seed=config.seed + i) for i in range(config.workers)]
+
+    def _ask_threads(
+        self, state: State, info: GameInfo, config: SearchConfig | None
+    ) -> list[tuple[str, Any, Any]]:
         """As :meth:`_ask`, the workers being threads, each with its own copy of ``state``."""
         assert self._pool is not None
-        futures = [self._pool.submit(w.search, state.clone(), info) for w in self._threads]
+        configs = self._worker_configs(config)
+        futures = [
+            self._pool.submit(w.search, state.clone(), info, c)
+            for w, c in zip(self._threads, configs, strict=True)
+        ]
         return self._check([f.result() for f in futures])
 
-    def _ask(self, state: State, info: GameInfo) -> list[tuple[str, Any, Any]]:
+    def _ask(
+        self, state: State, info: GameInfo, config: SearchConfig | None
+    ) -> list[tuple[str, Any, Any]]:
         """Send ``state`` to every worker and collect their replies; raise the first user
         error as it was raised, and a crash as :class:`SearchWorkerError` (its traceback
         logged), stopping the workers: their trees are not to be trusted after that."""
         sent = []
-        for conn in self._conns:
+        for conn, c in zip(self._conns, self._worker_configs(config), strict=True):
             try:
-                conn.send((state, info))
+                conn.send((state, info, c))
                 sent.append(True)
             except (BrokenPipeError, OSError):
                 sent.append(False)
@@ -229,6 +285,21 @@ class RootParallelSearcher:
 
     def reset(self) -> None:
         self.close()
+
+    def release(self) -> None:
+        """Stop the workers: their trees go with them."""
+        self.close()
+
+    def tree_size(self) -> tuple[int, int]:
+        """``(0, 0)``: the trees are the workers', one each."""
+        return 0, 0
+
+    def tree_reader(self) -> None:
+        """No reader: there is no single tree to read."""
+        raise InvalidConfigError(
+            "no tree to show in a RootParallelSearcher: root parallelism (workers > 1) "
+            "keeps one tree per worker; search with workers=1"
+        )
 
     def close(self) -> None:
         """Stop the workers (a later search starts new ones)."""

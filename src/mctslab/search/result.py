@@ -20,7 +20,7 @@ nodes, the compiled engine's :class:`RootChild` views.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -35,6 +35,7 @@ __all__ = [
     "ChildStats",
     "RootChild",
     "SearchResult",
+    "Slices",
     "final_choice",
     "gumbel_stats",
     "make_result",
@@ -93,6 +94,13 @@ class SearchResult:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+#: A search in slices (``search_slices``, :class:`mctslab.search.engine.Searcher`): it
+#: yields a result after each slice, interim ones with ``stopped_by == "slice"``
+#: (:data:`mctslab.search.budget.SLICE`), last the final one; ``send`` it a number of
+#: seconds to change the length of the slices that follow.
+Slices = Generator[SearchResult, float | None, None]
 
 
 class ChildLike(Protocol):

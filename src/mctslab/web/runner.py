@@ -1,9 +1,12 @@
 """Chunked searches: a search the server can cancel and interleave with others.
 
-Neither engine can be interrupted inside a search, so :func:`run_chunks` spends a
-budget as a series of short searches on the kept tree, each in a worker thread,
-checking a cancel flag between them; :class:`ChunkedRun` is what it did. The sessions'
-searches and the bot service's all run this way.
+Neither engine can be interrupted inside a chunk of compiled code or an iteration, so
+:func:`run_chunks` runs the engine's search in slices
+(:meth:`~mctslab.search.engine.Searcher.search_slices`), each slice in a worker thread,
+checking a cancel flag between them; :class:`ChunkedRun` is what it did. The engine
+owns the loop: its budget (early stop with the lead, robust-max's extension, the caps)
+is judged across slices as one search judges it. The sessions' searches and the bot
+service's all run this way.
 """
 
 from __future__ import annotations
@@ -16,9 +19,8 @@ import anyio
 import anyio.to_thread
 
 from mctslab.core.game import State
-from mctslab.search.budget import Budget
-from mctslab.search.engine import Searcher
-from mctslab.search.mcts import RootChild, SearchConfig, SearchResult, rules_agree
+from mctslab.search.engine import SLICE, Searcher
+from mctslab.search.mcts import SearchConfig, SearchResult
 
 __all__ = ["ChunkedRun", "run_chunks"]
 
@@ -37,11 +39,6 @@ class ChunkedRun:
     compile_seconds: float = 0.0
 
 
-def _agree(searcher: Searcher) -> bool:
-    """robust-max's test on ``searcher``'s kept tree."""
-    return rules_agree([RootChild(*c) for c in searcher.root_children()])
-
-
 async def run_chunks(
     searcher: Searcher,
     state: State,
@@ -53,87 +50,62 @@ async def run_chunks(
     limiter: anyio.CapacityLimiter | None = None,
     wall_limit: float | None = None,
 ) -> ChunkedRun:
-    """Spend ``config``'s budget as a series of short searches of ``searcher``'s kept tree,
+    """Spend ``config``'s budget in one search of ``searcher``'s kept tree, run in slices
+    of ``chunk_seconds`` of search (:meth:`~mctslab.search.engine.Searcher.search_slices`),
     each in a worker thread, checking ``cancel`` between them: the engines cannot be
-    interrupted inside a search.
+    interrupted inside a slice.
 
-    From one position, searches of ``n1``, ``n2``, ... iterations on a kept tree build
-    the tree that one search of ``n1 + n2 + ...`` iterations builds (the same root, the
-    same generator), so an iteration budget gives exactly the one-search result. A
-    time budget counts time spent searching (not time waiting for ``limiter``), in
-    slices of ``chunk_seconds``. The search's :class:`~mctslab.search.budget.Budget`
-    decides between chunks when to stop, robust-max's extension included (each chunk
-    plays robust; the agreement test is made between chunks rather than between
-    iterations). Each search holds ``lock``
-    (readers of the tree take it too) and a token of ``limiter``: the server's searches
-    take turns chunk by chunk.
+    The search is the engine's, budget and all: an iteration budget gives exactly the
+    result of one ``search()`` of ``config`` (the same tree from the same seed), early
+    stop and robust-max included; a time budget counts time spent searching (not time
+    waiting for ``limiter``). The tree is reused from the searcher's last search (the
+    sessions' runs of iterations add up). Each slice holds ``lock`` (readers of the tree
+    take it too) and a token of ``limiter``: the server's searches take turns slice by
+    slice.
 
     ``wall_limit`` bounds the whole run in wall-clock seconds, waits for ``limiter``
     included, whatever the budget: an iteration budget too large for the time (or a
-    server too busy) stops there, ``stopped_by`` ``"max_time"`` (the server's cap).
+    server too busy) stops there, ``stopped_by`` ``"max_time"`` (the server's cap); the
+    slice before the cap is cut to end at it.
     """
-    budget = Budget.of(config)
-    robust_max = budget.robust_max
-    base = replace(config, final="robust" if robust_max else config.final, reuse_tree=True)
-    done, spent, compiling = 0, 0.0, 0.0
-    chunk = 64  # iterations of the first chunk under an iteration budget; then adapted
+    slices = searcher.search_slices(
+        state, config=replace(config, reuse_tree=True), slice_seconds=chunk_seconds
+    )
     result: SearchResult | None = None
     started = time.monotonic()
-    while True:
-        if cancel.is_set():
-            stopped_by = "cancelled"
-            break
-        stop = budget.stop(done, spent, agree=lambda: _agree(searcher))
-        if stop is not None:
-            stopped_by = stop
-            break
-        # The cap is on searching: a first move's compilation is not the search's time.
-        wall_left = (
-            None if wall_limit is None else wall_limit - (time.monotonic() - started - compiling)
-        )
-        if wall_left is not None and wall_left <= 0:
-            stopped_by = "max_time"
-            break
-        left = budget.iterations_left(done)
-        if budget.timed:
-            iterations: int | None = left
-            slice_: float | None = max(1e-3, min(budget.seconds_left(spent), chunk_seconds))
-        else:
-            iterations, slice_ = min(chunk, left or chunk), None
-        if wall_left is not None and wall_left < chunk_seconds:
-            # The last chunk before the cap: a time slice, so that it ends in time.
-            slice_ = max(1e-3, wall_left if slice_ is None else min(slice_, wall_left))
-        chunk_config = replace(base, iterations=iterations, time=slice_)
+    compiling = 0.0
+    try:
+        while True:
+            if cancel.is_set():
+                stopped_by = "cancelled"
+                break
+            # The cap is on searching: a first move's compilation is not the search's time.
+            wall_left = (
+                None
+                if wall_limit is None
+                else wall_limit - (time.monotonic() - started - compiling)
+            )
+            if wall_left is not None and wall_left <= 0:
+                stopped_by = "max_time"
+                break
+            seconds = None
+            if wall_left is not None and wall_left < chunk_seconds:
+                seconds = max(1e-3, wall_left)  # the last slice before the cap ends at it
 
-        def search_chunk(chunk_config: SearchConfig = chunk_config) -> tuple[SearchResult, float]:
-            with lock:
-                t0 = time.perf_counter()
-                original, searcher.config = searcher.config, chunk_config
-                try:
-                    return searcher.search(state), time.perf_counter() - t0
-                finally:
-                    searcher.config = original
+            def next_slice(
+                seconds: float | None = seconds, first: bool = result is None
+            ) -> SearchResult:
+                with lock:  # the first slice starts the search, the others go on with it
+                    return next(slices) if first else slices.send(seconds)
 
-        last, seconds = await anyio.to_thread.run_sync(search_chunk, limiter=limiter)
-        result = last
-        done += last.iterations
-        compiling += last.compile_seconds
-        spent += max(0.0, seconds - last.compile_seconds)
-        if last.stopped_by in ("proven", "nodes"):
-            stopped_by = last.stopped_by
-            break
-        if not budget.timed:  # aim for chunks of about chunk_seconds
-            per = seconds / max(1, last.iterations)
-            chunk = max(16, min(1 << 20, int(chunk_seconds / max(per, 1e-9))))
-    if result is not None:
-        rule = result.final_rule
-        result = replace(
-            result,
-            iterations=done,
-            seconds=spent,
-            sims_per_s=done / spent if spent > 0 else 0.0,
-            stopped_by=stopped_by,
-            final_rule="robust-max" if robust_max and rule == "robust" else rule,
-            compile_seconds=compiling,
-        )
-    return ChunkedRun(result, done, spent, stopped_by, compiling)
+            last = await anyio.to_thread.run_sync(next_slice, limiter=limiter)
+            result, compiling = last, last.compile_seconds
+            if last.stopped_by != SLICE:
+                stopped_by = last.stopped_by
+                break
+    finally:
+        slices.close()  # a search abandoned between slices keeps its tree as it is
+    if result is None:
+        return ChunkedRun(None, 0, 0.0, stopped_by)
+    result = replace(result, stopped_by=stopped_by)
+    return ChunkedRun(result, result.iterations, result.seconds, stopped_by, compiling)

@@ -21,9 +21,8 @@ from typing import Any
 
 from mctslab.core.game import CHANCE, Game, State, sample_chance_outcome
 from mctslab.core.rng import Rng
-from mctslab.search.compiled import CompiledMCTS
 from mctslab.search.engine import Searcher, make_searcher
-from mctslab.search.mcts import MCTS, Node, SearchConfig
+from mctslab.search.mcts import MCTS, Node, SearchConfig, release_nodes
 from mctslab.search.trace import tree_at, tree_size
 from mctslab.search.warm import is_ready, path_of
 from mctslab.web.limits import MemoryBudget
@@ -58,11 +57,7 @@ class KeptSearch:
 
     def counts(self) -> tuple[int, int]:
         """``(nodes, root visits)`` of the kept tree."""
-        if isinstance(self.searcher, MCTS):
-            return tree_size(self.searcher)
-        if isinstance(self.searcher, CompiledMCTS) and self.searcher.tree is not None:
-            return self.searcher.nodes, int(self.searcher.tree.visits[0])
-        return 0, 0
+        return self.searcher.tree_size()
 
 
 class Session:
@@ -108,7 +103,7 @@ class Session:
         """The starting position and fresh searchers (the same seed: the same games)."""
         old = getattr(self, "mcts", None)
         if old is not None:
-            release_later(old.root, self.lock)
+            release_later(old, self.lock)
         self.keep(None)
         self.state = self.game.state_from_actions(self.spec.actions)
         # The dice of a chance game are rolled by the server, from the session's seed.
@@ -125,12 +120,14 @@ class Session:
             tree_at(self.mcts, self.state.clone())  # checks the config against the game
 
     def keep(self, search: KeptSearch | None) -> None:
-        """Keep ``search``'s tree for the view (``None``: none), freeing the one kept before."""
+        """Keep ``search``'s tree for the view (``None``: none), freeing the one kept before
+        unless its searcher still searches: the session's compiled searcher, whose tree
+        the next AI move reuses (and whose bytes :attr:`fast_bytes` holds)."""
         old = self.kept
         self.kept = search
         dropped = old is not None and (search is None or old.searcher is not search.searcher)
-        if dropped and old is not None and isinstance(old.searcher, MCTS):
-            release_later(old.searcher.root, self.lock)
+        if dropped and old is not None and old.searcher is not self.fast:
+            release_later(old.searcher, self.lock)
 
     def shown_search(self) -> KeptSearch | None:
         """The kept search whose tree the view shows, or ``None`` for the reference tree at
@@ -155,14 +152,14 @@ class Session:
         if nodes is None:
             nodes = tree_size(self.mcts)[0]
         kept = self.kept
-        if kept is not None and isinstance(kept.searcher, MCTS):
-            nodes += tree_size(kept.searcher)[0]
+        if kept is not None and kept.searcher is not self.fast:  # fast_bytes holds that one
+            nodes += kept.searcher.tree_size()[0]
         return self.fast_bytes + max(1, nodes) * self.node_bytes
 
     def close(self) -> None:
         """Stop its search and free its tree (the session is being dropped)."""
         self.cancel.set()
-        release_later(self.mcts.root, self.lock)
+        release_later(self.mcts, self.lock)
         self.keep(None)
 
     def view(self) -> SessionView:
@@ -281,32 +278,23 @@ def _freeze_after_full_collection(phase: str, info: dict[str, Any]) -> None:
 
 
 def release(root: Node | None, keep: Node | None = None) -> None:
-    """Unlink a discarded tree (all of it but ``keep``'s subtree) so that reference
-    counting frees it at once.
-
-    A node points to its parent and the parent to its children, so a dropped tree is a
-    reference cycle. Left to Python's cyclic garbage collector, it would be freed by a
-    full collection, which stops every thread, the event loop included, for as long as
-    it takes to walk every object of the process: up to 0.4 s with 20 busy sessions.
-    """
-    stack = [] if root is None else [root]
-    while stack:
-        node = stack.pop()
-        if node is keep:
-            continue
-        stack.extend(node.children)
-        node.children = []
-        node.parent = None
+    """Unlink a discarded reference tree (all of it but ``keep``'s subtree: what a move
+    left behind) so that reference counting frees it at once
+    (:func:`mctslab.search.mcts.release_nodes`: a dropped tree is a reference cycle, and a
+    full collection would stop every thread, the event loop included, for as long as it
+    takes to walk every object of the process: up to 0.4 s with 20 busy sessions)."""
+    release_nodes(root, keep)
 
 
-def release_later(root: Node | None, lock: threading.Lock) -> None:
-    """:func:`release` in a thread of its own, under the tree's lock (a reader, or the
-    last chunk of a cancelled search, may still be walking the tree)."""
-    if root is None:
+def release_later(searcher: Searcher, lock: threading.Lock) -> None:
+    """``searcher.release()`` (its tree forgotten and freed) in a thread of its own, under
+    the tree's lock (a reader, or the last slice of a cancelled search, may still be
+    walking the tree)."""
+    if searcher.tree_size() == (0, 0):
         return
 
     def work() -> None:
         with lock:
-            release(root)
+            searcher.release()
 
     threading.Thread(target=work, name="mctslab-release", daemon=True).start()

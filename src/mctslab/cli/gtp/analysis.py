@@ -17,8 +17,10 @@ interval one line::
 0 .. 10000; ``prior`` the PUCT prior, uniform under UCT; ``pv`` the most visited line of
 the tree), until the next command arrives: the analysis stops, a blank line ends its
 answer (as Leela Zero) and the command is answered. The search is the player's own (its
-tree is then reused by the next ``genmove``), in slices of at most
-:data:`ANALYSIS_SLICE` seconds, its tree capped at :data:`ANALYSIS_MAX_NODES`.
+tree is then reused by the next ``genmove``), one search without an iteration or time
+budget run by the engine in slices of at most :data:`ANALYSIS_SLICE` seconds
+(:meth:`~mctslab.search.engine.Searcher.search_slices`), its tree capped at
+:data:`ANALYSIS_MAX_NODES`.
 ``lz-genmove_analyze [COLOR] [INTERVAL]`` is ``genmove`` with the same lines during its
 search, then ``play VERTEX`` (or ``play resign``) and the blank line. Both need an
 ``mcts`` or ``puct`` player with one worker (``? lz-analyze needs an MCTS player``).
@@ -36,8 +38,7 @@ from mctslab.core.text import is_ascii_digits
 from mctslab.games.go import Go
 from mctslab.games.kernels import KernelState
 from mctslab.players.gtp import action_to_vertex
-from mctslab.search.compiled import CompiledMCTS
-from mctslab.search.engine import Searcher
+from mctslab.search.engine import SLICE, Searcher
 from mctslab.search.mcts import ChildStats, SearchConfig, SearchResult
 
 __all__ = [
@@ -182,12 +183,12 @@ def info_line(
 
 
 class Analysis:
-    """``lz-analyze``'s search: from one position, in a background thread, in slices of
-    at most :data:`ANALYSIS_SLICE` seconds (each a ``search()`` of the player's own
-    searcher, which keeps its tree from one to the next, so the statistics grow as in one
-    long search), writing an info line every ``interval`` seconds until :meth:`stop`.
-    ``lz-genmove_analyze``'s search is :meth:`search_move`, the same slices under a
-    move's budget, in the caller's thread.
+    """``lz-analyze``'s search: from one position, in a background thread, one search of
+    the player's own searcher with no budget but the node cap, in the engine's slices of
+    at most :data:`ANALYSIS_SLICE` seconds (:meth:`~mctslab.search.engine.Searcher.search_slices`),
+    writing an info line every ``interval`` seconds until :meth:`stop`.
+    ``lz-genmove_analyze``'s search is :meth:`search_move`, the same slices of one search
+    under a move's budget, in the caller's thread.
 
     The compiled engine's search leaves Python's GIL free, so the thread that reads the
     next command is not slowed; the reference engine's shares it (and still stops within
@@ -213,9 +214,10 @@ class Analysis:
         if request.interval > 0:
             slice_s = min(slice_s, max(MIN_ANALYSIS_SLICE, request.interval / 2))
         self.slice = slice_s
-        cap = ANALYSIS_MAX_NODES["compiled" if isinstance(searcher, CompiledMCTS) else "reference"]
+        cap = ANALYSIS_MAX_NODES.get(searcher.node_kind, ANALYSIS_MAX_NODES["reference"])
         nodes = cap if config.max_nodes is None else min(cap, config.max_nodes)
-        self.config = replace(config, time=slice_s, iterations=None, max_nodes=nodes)
+        #: lz-analyze's search: until stopped, or the tree is full (or the root proven).
+        self.config = replace(config, time=None, iterations=None, max_nodes=nodes)
         self.lines = 0  # info lines written
         self.error: BaseException | None = None  # what ended the search early, if anything
         self._stop = threading.Event()
@@ -249,53 +251,43 @@ class Analysis:
 
     def _loop(self) -> None:
         interval = self.request.interval
-        self.searcher.config = self.config
         result: SearchResult | None = None
-        stuck = False  # the tree is full or the root proven: nothing more to search
         last = time.monotonic()
-        while not self._stop.is_set():
-            if stuck:
-                self._stop.wait(self.slice)
-            else:
-                result = self.searcher.search(self.state.clone(), self.game.info)
-                stuck = result.iterations == 0 or result.stopped_by in ("nodes", "proven")
-            now = time.monotonic()
-            if interval > 0 and result is not None and now - last >= interval:
-                self.emit(self.line(result) + "\n")
-                self.lines += 1
-                last = now
+        slices = self.searcher.search_slices(
+            self.state.clone(), self.game.info, config=self.config, slice_seconds=self.slice
+        )
+        try:
+            while not self._stop.is_set():
+                if result is not None and result.stopped_by != SLICE:
+                    self._stop.wait(self.slice)  # the tree is full or the root proven
+                else:
+                    result = next(slices)
+                now = time.monotonic()
+                if interval > 0 and result is not None and now - last >= interval:
+                    self.emit(self.line(result) + "\n")
+                    self.lines += 1
+                    last = now
+        finally:
+            slices.close()  # the tree is kept as the last slice left it
         if interval > 0 and self.lines == 0 and result is not None:
             self.emit(self.line(result) + "\n")  # at least one line, as Leela Zero
             self.lines += 1
 
     def search_move(self, config: SearchConfig) -> tuple[SearchResult, int]:
-        """``lz-genmove_analyze``'s search: slices of ``config``'s budget (its seconds,
-        its iterations; the tree is kept, so the slices add up to one search), an info
-        line every interval, until the budget is spent, the tree is full or the root
-        proven. The last result and the iterations of all the slices; the searcher's
-        config is ``config`` again afterwards, whatever happened. The caller writes the
-        at-least-one line (:attr:`lines` is still 0) once it has stopped its clock."""
-        request, searcher, state = self.request, self.searcher, self.state
-        t0 = time.perf_counter()
-        done, last = 0, time.monotonic()
-        result: SearchResult | None = None
-        try:
-            while True:
-                left = None if config.time is None else config.time - (time.perf_counter() - t0)
-                more = None if config.iterations is None else config.iterations - done
-                spent = (left is not None and left <= 0) or (more is not None and more <= 0)
-                if result is not None and spent:
-                    break
-                # A slice of the move's budget: the tree is kept, so the slices add up.
-                step = min(self.slice, left) if left is not None and left > 0 else self.slice
-                searcher.config = replace(config, time=step, iterations=more)
-                result = searcher.search(state.clone(), self.game.info)
-                done += result.iterations
-                if result.iterations == 0 or result.stopped_by in ("nodes", "proven"):
-                    break
-                if request.interval > 0 and time.monotonic() - last >= request.interval:
-                    self.emit(self.line(result) + "\n")
-                    self.lines, last = self.lines + 1, time.monotonic()
-        finally:
-            searcher.config = config
-        return result, done
+        """``lz-genmove_analyze``'s search: one search of ``config`` (its budget judged by
+        the engine, early stop and robust-max included), in slices, an info line every
+        interval, until the budget is spent, the tree is full or the root proven. The
+        result and its iterations. The caller writes the at-least-one line
+        (:attr:`lines` is still 0) once it has stopped its clock."""
+        request = self.request
+        last = time.monotonic()
+        slices = self.searcher.search_slices(
+            self.state.clone(), self.game.info, config=config, slice_seconds=self.slice
+        )
+        for result in slices:
+            if result.stopped_by != SLICE:
+                return result, result.iterations
+            if request.interval > 0 and time.monotonic() - last >= request.interval:
+                self.emit(self.line(result) + "\n")
+                self.lines, last = self.lines + 1, time.monotonic()
+        raise AssertionError("a search in slices ends with its final result")

@@ -49,7 +49,7 @@ from mctslab.players.clock import Clock
 from mctslab.players.gtp import action_to_vertex, vertex_to_action
 from mctslab.players.player import MCTSPlayer, Player, make_player, parse_spec
 from mctslab.players.resign import RESIGN_BELOW, RESIGN_MIN_VISITS, resigns, result_resigns
-from mctslab.players.time_control import own_budget, set_move_time
+from mctslab.players.time_control import base_config, own_budget, set_move_time
 from mctslab.search.engine import Searcher, make_searcher
 from mctslab.search.mcts import SearchConfig
 from mctslab.search.options import MAX_SECONDS
@@ -199,7 +199,7 @@ class GtpEngine:
         self.player = make_player(self.spec, self.game.info, self.seed)
         for action in self.state.history():
             self.player.inform(action)
-        self._base = self.player.config if isinstance(self.player, MCTSPlayer) else None
+        self._base = base_config(self.player)
 
     def _warm_up(self) -> None:
         if type(self.player) is not MCTSPlayer:

@@ -16,7 +16,7 @@ import inspect
 import math
 import time
 from collections.abc import Callable, Generator
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -24,7 +24,7 @@ from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import GameInfo, State, has_chance_nodes, same_rules
 from mctslab.core.rng import Rng
 from mctslab.games.kernels import KernelState
-from mctslab.search.budget import Budget
+from mctslab.search.budget import SLICE, SLICE_SECONDS, Budget
 from mctslab.search.compiled.chunk import run_chunk
 from mctslab.search.compiled.options import (
     CHUNK_DONE,
@@ -34,7 +34,6 @@ from mctslab.search.compiled.options import (
     HIGH,
     IS_EXTENDED,
     ITERATIONS,
-    NEED_EVAL,
     NEED_NOISE,
     NEED_SPACE,
     NODE_BUDGET,
@@ -42,7 +41,6 @@ from mctslab.search.compiled.options import (
     NOISE_DUE,
     NOISY,
     NOT_WIN_LOSS,
-    PENDING,
     STOP_NAMES,
     Kernels,
     Options,
@@ -55,7 +53,9 @@ from mctslab.search.compiled.puct_chunk import (
     run_puct_chunk,
     run_puct_round,
 )
+from mctslab.search.compiled.reader import CompiledReader
 from mctslab.search.compiled.selection import RULE_CODES
+from mctslab.search.compiled.slices import drive, in_slices
 from mctslab.search.compiled.tree import (
     NONE,
     OPENED,
@@ -84,6 +84,7 @@ from mctslab.search.mcts import (
     rules_agree,
     visit_lead,
 )
+from mctslab.search.result import Slices
 
 # Rule kernels -> run_chunk (and run_puct_chunk) bound to them in functions numba
 # caches on disk.
@@ -178,8 +179,10 @@ class SearchRun:
         bufs: Any,
         budget: Budget,
         entered: float,
+        config: SearchConfig,
     ) -> None:
         self.searcher = searcher
+        self.config = config  # this search's (the searcher's own unless one was passed)
         self.info = info
         self.kernels = kernels
         self.root_state = root_state
@@ -200,6 +203,7 @@ class SearchRun:
         self.pending: Any = None
         self.root_prior: Any = None
         self.capacity: Any = None
+        self.state: Any = None  # the searched position (PUCT's leaf batches name it)
 
     def max_chunk(self) -> int:
         """Iterations the next chunk may run (the budget's; a slice of a time budget)."""
@@ -253,6 +257,9 @@ class CompiledMCTS:
     :meth:`finish` (the :class:`SearchResult`).
     """
 
+    #: What a cap on this engine's tree counts: nodes of a few array slots each.
+    node_kind = "compiled"
+
     def __init__(self, config: SearchConfig | None = None) -> None:
         self.config = config or SearchConfig()
         self.rng = np.array([self.config.seed & ((1 << 64) - 1)], dtype=np.uint64)
@@ -270,6 +277,25 @@ class CompiledMCTS:
     def reset(self) -> None:
         self.tree = None
         self._history = []
+
+    def release(self) -> None:
+        """Forget the tree and its arrays (freed as soon as no view holds them)."""
+        self.reset()
+        self.extra = np.zeros((2, 0), dtype=np.float64)
+        self.nodes = 0
+
+    def tree_reader(self) -> CompiledReader | None:
+        """A reader of the kept tree (what the tree view walks); ``None`` without one."""
+        if self.tree is None:
+            return None
+        prior = self.prior if self.config.puct is not None else None
+        return CompiledReader(self.tree, self._history, prior)
+
+    def tree_size(self) -> tuple[int, int]:
+        """``(nodes, root visits)`` of the kept tree; ``(0, 0)`` without one."""
+        if self.tree is None:
+            return 0, 0
+        return self.nodes, int(self.tree.visits[ROOT])
 
     def principal_variation(self, action: int | None = None, limit: int = 20) -> list[int]:
         """The line the kept tree expects, as :meth:`mctslab.search.mcts.MCTS.principal_variation`
@@ -344,13 +370,9 @@ class CompiledMCTS:
 
         return generic
 
-    def _reuse(self, state: Any, num_actions: int) -> bool:
+    def _reuse(self, state: Any, num_actions: int, config: SearchConfig) -> bool:
         """Re-root the kept tree under the moves played since the last search, if it can."""
-        if (
-            self.tree is None
-            or not self.config.reuse_tree
-            or not same_rules(state.game, self._game)
-        ):
+        if self.tree is None or not config.reuse_tree or not same_rules(state.game, self._game):
             return False
         history = state.history()
         n = len(self._history)
@@ -373,9 +395,16 @@ class CompiledMCTS:
         self._history = history
         return True
 
-    def search(self, state: State, game_info: GameInfo | None = None) -> SearchResult:
-        """Search from ``state`` within the budget; the same result as the reference engine."""
-        steps = self.search_steps(state, game_info)
+    def search(
+        self,
+        state: State,
+        game_info: GameInfo | None = None,
+        *,
+        config: SearchConfig | None = None,
+    ) -> SearchResult:
+        """Search from ``state`` within the budget (of ``config``, by default the
+        searcher's own); the same result as the reference engine."""
+        steps = self.search_steps(state, game_info, config=config)
         try:
             request = next(steps)
             while True:  # PUCT with an outside evaluator: answer each batch of leaves
@@ -390,36 +419,44 @@ class CompiledMCTS:
         return check_output(priors, values, batch.legal_mask)
 
     def search_steps(
-        self, state: State, game_info: GameInfo | None = None
+        self,
+        state: State,
+        game_info: GameInfo | None = None,
+        *,
+        config: SearchConfig | None = None,
     ) -> Generator[LeafBatch, tuple[Any, Any], SearchResult]:
         """:meth:`search` as a generator: under PUCT with an evaluator that runs in Python
         it yields each batch of leaves (a :class:`~mctslab.search.evaluators.LeafBatch`)
         and takes back ``(priors, values)`` as :func:`~mctslab.search.evaluators.check_output`
         returns them; it returns the :class:`SearchResult`. Many searches stepped together
         can share one evaluator call (:func:`search_many`)."""
-        run = self.begin(state, game_info)
-        resumed = False
-        end = 0
-        while True:
-            if not resumed:  # a new chunk: it ends ``max_chunk`` iterations from here
-                end = int(run.ctl[ITERATIONS]) + run.max_chunk()
-            # A chunk resumed after an evaluation counts its iterations from 0 again: it is
-            # given what is left of its own (else a time budget's chunks never end).
-            code = run.call(max(1, end - int(run.ctl[ITERATIONS])))
-            resumed = code == NEED_EVAL
-            if code == NEED_EVAL:
-                k = int(run.ctl[PENDING])
-                priors, values = yield self.leaf_batch(run.pending, k, state)
-                run.pending.priors[:k] = priors
-                run.pending.values[:k] = values
-                continue
-            stopped_by = self.advance(run, code)
-            if stopped_by is not None:
-                return self.finish(run, stopped_by)
+        run = self.begin(state, game_info, config)
+        # In one slice, the drive yields leaf batches only.
+        steps = cast(Generator[LeafBatch, tuple[Any, Any], SearchResult], drive(self, run, None))
+        return (yield from steps)
 
-    def begin(self, state: State, game_info: GameInfo | None = None) -> SearchRun:
-        """Check the search, set up (or re-root) the tree and everything a chunk reads."""
-        config = self.config
+    def search_slices(
+        self,
+        state: State,
+        game_info: GameInfo | None = None,
+        *,
+        config: SearchConfig | None = None,
+        slice_seconds: float = SLICE_SECONDS,
+    ) -> Slices:
+        """:meth:`search` in slices of about ``slice_seconds`` of search, a result after
+        each (see :class:`mctslab.search.engine.Searcher` and
+        :func:`~.slices.in_slices`)."""
+        yield from in_slices(self, self.begin(state, game_info, config), slice_seconds)
+
+    def begin(
+        self,
+        state: State,
+        game_info: GameInfo | None = None,
+        config: SearchConfig | None = None,
+    ) -> SearchRun:
+        """Check the search (of ``config``, by default the searcher's own), set up (or
+        re-root) the tree and everything a chunk reads."""
+        config = config or self.config
         if config.workers != 1:
             raise InvalidConfigError("workers > 1: make the searcher with mctslab.make_searcher")
         game: Any = getattr(state, "game", None)
@@ -450,8 +487,8 @@ class CompiledMCTS:
         root_state = state.array.copy()  # type: ignore[attr-defined]
         if puct is not None and puct.gumbel:
             self.reset()  # Sequential Halving plans its budget from an empty root
-        if not self._reuse(state, num_actions):
-            self._new_tree(state, num_actions)
+        if not self._reuse(state, num_actions, config):
+            self._new_tree(state, num_actions, config)
         assert self.tree is not None
         ctl = [0, 0, self.nodes, *self._slots]
         width = max(len(root_state), num_actions)
@@ -464,7 +501,9 @@ class CompiledMCTS:
             bufs=np.zeros((8, width), dtype=np.int64),
             budget=Budget.of(config),
             entered=entered,
+            config=config,
         )
+        run.state = state
         run.fbufs = np.zeros((3, info.num_players), dtype=np.float64)
         code = EVAL_EXTERNAL
         if puct is None:
@@ -487,7 +526,7 @@ class CompiledMCTS:
                 (config.iterations or 2) - 1 if puct.gumbel else 1,
             )
             run.root_prior = np.zeros((2, num_actions), dtype=np.float64)
-        run.options = self._options(info, code)
+        run.options = self._options(info, code, config)
         run.cfg_i, run.cfg_f = option_arrays(run.options)
         run.ctl = np.array(ctl, dtype=np.int64)
         run.capacity = np.array([0, num_actions], dtype=np.int64)
@@ -502,14 +541,13 @@ class CompiledMCTS:
         run.start = entered + run.compile_seconds
         return run
 
-    def _options(self, info: GameInfo, evaluator: int) -> Options:
+    def _options(self, info: GameInfo, evaluator: int, config: SearchConfig) -> Options:
         """The search's :class:`~.options.Options` (``evaluator``: PUCT's evaluator's code)."""
-        rule = RULE_CODES.get(self.config.selection_rule, 0)
-        return make_options(self.config, info, evaluator=evaluator, rule=rule)
+        rule = RULE_CODES.get(config.selection_rule, 0)
+        return make_options(config, info, evaluator=evaluator, rule=rule)
 
-    def _new_tree(self, state: State, num_actions: int) -> None:
-        """An empty tree for a search from ``state``, sized for its budget."""
-        config = self.config
+    def _new_tree(self, state: State, num_actions: int, config: SearchConfig) -> None:
+        """An empty tree for a search from ``state``, sized for ``config``'s budget."""
         puct = config.puct
         if config.max_nodes is not None:
             cap = config.max_nodes
@@ -540,7 +578,7 @@ class CompiledMCTS:
     def advance(self, run: SearchRun, code: int) -> str | None:
         """What a chunk's return code means (all but ``NEED_EVAL``): ``None`` to go on
         (the budget not spent, noise drawn, the tree grown), else why the search stopped."""
-        config = self.config
+        config = run.config
         if code == CHUNK_DONE:
             done = int(run.ctl[ITERATIONS])
             seconds = time.perf_counter() - run.start
@@ -558,7 +596,7 @@ class CompiledMCTS:
                 run.chunk = max(16, config.iterations // 100)  # early stop looks this often
             return stop
         if code == NEED_NOISE:
-            self._root_noise(run.root_prior, run.ctl, run.pending)
+            self._root_noise(run.root_prior, run.ctl, run.pending, config)
             return None
         if code == NEED_SPACE:
             assert self.tree is not None
@@ -581,31 +619,45 @@ class CompiledMCTS:
 
     def finish(self, run: SearchRun, stopped_by: str) -> SearchResult:
         """The search's :class:`SearchResult`; the tree's counters kept for the next one."""
-        seconds = time.perf_counter() - run.start
+        self.keep_counters(run)
+        rng = Rng(int(self.rng[0]))  # PUCT's temperature draws the move from the stream
+        result = self._result(run, stopped_by, rng)
+        self.rng[0] = rng.state
+        return result
+
+    def keep_counters(self, run: SearchRun) -> None:
+        """Keep the tree's counters as ``run``'s last chunk left them, for the next search
+        (at the end of a search, or when one is abandoned between slices)."""
         self.nodes = int(run.ctl[NODES])
         self._slots = (int(run.ctl[HIGH]), int(run.ctl[FREE]))
+
+    def interim(self, run: SearchRun) -> SearchResult:
+        """The result of the tree as it stands, between two chunks of ``run`` (``stopped_by``
+        :data:`~mctslab.search.budget.SLICE`; PUCT's temperature draws from a copy of the
+        stream, which the final result draws from again)."""
+        return self._result(run, SLICE, Rng(int(self.rng[0])))
+
+    def _result(self, run: SearchRun, stopped_by: str, rng: Rng) -> SearchResult:
+        seconds = time.perf_counter() - run.start
         tree = self.tree
         assert tree is not None
         to_play = int(tree.to_play[ROOT])
         root_proven = int(tree.proven[ROOT])
-        rng = Rng(int(self.rng[0]))  # PUCT's temperature draws the move from the stream
-        puct = self.config.puct
-        result = make_result(
+        puct = run.config.puct
+        return make_result(
             self._root_children(),
             to_play,
             None if root_proven == UNPROVEN else root_proven,
-            self.config,
+            run.config,
             run.info,
             iterations=int(run.ctl[ITERATIONS]),
-            nodes=self.nodes,
+            nodes=int(run.ctl[NODES]),
             seconds=seconds,
             stopped_by=stopped_by,
             compile_seconds=run.compile_seconds,
             rng=rng,
             gumbel=(self._gumbel, float(self.extra[RAW_ROW, ROOT])) if puct is not None else None,
         )
-        self.rng[0] = rng.state
-        return result
 
     def leaf_batch(self, pending: Pending, k: int, root: State) -> LeafBatch:
         """The ``k`` waiting leaves as a :class:`LeafBatch` (states made only if read; the
@@ -640,12 +692,14 @@ class CompiledMCTS:
         """PUCT's prior of each node (float64, by node id; empty under UCT)."""
         return self.extra[PRIOR_ROW]
 
-    def _root_noise(self, root_prior: Any, ctl: Any, pending: Pending) -> None:
+    def _root_noise(
+        self, root_prior: Any, ctl: Any, pending: Pending, config: SearchConfig
+    ) -> None:
         """AlphaZero's root noise, or Gumbel search's, as the reference's ``_root_noise``:
         drawn from the engine's generator where the reference draws it (the first choice
         at the expanded root of a search), written to ``root_prior`` by action (Gumbel:
         its noise and Sequential Halving's schedule)."""
-        puct = self.config.puct
+        puct = config.puct
         assert puct is not None and self.tree is not None
         children = self._children(ROOT)
         rng = Rng(int(self.rng[0]))
@@ -655,7 +709,7 @@ class CompiledMCTS:
             self._gumbel = {a: scale * rng.gumbel() if scale else 0.0 for a in actions}
             for a, g in self._gumbel.items():
                 root_prior[RAW_ROW, a] = g
-            iterations = self.config.iterations or 1
+            iterations = config.iterations or 1
             plan = considered_visits(min(puct.considered, len(children)), iterations - 1)
             pending.halving[: len(plan)] = plan
         else:

@@ -12,18 +12,23 @@ of players work (max^n). The compiled twin keeps the same statistics in arrays
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from mctslab.core.game import CHANCE, TERMINAL, GameInfo, State, heuristic_or_none
 from mctslab.core.rng import Rng
 from mctslab.search.config import SearchConfig
 from mctslab.search.evaluators import Evaluator
 from mctslab.search.solver import win_loss_draw
+from mctslab.search.tree_reader import NodeStats
 
 __all__ = [
     "Node",
     "NodeBudgetReached",
+    "ReferenceReader",
     "SearchTree",
     "count_nodes",
     "open_node",
+    "release_nodes",
     "scaled_rewards",
 ]
 
@@ -155,6 +160,63 @@ def count_nodes(node: Node) -> int:
         total += 1
         stack.extend(n.children)
     return total
+
+
+class ReferenceReader:
+    """The reference tree's nodes from ``root``, searched from the position of ``history``
+    (:class:`~mctslab.search.tree_reader.TreeReader`); ``puct``: the nodes' priors are
+    PUCT's (under UCT a node has none)."""
+
+    def __init__(self, root: Node, history: list[int], puct: bool = False) -> None:
+        self._root = root
+        self._history = list(history)
+        self._puct = puct
+
+    @property
+    def history(self) -> list[int]:
+        return self._history
+
+    def root(self) -> Node:
+        return self._root
+
+    def children(self, node: Node) -> Sequence[Node]:
+        return node.children
+
+    def stats(self, node: Node) -> NodeStats:
+        return NodeStats(
+            node.action,
+            node.visits,
+            node.value_sum,
+            node.proven,
+            len(node.untried),
+            node.prior if self._puct else None,
+            node.amaf_visits,
+            node.amaf_sum,
+            node.bias,
+            node.squares,
+            node.prior_visits,
+            node.prior_wins,
+        )
+
+
+def release_nodes(root: Node | None, keep: Node | None = None) -> None:
+    """Unlink a discarded tree (all of it but ``keep``'s subtree) so that reference
+    counting frees it at once.
+
+    A node points to its parent and the parent to its children, so a dropped tree is a
+    reference cycle. Left to Python's cyclic garbage collector, it would be freed by a
+    full collection, which stops every thread for as long as it takes to walk every
+    object of the process (a server's event loop included: up to 0.4 s with 20 busy
+    sessions of the web lab).
+    """
+    stack = [] if root is None else [root]
+    while stack:
+        node = stack.pop()
+        if node is keep:
+            continue
+        stack.extend(node.children)
+        node.children = []
+        node.parent = None
 
 
 def open_node(node: Node, state: State, tree: SearchTree) -> None:

@@ -12,7 +12,6 @@ from dataclasses import replace
 from fastapi import APIRouter, HTTPException, Request
 
 from mctslab.search.engine import has_kernels, make_searcher
-from mctslab.search.mcts import MCTS
 from mctslab.web.limits import (
     compiled_node_bound,
     compiled_node_bytes,
@@ -98,8 +97,7 @@ async def move(body: MoveIn, request: Request, lab: LabDep) -> MoveOut:
             sessions.memory.drop(token)
     assert run.result is not None
     result = run.result
-    if isinstance(searcher, MCTS):
-        release_later(searcher.root, threading.Lock())
+    release_later(searcher, threading.Lock())
     return MoveOut(
         **move_fields(result, state),
         proven=result.proven,
