@@ -50,6 +50,7 @@ __all__ = [
     "allow_plugins",
     "available_games",
     "capabilities",
+    "declarations",
     "game_parameters",
     "games_with",
     "has_capability",
@@ -300,6 +301,18 @@ def parameter_choices(name: str) -> dict[str, tuple[str, ...]]:
         if words and all(isinstance(w, str) for w in words):
             choices[key] = tuple(words)
     return choices
+
+
+def declarations(attribute: str) -> list[tuple[str, Any]]:
+    """``(game name, value)`` of each registered game whose factory (its class) declares
+    ``attribute``, in name order, read without making a game: how a game's own player
+    kinds (``player_kinds``, :mod:`mctslab.core.player_kinds`) reach the layers above."""
+    found = []
+    for name in available_games():
+        value = getattr(_REGISTRY[name], attribute, None)
+        if value is not None:
+            found.append((name, value))
+    return found
 
 
 def _factory(name: str) -> Callable[..., Game]:
