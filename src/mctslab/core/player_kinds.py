@@ -25,10 +25,10 @@ a game's kind parses its options as the built-in kinds do.
 ...     at: int = option(20, "hold at this turn total", low=1, aliases=("n",))
 >>> spec_config("hold", Hold, {"n": "15"})
 Hold(at=15)
->>> spec_config("hold", Hold, {"ta": "15"})
+>>> spec_config("hold", Hold, {"att": "15"})
 Traceback (most recent call last):
     ...
-mctslab.core.errors.InvalidSpecError: unknown hold option 'ta' (did you mean at?); valid options: at
+mctslab.core.errors.InvalidSpecError: unknown hold option 'att' (did you mean at?); valid options: at
 """
 
 from __future__ import annotations
