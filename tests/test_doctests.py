@@ -34,6 +34,7 @@ DOCTESTED = [
     "mctslab.core.fixed_chance",
     "mctslab.core.game",
     "mctslab.core.options",
+    "mctslab.core.player_kinds",
     "mctslab.core.registry",
     "mctslab.core.rng",
     "mctslab.core.text",

@@ -276,3 +276,22 @@ def test_integer_grid_values_reach_the_spec_as_integers() -> None:
     assert config.specs() == [f"mcts:iterations={v}" for v in (100, 200, 300)]
     assert config.names() == ["iterations_100", "iterations_200", "iterations_300"]
     assert not any(math.isnan(float(v)) for v in values)
+
+
+def test_integer_options_and_aliases_are_read_from_the_option_schema() -> None:
+    from mctslab.arena.tune import INTEGER_OPTIONS
+    from mctslab.core.options import options_of
+    from mctslab.search.ismcts import PIMCConfig
+    from mctslab.search.puct import PuctConfig
+
+    for config in (PuctConfig, PIMCConfig):  # every int option, by name and alias
+        for opt in options_of(config).values():
+            assert (opt.kind == "int") == (set(opt.names) <= INTEGER_OPTIONS), opt.name
+    assert {"cutoff_depth", "iters", "nodes", "threads", "at"} <= INTEGER_OPTIONS  # pig-hold's
+    _, values = parse_grid("determinizations=5,10")
+    assert values == [5, 10] and all(type(v) is int for v in values)
+    # PUCT's aliases from the schema: noise is noise_fraction, threads is workers.
+    assert with_option("puct:noise=0.1,c=2", "noise_fraction", 0.25) == (
+        "puct:noise_fraction=0.25,c=2"
+    )
+    assert with_option("mcts:threads=2", "workers", 4) == "mcts:workers=4"

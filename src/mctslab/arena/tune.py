@@ -77,9 +77,10 @@ from mctslab.arena.tournament import (
     run_arena,
 )
 from mctslab.core.errors import InvalidConfigError
+from mctslab.core.options import Option, options_of
 from mctslab.core.registry import make
 from mctslab.core.text import strict_float
-from mctslab.players.player import parse_spec
+from mctslab.players.player import parse_spec, player_kinds
 
 __all__ = [
     "INTEGER_OPTIONS",
@@ -96,21 +97,23 @@ __all__ = [
     "with_option",
 ]
 
-#: Player options whose values are integers: a grid over them holds ints.
+
+def _spec_options() -> list[Option]:
+    """Every option a player spec sets: those of the configs of each player kind's row
+    (:func:`mctslab.players.player.player_kinds`), read from their option schema."""
+    return [
+        opt
+        for kind in player_kinds().values()
+        for config in kind.options
+        for opt in options_of(config).values()
+        if opt.spec
+    ]
+
+
+#: Player options whose values are integers, by name and alias: an option is an integer
+#: where its kind is ``int`` in any config a spec sets, so a grid over it holds ints.
 INTEGER_OPTIONS = frozenset(
-    {
-        "iterations",
-        "iters",
-        "n",
-        "simulations",
-        "max_nodes",
-        "nodes",
-        "cutoff_depth",
-        "verdict_every",
-        "depth",
-        "workers",
-        "seed",
-    }
+    name for opt in _spec_options() if opt.kind == "int" for name in opt.names
 )
 #: More grid points than this is a typo, not a plan (each point is a match).
 MAX_GRID_POINTS = 1000
@@ -120,12 +123,18 @@ BOOTSTRAP_SAMPLES = 4000
 #: The name of the fixed opponent in the store.
 OPPONENT = "opponent"
 
-# Options that are the same option under another name (players.py's aliases): setting
-# one replaces the others.
-_SAME_OPTION = {
-    "iterations": {"iterations", "iters", "n", "simulations"},
-    "max_nodes": {"max_nodes", "nodes"},
-}
+
+def _same_options() -> dict[str, set[str]]:
+    """Options that are the same option under another name (the schema's aliases):
+    setting one replaces the others."""
+    same: dict[str, set[str]] = {}
+    for opt in _spec_options():
+        if opt.aliases:
+            same.setdefault(opt.name, set()).update(opt.names)
+    return same
+
+
+_SAME_OPTION = _same_options()
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -158,7 +167,8 @@ def parse_grid(text: str) -> tuple[str, list[int | float]]:
     reached if it lies within ``1e-9`` steps of the grid), ``step > 0``; float
     values are rounded to 12 decimals so ``0.1:0.3:0.1`` gives ``0.3``, not
     ``0.30000000000000004``. Options in :data:`INTEGER_OPTIONS` (``iterations``,
-    ``cutoff_depth``, ...) take integers and give ints; the others give floats.
+    ``depth``, ... : an ``int`` in the option schema) take integers and give ints; the
+    others give floats.
     Bad grammar, an empty grid, a non-positive step, a repeated value or more
     than :data:`MAX_GRID_POINTS` values raise :class:`InvalidConfigError`.
 

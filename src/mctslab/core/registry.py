@@ -51,6 +51,7 @@ __all__ = [
     "allow_plugins",
     "available_games",
     "capabilities",
+    "declarations",
     "game_parameters",
     "games_with",
     "has_capability",
@@ -326,6 +327,18 @@ def parameter_schema(name: str) -> tuple[Parameter, ...]:
         Parameter(key, default, choices=choices.get(key, ()))
         for key, default in game_parameters(name).items()
     )
+
+
+def declarations(attribute: str) -> list[tuple[str, Any]]:
+    """``(game name, value)`` of each registered game whose factory (its class) declares
+    ``attribute``, in name order, read without making a game: how a game's own player
+    kinds (``player_kinds``, :mod:`mctslab.core.player_kinds`) reach the layers above."""
+    found = []
+    for name in available_games():
+        value = getattr(_REGISTRY[name], attribute, None)
+        if value is not None:
+            found.append((name, value))
+    return found
 
 
 def _factory(name: str) -> Callable[..., Game]:

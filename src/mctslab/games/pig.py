@@ -45,21 +45,26 @@ Parameters map onto OpenSpiel's: ``players`` = ``players``, ``target`` =
 ``winscore``, ``dice`` = ``diceoutcomes``, ``horizon`` = ``horizon``;
 OpenSpiel's ``piglet`` variant (a two-outcome die) is not provided.
 
-:class:`PigHoldPlayer` is the classic "hold at 20" strategy.
+:class:`PigHoldPlayer` is the classic "hold at 20" strategy; the game declares it as its
+own player kind, ``pig-hold:at=20`` (:attr:`Pig.player_kinds`, read by
+:func:`mctslab.players.player.make_player`; its options are :class:`PigHoldOptions`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
 
-from mctslab.core.errors import IllegalActionError, InvalidConfigError
+from mctslab.core.errors import IllegalActionError, InvalidConfigError, InvalidSpecError
 from mctslab.core.game import CHANCE, TERMINAL, GameInfo, OpponentModel
 from mctslab.core.infoset import sample_world
+from mctslab.core.options import option
+from mctslab.core.player_kinds import PlayerKind, spec_config
 from mctslab.core.python_state import PythonState
 from mctslab.core.rng import Rng
 from mctslab.core.text import is_ascii_digits
 
-__all__ = ["ROLL", "STOP", "Pig", "PigHoldPlayer", "PigState"]
+__all__ = ["ROLL", "STOP", "Pig", "PigHoldOptions", "PigHoldPlayer", "PigState"]
 
 #: The player action that throws the die.
 ROLL = 0
@@ -84,6 +89,25 @@ def _check_int(name: str, value: object, lo: int, hi: int | None) -> int:
     return value
 
 
+@dataclass(frozen=True)
+class PigHoldOptions:
+    """The options of a ``pig-hold:`` spec (:class:`PigHoldPlayer`)."""
+
+    at: int = option(20, "stop once the turn total reaches this", low=1, check=False)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.at, bool) or not isinstance(self.at, int) or self.at < 1:
+            raise InvalidConfigError(f"pig-hold: at must be >= 1, got {self.at!r}")
+
+
+def _hold_player(options: dict[str, str], info: GameInfo, seed: int) -> PigHoldPlayer:
+    """The player of a ``pig-hold:at=N`` spec (a :data:`~mctslab.core.player_kinds.PlayerFactory`;
+    the strategy draws nothing, so ``seed`` is unused)."""
+    if info.name != "pig":
+        raise InvalidSpecError(f"pig-hold plays pig only, not {info.name}")
+    return PigHoldPlayer(spec_config("pig-hold", PigHoldOptions, options).at)
+
+
 class Pig:
     """The game of Pig: its parameters, static facts (``info``) and initial states.
 
@@ -94,6 +118,17 @@ class Pig:
 
     #: The die is rolled by chance nodes (mctslab.core.game.has_chance_nodes).
     chance_nodes = True
+    #: The player kinds this game adds to the spec strings (:mod:`mctslab.core.player_kinds`):
+    #: ``pig-hold:at=20``, which reads the whole state (Pig hides nothing).
+    player_kinds = (
+        PlayerKind(
+            "pig-hold",
+            _hold_player,
+            reads_hidden_information=True,
+            options=(PigHoldOptions,),
+            help='Pig\'s "hold at N" strategy: roll until the turn total reaches at=N (20)',
+        ),
+    )
 
     def __init__(
         self, players: int = 2, target: int = 100, dice: int = 6, horizon: int = 1000

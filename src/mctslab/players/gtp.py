@@ -77,9 +77,11 @@ from typing import IO, Any
 
 from mctslab.core.errors import InvalidSpecError
 from mctslab.core.game import GameInfo, State
+from mctslab.core.player_kinds import PlayerKind
 
 __all__ = [
     "GTP_COLUMNS",
+    "PLAYER_KINDS",
     "GtpError",
     "GtpPlayer",
     "GtpProcess",
@@ -469,3 +471,20 @@ def make_gtp_player(options: dict[str, str], info: GameInfo) -> GtpPlayer:
     """The player of a ``gtp:CMD`` spec (``options["command"]`` is ``CMD``, as
     :func:`mctslab.players.player.parse_spec` gives it)."""
     return GtpPlayer(options.get("command", ""), info)
+
+
+def _gtp_player(options: dict[str, str], info: GameInfo, seed: int) -> GtpPlayer:
+    return make_gtp_player(options, info)  # the program draws its own moves: no seed
+
+
+#: This module's player kind: ``gtp:CMD``, an outside program told the moves (it reads
+#: no hidden information: it plays only Go).
+PLAYER_KINDS = (
+    PlayerKind(
+        "gtp",
+        _gtp_player,
+        reads_hidden_information=False,
+        help="a Go program speaking GTP, gtp:COMMAND (the program starts at the first move)",
+        takes_command=True,
+    ),
+)

@@ -47,10 +47,12 @@ from typing import Any, Literal
 
 from mctslab.core.errors import InvalidConfigError, InvalidSpecError, UnknownGameError
 from mctslab.core.game import CHANCE, TERMINAL, GameInfo, State
+from mctslab.core.player_kinds import PlayerKind
 from mctslab.core.text import strict_float, strict_int
 
 __all__ = [
     "KINDS",
+    "PLAYER_KINDS",
     "OpenSpielMCTSConfig",
     "OpenSpielMCTSPlayer",
     "OpenSpielRandomPlayer",
@@ -425,3 +427,32 @@ def make_openspiel_player(
                 ) from None
         return OpenSpielRandomPlayer(seed)
     raise InvalidSpecError(f"unknown OpenSpiel player {kind!r}; valid: {', '.join(KINDS)}")
+
+
+def _mcts_player(options: dict[str, str], info: GameInfo, seed: int) -> OpenSpielMCTSPlayer:
+    return OpenSpielMCTSPlayer(info, openspiel_mcts_config(options, seed))
+
+
+def _random_player(options: dict[str, str], info: GameInfo, seed: int) -> OpenSpielRandomPlayer:
+    made = make_openspiel_player("openspiel-random", options, info, seed)
+    assert isinstance(made, OpenSpielRandomPlayer)
+    return made
+
+
+#: This module's player kinds (:data:`KINDS`; pyspiel is imported only when one is made).
+#: OpenSpiel's MCTSBot searches the full state it is given: it reads hidden information.
+PLAYER_KINDS = (
+    PlayerKind(
+        "openspiel-mcts",
+        _mcts_player,
+        reads_hidden_information=True,
+        options=(OpenSpielMCTSConfig,),
+        help="OpenSpiel's MCTSBot (C++ where the game has an OpenSpiel twin, else Python)",
+    ),
+    PlayerKind(
+        "openspiel-random",
+        _random_player,
+        reads_hidden_information=False,
+        help="OpenSpiel's UniformRandomBot, seeded",
+    ),
+)

@@ -26,6 +26,13 @@ Spec strings, usable everywhere a player is named (CLI, arena)::
     policy:model=connect_four                 # the network's policy alone, no search
     gtp:gnugo --mode gtp --level 1            # a GTP program (Go; mctslab.players.gtp)
 
+Each kind is one row of a table (:func:`player_kinds`, rows of
+:class:`~mctslab.core.player_kinds.PlayerKind`): its factory, whether it reads hidden
+information, the config dataclasses its spec sets. A spec's keys are the names and aliases
+those configs declare (:func:`mctslab.core.options.option`), parsed by their types. The
+built-in rows are :data:`BUILT_IN_KINDS`; a game adds its own by declaring
+``player_kinds`` on its class (Pig's ``pig-hold``, in :mod:`mctslab.games.pig`).
+
 A ``gtp:`` spec takes no ``key=value`` options: everything after ``gtp:`` is the command.
 A value with a comma is written in double quotes, a quote inside doubled
 (``az:model="runs/a,b/gen-0001.pt"``; :func:`quote_spec_value` writes it).
@@ -51,24 +58,24 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import fields, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol, TextIO, runtime_checkable
 
 from mctslab.core.errors import IllegalActionError, InvalidConfigError, InvalidSpecError
 from mctslab.core.game import CHANCE, GameInfo, State, sample_chance_outcome
 from mctslab.core.infoset import is_perfect_information
+from mctslab.core.options import Option, option, options_of
+from mctslab.core.player_kinds import PlayerFactory, PlayerKind, build, spec_config, spec_values
+from mctslab.core.registry import declarations
 from mctslab.core.rng import Rng
-from mctslab.core.text import ascii_float, ascii_int, did_you_mean
-from mctslab.players.gtp import make_gtp_player
+from mctslab.players.gtp import PLAYER_KINDS as GTP_KINDS
 from mctslab.players.network import (
-    NETWORK_KINDS,
     make_network_player,
     network_evaluator,
     network_game,
 )
-from mctslab.players.openspiel import KINDS as OPENSPIEL_KINDS
-from mctslab.players.openspiel import make_openspiel_player
+from mctslab.players.openspiel import PLAYER_KINDS as OPENSPIEL_KINDS
 from mctslab.search.engine import ENGINES, Searcher, make_searcher
 from mctslab.search.ismcts import ISMCTS, PIMC, ISMCTSConfig, PIMCConfig
 from mctslab.search.mcts import SearchConfig, SearchResult
@@ -76,12 +83,14 @@ from mctslab.search.minimax import MinimaxResult, alphabeta, iterative_deepening
 from mctslab.search.puct import PuctConfig
 
 __all__ = [
+    "BUILT_IN_KINDS",
     "KINDS",
     "OWN_INFORMATION_KINDS",
     "AzPlayer",
     "HumanPlayer",
     "ISMCTSPlayer",
     "MCTSPlayer",
+    "MinimaxOptions",
     "MinimaxPlayer",
     "Player",
     "RandomPlayer",
@@ -90,6 +99,7 @@ __all__ = [
     "make_player",
     "parse_spec",
     "play_game",
+    "player_kinds",
     "puct_config",
     "quote_spec_value",
     "reads_hidden_information",
@@ -311,44 +321,11 @@ class HumanPlayer:
         pass
 
 
-# ``puct`` is set by a ``puct:...`` spec (:func:`puct_config`), not by an option of ``mcts:``.
-_MCTS_KEYS = {f.name for f in fields(SearchConfig)} - {"puct"}
-_ALIASES = {
-    "iters": "iterations",
-    "n": "iterations",
-    "simulations": "iterations",
-    "nodes": "max_nodes",
-    "threads": "workers",  # root parallelism: the compiled engine's workers are threads
-}
-#: Every player kind a spec string may name.
-KINDS = (
-    "mcts",
-    "puct",
-    "gumbel",
-    "ismcts",
-    "pimc",
-    "minimax",
-    "random",
-    "human",
-    "pig-hold",
-    "gtp",
-    *NETWORK_KINDS,
-    *OPENSPIEL_KINDS,
-)
-
-
-#: The player kinds that choose from what their own seat may know, even when they are
-#: handed the full state of a game with hidden information (see the module docstring).
-#: Every other kind (``mcts``, ``puct``, ``minimax``, ``openspiel-mcts``, ``pig-hold``, and a kind
-#: added later until it is listed here) reads the full state, hidden cards included.
-OWN_INFORMATION_KINDS = frozenset({"ismcts", "pimc", "random", "openspiel-random", "human", "gtp"})
-
-
 def reads_hidden_information(player: str | Player) -> bool:
     """Whether ``player`` (a spec string or a player object) reads the full state it is
     handed, the other players' hidden cards included, when it chooses a move.
 
-    A spec is judged by its kind (:data:`OWN_INFORMATION_KINDS`). A player object by its
+    A spec is judged by its kind's row (:func:`player_kinds`). A player object by its
     own boolean ``reads_hidden_information`` attribute where it has one, else by its
     ``name`` (mctslab's players are named by their kind); a player this cannot place is
     taken to read everything.
@@ -356,13 +333,16 @@ def reads_hidden_information(player: str | Player) -> bool:
     >>> reads_hidden_information("mcts:iterations=100"), reads_hidden_information("ismcts")
     (True, False)
     """
+    kinds = player_kinds()
     if isinstance(player, str):
         kind, _ = parse_spec(player)
-        return kind not in OWN_INFORMATION_KINDS
+        return kinds[kind].reads_hidden_information
     declared = getattr(player, "reads_hidden_information", None)
     if isinstance(declared, bool):
         return declared
-    return getattr(player, "name", None) not in OWN_INFORMATION_KINDS
+    name = getattr(player, "name", None)
+    row = kinds.get(name) if isinstance(name, str) else None
+    return row is None or row.reads_hidden_information
 
 
 def _named(name: str, player: str | Player) -> str:
@@ -415,13 +395,15 @@ def cheating_note(names: Sequence[str]) -> str:
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     """Split ``"kind:key=value,..."`` into the kind and its raw options.
 
-    ``gtp:CMD`` is the exception: its one option ``command`` is everything after ``gtp:``.
+    The kind is a row of :func:`player_kinds`. ``gtp:CMD`` is the exception (a kind that
+    ``takes_command``): its one option ``command`` is everything after ``gtp:``.
     """
     kind, _, rest = spec.strip().partition(":")
     kind = kind.strip()
-    if kind not in KINDS:
-        raise InvalidSpecError(f"unknown player {kind!r} in {spec!r}; valid: {', '.join(KINDS)}")
-    if kind == "gtp":
+    kinds = player_kinds()
+    if kind not in kinds:
+        raise InvalidSpecError(f"unknown player {kind!r} in {spec!r}; valid: {', '.join(kinds)}")
+    if kinds[kind].takes_command:
         return kind, {"command": rest.strip()}
     options: dict[str, str] = {}
     if not rest.strip():
@@ -477,135 +459,58 @@ def _unquote(value: str, spec: str) -> str:
     return value
 
 
-_INT_KEYS = {
-    "iterations",
-    "batch",
-    "virtual_loss",
-    "max_nodes",
-    "seed",
-    "cutoff_depth",
-    "depth",
-    "workers",
-    "determinizations",
-    "at",
-    "considered",
-    "verdict_every",
-}
-_FLOAT_KEYS = {
-    "c",
-    "time",
-    "robust_max_extra",
-    "eta",
-    "gamma",
-    "d",
-    "c_base",
-    "fpu",
-    "mix",
-    "noise_fraction",
-    "noise_alpha",
-    "temperature",
-    "gumbel_scale",
-    "verdict_threshold",
-    "value_scale",
-    "maxvisit_init",
-    "rave",
-    "progressive_bias",
-    "knowledge",
-    "early_stop_factor",
-    "time_factor",
-}
-_BOOL_KEYS = {"solver", "reuse_tree", "smooth", "gumbel", "early_stop"}
-_OPTIONAL_KEYS = {"iterations", "time", "max_nodes", "c_base"}
+# The spec strings' options, read by the option schema ---------------------------------------
 
 
-_TRUE = ("1", "true", "yes", "on")
-_FALSE = ("0", "false", "no", "off")
+@dataclass(frozen=True)
+class MinimaxOptions:
+    """The options of a ``minimax:`` spec (:class:`MinimaxPlayer`): none is exact minimax,
+    ``depth`` alpha-beta to that depth, ``time`` iterative deepening within those seconds."""
+
+    depth: int | None = option(
+        None, "plies alpha-beta searches before the heuristic (none: exact)", low=1, check=False
+    )
+    time: float | None = option(
+        None,
+        "seconds a move for iterative deepening (none: no limit)",
+        low=0,
+        low_open=True,
+        check=False,
+    )
+
+    def __post_init__(self) -> None:
+        depth, seconds = self.depth, self.time
+        if depth is not None and (
+            isinstance(depth, bool) or not isinstance(depth, int) or depth < 1
+        ):
+            raise InvalidConfigError(f"minimax depth must be >= 1, got {depth}")
+        if seconds is not None and not (
+            isinstance(seconds, int | float) and math.isfinite(seconds) and seconds > 0
+        ):
+            raise InvalidConfigError(
+                f"minimax time must be a positive number of seconds, got {seconds}"
+            )
 
 
-def _convert(key: str, raw: str) -> Any:
-    """Turn a raw option string into the type the option takes, or refuse it saying the
-    type expected. Numbers are ASCII digits as typed (:mod:`mctslab.core.text`): Python's
-    ``int`` and ``float`` would also read ``"１２"``, ``"٣"`` and ``"1_000"``, which a user
-    reads differently from the program, or not at all."""
-    if key in _OPTIONAL_KEYS and raw.lower() in ("none", ""):
-        return None
-    if key in _BOOL_KEYS:
-        if raw.lower() in _TRUE or raw.lower() in _FALSE:
-            return raw.lower() in _TRUE
-        expected = "1 or 0 (true/false, yes/no, on/off)"
-    elif key in _INT_KEYS:
-        number = ascii_int(raw, signed=True)
-        if number is not None:
-            return number
-        expected = "an integer in ASCII digits, without _ (e.g. 400)"
-    elif key in _FLOAT_KEYS:
-        decimal = ascii_float(raw)
-        if decimal is not None:
-            return decimal
-        expected = "a number in ASCII digits, without _ (e.g. 1.4)"
-    else:
-        return raw
-    raise InvalidSpecError(f"bad value {raw!r} for {key!r}: expected {expected}")
+def _time_alone(values: dict[str, Any]) -> None:
+    """A time budget given alone replaces the default iteration budget."""
+    if "time" in values and "iterations" not in values:
+        values["iterations"] = None
 
 
 def search_config(options: dict[str, str], seed: int | None = None) -> SearchConfig:
-    """A :class:`SearchConfig` from raw ``key=value`` options (unknown keys are errors)."""
-    values: dict[str, Any] = {}
-    for key, raw in options.items():
-        name = _ALIASES.get(key, key)
-        if name not in _MCTS_KEYS:
-            raise InvalidSpecError(
-                f"unknown mcts option {key!r}{did_you_mean(key, _MCTS_KEYS | {'engine'})}; "
-                f"valid options: {', '.join(sorted(_MCTS_KEYS | {'engine'}))}"
-            )
-        values[name] = _convert(name, raw)
-    if "time" in values and "iterations" not in values:
-        values["iterations"] = None  # a time budget alone replaces the default iterations
-    if seed is not None and "seed" not in values:
-        values["seed"] = seed
-    try:
-        return SearchConfig(**values)
-    except InvalidConfigError as err:
-        raise InvalidSpecError(str(err)) from None
+    """A :class:`SearchConfig` from raw ``mcts:`` options: each key an option of
+    :class:`SearchConfig` (its :func:`~mctslab.core.options.option` fields but ``puct``)
+    by name or alias (unknown keys are errors that list the valid ones)."""
+    table = options_of(SearchConfig)
+    valid = [*(name for name, opt in table.items() if opt.spec), "engine"]
+    (values,) = spec_values("mcts", options, [table], valid)
+    _time_alone(values)
+    if seed is not None:
+        values.setdefault("seed", seed)
+    return build(SearchConfig, values)
 
 
-#: The ``puct:`` keys that go to :class:`PuctConfig` (spec key -> field) ...
-_PUCT_KEYS = {
-    "c": "c",
-    "c_base": "c_base",
-    "evaluator": "evaluator",
-    "fpu": "fpu",
-    "mix": "mix",
-    "noise": "noise_fraction",
-    "alpha": "noise_alpha",
-    "temperature": "temperature",
-    "batch": "batch",
-    "virtual_loss": "virtual_loss",
-    "gumbel": "gumbel",
-    "considered": "considered",
-    "scale": "gumbel_scale",
-    "gumbel_scale": "gumbel_scale",
-    "value_scale": "value_scale",
-    "maxvisit_init": "maxvisit_init",
-}
-#: ... and those that go to :class:`SearchConfig` (its ``c``, ``expansion`` and ``puct``
-#: do not apply: PUCT has its own ``c`` and creates a node's children together).
-_PUCT_SEARCH_KEYS = {
-    "iterations",
-    "time",
-    "seed",
-    "solver",
-    "workers",
-    "parallel",
-    "max_nodes",
-    "reuse_tree",
-    "final",
-    "robust_max_extra",
-    "simulation",
-    "cutoff_depth",
-    "verdict_every",
-    "verdict_threshold",
-}
 #: A ``puct:`` player's search budget when its spec names none (AlphaZero's 800
 #: simulations a move).
 PUCT_SIMULATIONS = 800
@@ -615,63 +520,219 @@ PUCT_SIMULATIONS = 800
 GUMBEL_SIMULATIONS = 64
 
 
+def _puct_tables() -> tuple[dict[str, Option], dict[str, Option]]:
+    """What a ``puct:`` spec sets: every option of :class:`PuctConfig` (its ``c`` is
+    PUCT's), and the options of :class:`SearchConfig` declared ``under_puct`` (UCT's
+    ``c``, ``expansion`` and the like do not apply: PUCT creates a node's children
+    together)."""
+    puct = {n: o for n, o in options_of(PuctConfig).items() if o.spec}
+    search = {n: o for n, o in options_of(SearchConfig).items() if o.spec and o.under_puct}
+    return puct, search
+
+
 def puct_config(options: dict[str, str], seed: int | None = None) -> SearchConfig:
     """A :class:`SearchConfig` with ``puct=`` :class:`PuctConfig` from raw ``puct:``
-    options (``simulations`` is ``iterations``, ``noise`` ``noise_fraction``, ``alpha``
-    ``noise_alpha``; unknown keys are errors that list the valid ones; ``engine`` is
-    the caller's). Defaults: ``evaluator=uniform+rollout``, :data:`PUCT_SIMULATIONS`
-    simulations."""
-    valid = sorted({*_PUCT_KEYS, *_PUCT_SEARCH_KEYS, "simulations", "engine"})
-    search: dict[str, Any] = {}
-    puct: dict[str, Any] = {}
-    for key, raw in options.items():
-        if key in _PUCT_KEYS:
-            name = _PUCT_KEYS[key]
-            puct[name] = raw if name == "evaluator" else _convert(name, raw)
-            continue
-        name = _ALIASES.get(key, key)
-        if name not in _PUCT_SEARCH_KEYS:
-            raise InvalidSpecError(
-                f"unknown puct option {key!r}{did_you_mean(key, valid)}; "
-                f"valid options: {', '.join(valid)}"
-            )
-        search[name] = _convert(name, raw)
-    if "time" in search and "iterations" not in search:
-        search["iterations"] = None  # a time budget alone replaces the default simulations
+    options (:func:`_puct_tables`; by name or alias: ``simulations`` is ``iterations``,
+    ``noise`` ``noise_fraction``, ``alpha`` ``noise_alpha``; unknown keys are errors that
+    list the valid ones; ``engine`` is the caller's). Defaults:
+    ``evaluator=uniform+rollout``, :data:`PUCT_SIMULATIONS` simulations."""
+    puct_table, search_table = _puct_tables()
+    # The valid keys listed: PuctConfig's names and aliases, the search options' names,
+    # and "simulations", the budget's name in the PUCT papers.
+    valid = [*(n for o in puct_table.values() for n in o.names), *search_table, "simulations"]
+    puct, search = spec_values("puct", options, [puct_table, search_table], [*valid, "engine"])
+    _time_alone(search)
     search.setdefault("iterations", PUCT_SIMULATIONS)
     if seed is not None:
         search.setdefault("seed", seed)
-    try:
-        return SearchConfig(**search, puct=PuctConfig(**puct))
-    except InvalidConfigError as err:
-        raise InvalidSpecError(str(err)) from None
+    return build(SearchConfig, {**search, "puct": build(PuctConfig, puct)})
 
 
-def _dataclass_config(
-    kind: str, cls: type[ISMCTSConfig] | type[PIMCConfig], options: dict[str, str], seed: int
-) -> ISMCTSConfig | PIMCConfig:
-    """An ``ismcts`` or ``pimc`` config from raw options (unknown keys are errors)."""
-    valid = {f.name for f in fields(cls)}
-    values: dict[str, Any] = {}
-    for key, raw in options.items():
-        name = _ALIASES.get(key, key)
-        if name not in valid:
-            raise InvalidSpecError(
-                f"unknown {kind} option {key!r}{did_you_mean(key, valid)}; "
-                f"valid options: {', '.join(sorted(valid))}"
-            )
-        values[name] = _convert(name, raw)
-    if "time" in values and "iterations" not in values:
-        values["iterations"] = None
+def _search_values(kind: str, cls: type, options: dict[str, str], seed: int) -> dict[str, Any]:
+    """An ``ismcts`` or ``pimc`` config's values from raw options (unknown keys are errors)."""
+    (values,) = spec_values(kind, options, [options_of(cls)])
+    _time_alone(values)
     values.setdefault("seed", seed)
-    try:
-        return cls(**values)
-    except InvalidConfigError as err:
-        raise InvalidSpecError(str(err)) from None
+    return values
+
+
+# The player kinds -----------------------------------------------------------------------------
+
+
+def _engine(options: dict[str, str]) -> tuple[str, dict[str, str]]:
+    """The spec's ``engine=`` (``auto`` by default) and the options without it."""
+    rest = dict(options)
+    return rest.pop("engine", "auto"), rest
+
+
+def _mcts(options: dict[str, str], info: GameInfo, seed: int) -> Player:
+    engine, options = _engine(options)
+    return MCTSPlayer(info, search_config(options, seed), engine)
+
+
+def _puct(options: dict[str, str], info: GameInfo, seed: int) -> Player:
+    engine, options = _engine(options)
+    return MCTSPlayer(info, puct_config(options, seed), engine, name="puct")
+
+
+def _gumbel(options: dict[str, str], info: GameInfo, seed: int) -> Player:
+    """Gumbel root search: ``puct:``'s options, ``gumbel=1`` and its own default budget."""
+    engine, options = _engine(options)
+    options = {"gumbel": "1", "simulations": str(GUMBEL_SIMULATIONS), **options}
+    return MCTSPlayer(info, puct_config(options, seed), engine, name="gumbel")
+
+
+def _ismcts(options: dict[str, str], info: GameInfo, seed: int) -> Player:
+    return ISMCTSPlayer(
+        info, build(ISMCTSConfig, _search_values("ismcts", ISMCTSConfig, options, seed))
+    )
+
+
+def _pimc(options: dict[str, str], info: GameInfo, seed: int) -> Player:
+    return ISMCTSPlayer(info, build(PIMCConfig, _search_values("pimc", PIMCConfig, options, seed)))
+
+
+def _minimax(options: dict[str, str], info: GameInfo, seed: int) -> Player:
+    chosen = spec_config("minimax", MinimaxOptions, options)
+    return MinimaxPlayer(info, chosen.depth, chosen.time)
+
+
+def _no_options(kind: str, options: dict[str, str]) -> None:
+    if options:
+        raise InvalidSpecError(f"player {kind!r} takes no options, got {', '.join(options)}")
+
+
+def _random(options: dict[str, str], info: GameInfo, seed: int) -> Player:
+    _no_options("random", options)
+    return RandomPlayer(seed)
+
+
+def _human(options: dict[str, str], info: GameInfo, seed: int) -> Player:
+    _no_options("human", options)
+    return HumanPlayer()
+
+
+def _network(kind: str) -> PlayerFactory:
+    """``az:`` or ``policy:`` (:mod:`mctslab.players.network`; PyTorch is imported only
+    when such a player is made)."""
+
+    def make(options: dict[str, str], info: GameInfo, seed: int) -> Player:
+        made = make_network_player(kind, options, info, seed)
+        if not isinstance(made, tuple):
+            return made
+        path, rest = made
+        engine, rest = _engine(rest)
+        backend = rest.pop("backend", "auto")
+        # The placeholder "uniform" is replaced by the network at the first move.
+        config = puct_config({**rest, "evaluator": "uniform"}, seed)
+        return AzPlayer(info, path, config, engine, backend)
+
+    return make
+
+
+#: The built-in player kinds, one row each (:class:`~mctslab.core.player_kinds.PlayerKind`):
+#: the kind, its factory, whether it reads hidden information, the configs its spec sets,
+#: its help. A game adds its own (:func:`player_kinds`).
+BUILT_IN_KINDS: tuple[PlayerKind, ...] = (
+    PlayerKind(
+        "mcts",
+        _mcts,
+        reads_hidden_information=True,
+        options=(SearchConfig,),
+        help="UCT (the reference or the compiled engine), tree kept between moves",
+    ),
+    PlayerKind(
+        "puct",
+        _puct,
+        reads_hidden_information=True,
+        options=(PuctConfig, SearchConfig),
+        help="AlphaGo's PUCT with an evaluator's priors and values (800 simulations)",
+    ),
+    PlayerKind(
+        "gumbel",
+        _gumbel,
+        reads_hidden_information=True,
+        options=(PuctConfig, SearchConfig),
+        help="Gumbel root search with Sequential Halving (64 simulations)",
+    ),
+    PlayerKind(
+        "ismcts",
+        _ismcts,
+        reads_hidden_information=False,
+        options=(ISMCTSConfig,),
+        help="Information Set MCTS, searching what its seat knows",
+    ),
+    PlayerKind(
+        "pimc",
+        _pimc,
+        reads_hidden_information=False,
+        options=(PIMCConfig,),
+        help="determinized UCT: worlds drawn from what its seat knows",
+    ),
+    PlayerKind(
+        "minimax",
+        _minimax,
+        reads_hidden_information=True,
+        options=(MinimaxOptions,),
+        help="exact minimax, alpha-beta to a depth, or iterative deepening in time",
+    ),
+    PlayerKind(
+        "random", _random, reads_hidden_information=False, help="uniformly random legal moves"
+    ),
+    PlayerKind("human", _human, reads_hidden_information=False, help="moves typed at the terminal"),
+    *GTP_KINDS,
+    PlayerKind(
+        "az",
+        _network("az"),
+        reads_hidden_information=True,
+        options=(PuctConfig, SearchConfig),
+        help="PUCT with a trained network, model=NAME_OR_PATH (200 simulations)",
+    ),
+    PlayerKind(
+        "policy",
+        _network("policy"),
+        reads_hidden_information=True,
+        help="a trained network's policy alone, model=NAME_OR_PATH, no search",
+    ),
+    *OPENSPIEL_KINDS,
+)
+
+
+def player_kinds() -> dict[str, PlayerKind]:
+    """Every player kind a spec string may name, by name: :data:`BUILT_IN_KINDS`, then
+    the kinds the registered games declare (a game class's ``player_kinds``, read
+    through :func:`mctslab.core.registry.declarations` without making the game; Pig's
+    ``pig-hold``). Read anew at each call, so a game registered later adds its kinds;
+    a game's kind may not take a name another kind has."""
+    table = {kind.name: kind for kind in BUILT_IN_KINDS}
+    for game, declared in declarations("player_kinds"):
+        for kind in declared:
+            if not isinstance(kind, PlayerKind):
+                raise InvalidConfigError(
+                    f"game {game!r}: player_kinds holds PlayerKind rows, got {kind!r}"
+                )
+            if table.get(kind.name, kind) is not kind:
+                raise InvalidConfigError(
+                    f"game {game!r} declares player kind {kind.name!r}, which another kind has"
+                )
+            table[kind.name] = kind
+    return table
+
+
+#: Every player kind a spec string may name (those of the games registered when mctslab
+#: was imported; :func:`player_kinds` is the live table).
+KINDS = tuple(player_kinds())
+#: The player kinds that choose from what their own seat may know, even when they are
+#: handed the full state of a game with hidden information (see the module docstring):
+#: the rows of :func:`player_kinds` declared ``reads_hidden_information=False``.
+OWN_INFORMATION_KINDS = frozenset(
+    name for name, kind in player_kinds().items() if not kind.reads_hidden_information
+)
 
 
 def make_player(spec: str, info: GameInfo, seed: int = 0) -> Player:
-    """A player from a spec string such as ``"mcts:iterations=5000,c=1.4"``.
+    """A player from a spec string such as ``"mcts:iterations=5000,c=1.4"``: the factory
+    of its kind's row in :func:`player_kinds`.
 
     ``seed`` seeds the player unless the spec sets its own. ``puct:...`` is an
     :class:`MCTSPlayer` named ``"puct"`` searching with PUCT (:func:`puct_config`;
@@ -679,63 +740,8 @@ def make_player(spec: str, info: GameInfo, seed: int = 0) -> Player:
     :class:`InvalidSpecError` naming the bad key and the valid ones.
     """
     kind, options = parse_spec(spec)
-    if kind == "gtp":  # the program starts at the first move
-        return make_gtp_player(options, info)
-    if kind in OPENSPIEL_KINDS:  # pyspiel is imported only now
-        return make_openspiel_player(kind, options, info, seed)
-    if kind in NETWORK_KINDS:  # PyTorch is imported only now
-        made = make_network_player(kind, options, info, seed)
-        if not isinstance(made, tuple):
-            return made
-        path, options = made
-        engine = options.pop("engine", "auto")
-        backend = options.pop("backend", "auto")
-        # The placeholder "uniform" is replaced by the network at the first move.
-        config = puct_config({**options, "evaluator": "uniform"}, seed)
-        return AzPlayer(info, path, config, engine, backend)
-    if kind == "mcts":
-        engine = options.pop("engine", "auto")
-        return MCTSPlayer(info, search_config(options, seed), engine)
-    if kind in ("puct", "gumbel"):
-        engine = options.pop("engine", "auto")
-        if kind == "gumbel":  # Gumbel root search: puct's options, its default budget
-            options = {"gumbel": "1", "simulations": str(GUMBEL_SIMULATIONS), **options}
-        return MCTSPlayer(info, puct_config(options, seed), engine, name=kind)
-    if kind in ("ismcts", "pimc"):
-        cls = ISMCTSConfig if kind == "ismcts" else PIMCConfig
-        return ISMCTSPlayer(info, _dataclass_config(kind, cls, options, seed))
-    if kind == "pig-hold":
-        from mctslab.games.pig import PigHoldPlayer
-
-        if info.name != "pig":
-            raise InvalidSpecError(f"pig-hold plays pig only, not {info.name}")
-        unknown = sorted(set(options) - {"at"})
-        if unknown:
-            raise InvalidSpecError(f"unknown pig-hold option {unknown[0]!r}; valid options: at")
-        at = _convert("at", options.get("at", "20"))
-        if at < 1:
-            raise InvalidSpecError(f"pig-hold: at must be >= 1, got {at}")
-        return PigHoldPlayer(at)
-    if kind == "minimax":
-        unknown = sorted(set(options) - {"depth", "time"})
-        if unknown:
-            raise InvalidSpecError(
-                f"unknown minimax option {unknown[0]!r}; valid options: depth, time"
-            )
-        depth = _convert("depth", options["depth"]) if "depth" in options else None
-        if depth is not None and depth < 1:
-            raise InvalidSpecError(f"minimax depth must be >= 1, got {depth}")
-        seconds = _convert("time", options["time"]) if "time" in options else None
-        if seconds is not None and not (math.isfinite(seconds) and seconds > 0):
-            raise InvalidSpecError(
-                f"minimax time must be a positive number of seconds, got {seconds}"
-            )
-        return MinimaxPlayer(info, depth, seconds)
-    if options:
-        raise InvalidSpecError(f"player {kind!r} takes no options, got {', '.join(options)}")
-    if kind == "random":
-        return RandomPlayer(seed)
-    return HumanPlayer()
+    made: Player = player_kinds()[kind].make(options, info, seed)
+    return made
 
 
 def play_game(

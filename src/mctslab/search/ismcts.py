@@ -79,6 +79,7 @@ from mctslab.core.errors import InvalidConfigError
 from mctslab.core.fixed_chance import ChanceStream, FixedChanceState
 from mctslab.core.game import CHANCE, GameInfo, OpponentModel, State, sample_chance_outcome
 from mctslab.core.infoset import determinize, information_key
+from mctslab.core.options import check_options, option
 from mctslab.core.rng import Rng
 from mctslab.search.budget import Budget
 from mctslab.search.mcts import (
@@ -91,13 +92,7 @@ from mctslab.search.mcts import (
     scaled_rewards,
     uct_score,
 )
-from mctslab.search.options import (
-    check_budget,
-    check_choice,
-    check_exploration,
-    check_seed,
-    is_int,
-)
+from mctslab.search.options import check_budget
 
 __all__ = [
     "ISMCTS",
@@ -117,9 +112,6 @@ __all__ = [
 Variant = Literal["so", "mo"]
 FinalRule = Literal["robust", "max", "sample"]
 ChanceRule = Literal["sampled", "fixed"]
-_VARIANTS = ("so", "mo")
-_FINAL_RULES = ("robust", "max", "sample")
-_CHANCE_RULES = ("sampled", "fixed")
 
 
 @dataclass(frozen=True)
@@ -143,33 +135,29 @@ class ISMCTSConfig:
         seed: seed of every random choice (determinizations, expansion, playouts).
     """
 
-    c: float = 0.7
-    variant: Variant = "so"
-    smooth: bool = False
-    eta: float = 0.9
-    gamma: float = 0.1
-    d: float = 0.002
-    final: FinalRule = "robust"
-    iterations: int | None = 1000
-    time: float | None = None
-    seed: int = 0
+    c: float = option(0.7, "UCB1's exploration constant on rewards in [0, 1]", low=0)
+    variant: Variant = option("so", "the tree: so (single observer) or mo (multiple observer)")
+    smooth: bool = option(False, "Smooth UCT at fully expanded nodes", check=False)
+    eta: float = option(0.9, "Smooth UCT's eta: the schedule's start", low=0, high=1)
+    gamma: float = option(0.1, "Smooth UCT's gamma: the schedule's floor", low=0, high=1)
+    d: float = option(0.002, "Smooth UCT's d: how fast the schedule falls", check=False)
+    final: FinalRule = option(
+        "robust", "move played: robust (most visits), max (best mean) or sample"
+    )
+    iterations: int | None = option(
+        1000,
+        "iteration budget (none: no limit)",
+        aliases=("iters", "n", "simulations"),
+        check=False,
+    )
+    time: float | None = option(None, "wall-clock budget in seconds (none: no limit)", check=False)
+    seed: int = option(0, "seed of every random choice")
 
     def __post_init__(self) -> None:
         where = "ismcts config"
-
-        def bad(msg: str) -> InvalidConfigError:
-            return InvalidConfigError(f"{where}: {msg}")
-
-        check_exploration(where, self.c)
-        check_choice(where, "variant", self.variant, _VARIANTS)
-        check_choice(where, "final", self.final, _FINAL_RULES)
-        for name in ("eta", "gamma"):
-            v = getattr(self, name)
-            if not isinstance(v, int | float) or not 0 <= v <= 1:
-                raise bad(f"{name} must be in [0, 1], got {v!r}")
+        check_options(self, where)  # c, variant, eta, gamma, final, seed, as declared
         if not isinstance(self.d, int | float) or not 0 <= self.d < 1e6:
-            raise bad(f"d must be a number >= 0, got {self.d!r}")
-        check_seed(where, self.seed)
+            raise InvalidConfigError(f"{where}: d must be a number >= 0, got {self.d!r}")
         check_budget(where, self.iterations, self.time)
 
 
@@ -501,24 +489,24 @@ class PIMCConfig:
     deterministic game: a search that knows how the dice will fall.
     """
 
-    determinizations: int = 10
-    c: float = 0.7
-    iterations: int | None = 1000
-    time: float | None = None
-    seed: int = 0
-    chance: ChanceRule = "sampled"
+    determinizations: int = option(10, "worlds drawn and searched", low=1, high=100_000)
+    c: float = option(0.7, "UCT's exploration constant on rewards in [0, 1]", low=0)
+    iterations: int | None = option(
+        1000,
+        "iteration budget, shared by the worlds (none: no limit)",
+        aliases=("iters", "n", "simulations"),
+        check=False,
+    )
+    time: float | None = option(None, "wall-clock budget in seconds (none: no limit)", check=False)
+    seed: int = option(0, "seed of the worlds and the searches")
+    chance: ChanceRule = option(
+        "sampled", "what a world fixes of the chance nodes below the root: sampled or fixed"
+    )
 
     def __post_init__(self) -> None:
         where = "pimc config"
-        if not is_int(self.determinizations) or not 1 <= self.determinizations <= 100_000:
-            raise InvalidConfigError(
-                "pimc config: determinizations must be an integer in [1, 100000], "
-                f"got {self.determinizations!r}"
-            )
-        check_exploration(where, self.c)
-        check_seed(where, self.seed)
+        check_options(self, where)  # determinizations, c, seed, chance, as declared
         check_budget(where, self.iterations, self.time)
-        check_choice(where, "chance", self.chance, _CHANCE_RULES)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
