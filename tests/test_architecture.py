@@ -1,0 +1,91 @@
+"""The architecture's counts (issue 53's acceptance), measured on ``src/mctslab`` so that a
+change which brings a habit back fails here, with the places named:
+
+- callers drive the engine through the ``Searcher`` protocol: no module outside
+  ``search/`` writes a searcher's or a player's config, or asks whether a searcher is an
+  ``MCTS`` or a ``CompiledMCTS``;
+- a search option is declared once: ``cutoff_depth`` (a typical option) is named in few
+  source files;
+- the web lab reads what games declare: no web module imports a game's class.
+
+``python tests/test_architecture.py`` prints the counts.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "mctslab"
+
+_CONFIG_WRITE = re.compile(r"\b(?:searcher|player)\.config\s*=(?!=)")
+_ENGINE_CHECK = re.compile(r"isinstance\([^)]*\b(?:MCTS|CompiledMCTS)\b")
+_GAME_IMPORT = re.compile(r"^\s*(?:from mctslab\.games\b|import mctslab\.games\b)", re.M)
+
+
+def _sources(*suffixes: str) -> list[Path]:
+    return sorted(
+        p for p in SRC.rglob("*") if p.suffix in suffixes and "__pycache__" not in p.parts
+    )
+
+
+def _where(pattern: re.Pattern[str], outside: str) -> list[str]:
+    """``file:line`` of each match of ``pattern`` in a Python module not under ``outside``."""
+    found = []
+    for path in _sources(".py"):
+        rel = path.relative_to(SRC).as_posix()
+        if rel.startswith(outside):
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if pattern.search(line):
+                found.append(f"{rel}:{number}")
+    return found
+
+
+def config_writes() -> list[str]:
+    return _where(_CONFIG_WRITE, "search/")
+
+
+def engine_class_checks() -> list[str]:
+    return _where(_ENGINE_CHECK, "search/")
+
+
+def files_naming(option: str) -> list[str]:
+    return [
+        p.relative_to(SRC).as_posix()
+        for p in _sources(".py", ".js", ".html")
+        if option in p.read_text()
+    ]
+
+
+def web_modules_importing_games() -> list[str]:
+    return [
+        p.relative_to(SRC).as_posix()
+        for p in _sources(".py")
+        if p.relative_to(SRC).parts[0] == "web" and _GAME_IMPORT.search(p.read_text())
+    ]
+
+
+def test_no_caller_outside_search_writes_a_searchers_config() -> None:
+    assert config_writes() == []
+
+
+def test_no_caller_outside_search_asks_which_engine_a_searcher_is() -> None:
+    assert engine_class_checks() == []
+
+
+def test_the_regexes_find_what_they_look_for() -> None:
+    # Without this, a regex that matches nothing would pass the two tests above.
+    assert _CONFIG_WRITE.search("    searcher.config = replace(config, time=1)")
+    assert not _CONFIG_WRITE.search("    if searcher.config == other:")
+    assert _ENGINE_CHECK.search("if isinstance(searcher, MCTS | CompiledMCTS):")
+    assert not _ENGINE_CHECK.search("if isinstance(player, MCTSPlayer):")
+    assert _GAME_IMPORT.search("from mctslab.games.go import Go\n")
+
+
+if __name__ == "__main__":
+    print("config writes outside search/:", len(config_writes()), config_writes())
+    print("engine-class checks outside search/:", len(engine_class_checks()))
+    named = files_naming("cutoff_depth")
+    print("files naming cutoff_depth:", len(named), named)
+    print("web modules importing games:", web_modules_importing_games())
