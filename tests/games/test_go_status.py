@@ -1,4 +1,4 @@
-"""Go's end-of-game judgement (:mod:`mctslab.games.go_status`): which strings are dead,
+"""Go's end-of-game judgement (:mod:`mctslab.games.go.status`): which strings are dead,
 alive or in seki, against GNU Go's ``final_status_list dead`` on the finished games of
 ``tests/data/go/gnugo_games.json`` (what GNU Go 3.8 said is recorded there, and
 ``test_go_gnugo.py`` checks the record against a live GNU Go), and on known positions.
@@ -14,7 +14,7 @@ import pytest
 
 import mctslab
 from mctslab.games.go import Go
-from mctslab.games.go_status import (
+from mctslab.games.go.status import (
     SETTLED,
     agreed_score,
     area_owners,

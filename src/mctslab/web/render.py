@@ -26,12 +26,12 @@
   White: a stone's colour, or the colour every empty region reaches alone) and
   ``score`` is :meth:`Go.score <mctslab.games.go.Go.score>` (Black's area minus
   White's minus komi: ``B+3.5`` for 3.5, ``W+7.5`` for -7.5), the game's result; ``dead``
-  the points of the stones :func:`~mctslab.games.go_status.final_status` judges dead
+  the points of the stones :func:`~mctslab.games.go.status.final_status` judges dead
   (Monte-Carlo ownership: what a game stopped early would agree to remove) and
   ``agreed_score`` the area count without them (komi in): the score by agreement,
   shown beside the result; ``undecided`` the number of points the playouts do not
   agree on. On a board that is not settled (:attr:`FinalStatus.settled
-  <mctslab.games.go_status.FinalStatus.settled>`: a game ended by two passes early)
+  <mctslab.games.go.status.FinalStatus.settled>`: a game ended by two passes early)
   nothing is judged: ``dead`` is ``[]`` and ``agreed_score`` ``None``. All five
   ``None`` before the end.
 - Any other game: ``{"kind": "text"}``: the page shows :func:`state_text` and a
@@ -50,7 +50,7 @@ from mctslab.core.game import Game, State, player_label
 from mctslab.games.bohnenspiel import Bohnenspiel
 from mctslab.games.connect_four import ConnectFour
 from mctslab.games.go import Go
-from mctslab.games.go_status import agreed_score, area_owners, final_status
+from mctslab.games.go.status import agreed_score, area_owners, final_status
 from mctslab.games.kernels import KernelState
 from mctslab.games.nim import Nim
 from mctslab.games.tic_tac_toe import TicTacToe
@@ -199,7 +199,7 @@ def _go(game: Go, state: KernelState, legal: list[int]) -> dict[str, Any]:
 
 @functools.lru_cache(maxsize=256)
 def _judged(game: Go, history: tuple[int, ...]) -> dict[str, Any]:
-    """A finished game's dead stones as :func:`~mctslab.games.go_status.final_status`
+    """A finished game's dead stones as :func:`~mctslab.games.go.status.final_status`
     judges them (``WEB_PLAYOUTS`` playouts, seed 0) and the area count without them,
     komi in (the score by agreement that people and GTP controllers reach). Cached:
     a finished game is drawn again with every view of it."""
