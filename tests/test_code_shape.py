@@ -76,6 +76,55 @@ def test_every_exception_gives_a_reason() -> None:
     assert all(len(reason.strip()) > 20 for reason in documented().values())
 
 
+def _functions(rel: str) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The functions of module ``rel`` (relative to src/mctslab) by name, nested ones too."""
+    tree = ast.parse((SRC / rel).read_text(encoding="utf-8"))
+    return {
+        node.name: node
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    }
+
+
+def stated_counts(place: str, reason: str) -> dict[str, tuple[int, int]]:
+    """``function: (stated, counted)`` for each parameter count a row of the table states:
+    the first ``(N parameters`` is the place's own, and each further one must follow the
+    name of another function of the same module (``uct_chunk`` in backquotes, then
+    ``(11 parameters``)."""
+    rel, _, name = place.partition(":")
+    functions = _functions(rel)
+    found: dict[str, tuple[int, int]] = {}
+    for i, match in enumerate(re.finditer(r"(?:`(\w+)` )?\((\d+) parameters\b", reason)):
+        named = name if i == 0 else match.group(1)
+        assert named in functions, f"{place}: a count of {match.group(0)!r} names no function"
+        found[named] = (int(match.group(2)), _parameters(functions[named]))
+    return found
+
+
+def test_every_exception_over_the_parameter_limit_states_its_count() -> None:
+    """A row for a function over the parameter limit says how many it takes, and the
+    counts a row states are the code's (they drifted once: ``cli/train.py:train`` said 40
+    when it took 44)."""
+    drifted, unstated = {}, []
+    for place, reason in documented().items():
+        if ":" not in place:
+            continue
+        counts = stated_counts(place, reason)
+        rel, _, name = place.partition(":")
+        if _parameters(_functions(rel)[name]) > MAX_PARAMETERS and name not in counts:
+            unstated.append(place)
+        drifted.update({f"{place} ({fn})": c for fn, c in counts.items() if c[0] != c[1]})
+    assert not unstated, f"rows that do not state their '(N parameters)': {unstated}"
+    assert not drifted, f"stated counts that are not the code's, (stated, counted): {drifted}"
+
+
+def test_the_count_reader_sees_a_drifted_count() -> None:
+    reason = "numba (20 parameters); it calls `uct_chunk` (12 parameters)"
+    counts = stated_counts("search/compiled/chunk.py:run_chunk", reason)
+    assert counts["run_chunk"][0] == 20 and counts["run_chunk"][1] != 20
+    assert counts["uct_chunk"] == (12, 11)
+
+
 def test_the_checker_sees_a_long_function(tmp_path: Path) -> None:
     """The limits bite: a 121-line function and a 13-parameter one are found."""
     body = "\n".join(["    x = 0"] * 120)

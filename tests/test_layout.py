@@ -67,3 +67,32 @@ def test_the_check_sees_a_private_import() -> None:
         "mctslab.search.mcts: _count",
     ]
     assert private_imports(source, "mctslab.search.mcts") == []  # its own names
+
+
+TESTS = Path(__file__).resolve().parent
+# Folders of tests/ that mirror no package: the data the tests read, the lessons' notebooks.
+NOT_MIRRORS = {"data", "lessons"}
+
+
+def test_every_test_folder_mirrors_a_package() -> None:
+    """tests/ mirrors src/mctslab/ (docs/layout.md): each folder of tests, ``tests/games/go``
+    say, is a package of the source, ``src/mctslab/games/go``."""
+    folders = {
+        p.relative_to(TESTS)
+        for p in TESTS.rglob("*")
+        if p.is_dir() and p.name != "__pycache__" and not p.name.startswith(".")
+    }
+    strays = sorted(
+        f.as_posix()
+        for f in folders
+        if f.parts[0] not in NOT_MIRRORS and not (SRC / f / "__init__.py").exists()
+    )
+    assert not strays, f"test folders that mirror no package of src/mctslab: {strays}"
+
+
+def test_test_files_have_unique_names() -> None:
+    """Without ``__init__.py`` in tests/, pytest imports a test file by its base name: two
+    of one name in two folders fail to import, so a nested package's tests carry its name
+    (``tests/games/go/test_go_status.py``)."""
+    names = [p.name for p in TESTS.rglob("test_*.py")]
+    assert sorted({n for n in names if names.count(n) > 1}) == []

@@ -10,8 +10,8 @@ from mctslab.arena.game_task import derive_seed
 from mctslab.arena.store import GameRecord, ResultStore
 from mctslab.cli.main import app
 from mctslab.core.registry import make
-from mctslab.games.go_status import agreed_score
-from mctslab.games.sgf import read_sgf, sgf_result
+from mctslab.games.go.sgf import read_sgf, sgf_result
+from mctslab.games.go.status import agreed_score
 
 runner = CliRunner()
 

@@ -498,7 +498,7 @@ def test_a_deeply_nested_sgf_is_read_not_a_recursion_error(tmp_path: Path) -> No
     assert answer.startswith("? cannot load file: sgf:"), answer
     ok = tmp_path / "ok.sgf"
     ok.write_text("(;GM[1]SZ[5]" + "(;B[aa](;W[bb](;B[cc])(;B[dd]))(;W[ee]))" * 1 + ")")
-    from mctslab.games.sgf import read_sgf
+    from mctslab.games.go.sgf import read_sgf
 
     assert read_sgf(ok.read_text()).actions == (20, 16, 12)  # aa bb cc: each first variation
     cut = tmp_path / "cut.sgf"

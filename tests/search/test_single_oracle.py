@@ -7,7 +7,7 @@ Both use the game's edge-length prior (``bias=4``: Generalized NRPA's weights, N
 playout draws); NRPA makes one run of ``N = 100`` iterations (10,000 playouts), NMCS
 restarts until it has made as many playouts. Measured when this was written: NRPA 98,
 NMCS 96; with no prior, 42 and 66 (``docs/optimize.md``). The searches are compiled and
-node for node the reference ones (``test_single_compiled.py``), so this holds for both.
+node for node the reference ones (``single/test_single_compiled.py``), so this holds for both.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ with warnings.catch_warnings():
 
 import mctslab
 from mctslab.games.go import Go
-from mctslab.games.go_status import area_owners
+from mctslab.games.go.status import area_owners
 from mctslab.web.app import create_app
 from mctslab.web.render import render
 from mctslab.web.settings import Settings
@@ -170,7 +170,7 @@ def test_area_owners_of_regions_that_reach_one_colour_or_both() -> None:
 
 
 def test_the_game_downloads_as_sgf_that_reads_back_to_the_same_moves(client: TestClient) -> None:
-    from mctslab.games.sgf import read_sgf
+    from mctslab.games.go.sgf import read_sgf
 
     moves = [*SURROUND, TAKE]
     sid = new(client, actions=moves, human_player=0, params={"komi": 6.5})["id"]
@@ -189,7 +189,7 @@ def test_the_game_downloads_as_sgf_that_reads_back_to_the_same_moves(client: Tes
 
 
 def test_a_finished_game_s_sgf_carries_its_result(client: TestClient) -> None:
-    from mctslab.games.sgf import read_sgf
+    from mctslab.games.go.sgf import read_sgf
 
     n = 5
     moves = []

@@ -26,7 +26,7 @@ require_browser()
 
 from playwright.sync_api import Page, expect  # noqa: E402
 
-from mctslab.games.sgf import read_sgf  # noqa: E402
+from mctslab.games.go.sgf import read_sgf  # noqa: E402
 
 server_url = server_fixture(("tic_tac_toe", "go"))
 browser = browser_fixture()

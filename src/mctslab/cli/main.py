@@ -117,7 +117,7 @@ def score_line(game: object, state: State) -> str | None:
     (``score: W+7.5``, Tromp-Taylor area with komi, the count the returns follow), so
     that a game played out says by how much; ``None`` for every other game."""
     from mctslab.games.go import Go
-    from mctslab.games.sgf import sgf_result
+    from mctslab.games.go.sgf import sgf_result
 
     if not isinstance(game, Go) or not state.is_terminal():
         return None

@@ -7,7 +7,7 @@
     mctslab export-sgf --db go.db --out games/        # games/run1-game0000.sgf ...
 
 Every stored game of the store's ``go`` runs (or of ``--run N``) becomes one file,
-``run{RUN}-game{SLOT}.sgf`` (:mod:`mctslab.games.sgf`): the board size and komi of the
+``run{RUN}-game{SLOT}.sgf`` (:mod:`mctslab.games.go.sgf`): the board size and komi of the
 run, the moves (the opening included), the players' names (``PB``, ``PW``; their specs
 in ``GC`` with the run, the game and its seed), the date it was played and the result:
 the Tromp-Taylor score of the final position (``RE[B+7.5]``), or the way a forfeit
@@ -36,9 +36,9 @@ from mctslab.core.files import atomic_write
 from mctslab.core.registry import make
 from mctslab.core.text import counted
 from mctslab.games.go import Go
-from mctslab.games.go_status import agreed_score
+from mctslab.games.go.sgf import SgfRecord, sgf_result, write_sgf
+from mctslab.games.go.status import agreed_score
 from mctslab.games.kernels import KernelState
-from mctslab.games.sgf import SgfRecord, sgf_result, write_sgf
 
 __all__ = ["export_sgf_command", "game_record"]
 

@@ -30,12 +30,12 @@ the declaration and knows no game. The kinds the page draws:
   White: a stone's colour, or the colour every empty region reaches alone) and
   ``score`` is :meth:`Go.score <mctslab.games.go.Go.score>` (Black's area minus
   White's minus komi: ``B+3.5`` for 3.5, ``W+7.5`` for -7.5), the game's result; ``dead``
-  the points of the stones :func:`~mctslab.games.go_status.final_status` judges dead
+  the points of the stones :func:`~mctslab.games.go.status.final_status` judges dead
   (Monte-Carlo ownership: what a game stopped early would agree to remove) and
   ``agreed_score`` the area count without them (komi in): the score by agreement,
   shown beside the result; ``undecided`` the number of points the playouts do not
   agree on. On a board that is not settled (:attr:`FinalStatus.settled
-  <mctslab.games.go_status.FinalStatus.settled>`: a game ended by two passes early)
+  <mctslab.games.go.status.FinalStatus.settled>`: a game ended by two passes early)
   nothing is judged: ``dead`` is ``[]`` and ``agreed_score`` ``None``. All five
   ``None`` before the end.
 - Any other game (one that declares no board): ``{"kind": "text"}``: the page shows

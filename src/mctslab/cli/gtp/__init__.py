@@ -32,11 +32,11 @@ at two passes; a move after that (a controller's clean-up phase) resumes it, the
 passes forgotten. ``kgs-genmove_cleanup`` is ``genmove`` that never resigns (under area
 scoring the search already captures dead stones before it passes).
 ``final_status_list dead|alive|seki`` answers the strings of that status, one string a
-line (``A1 B1`` ...), as :func:`mctslab.games.go_status.final_status` judges them from
+line (``A1 B1`` ...), as :func:`mctslab.games.go.status.final_status` judges them from
 Monte-Carlo ownership: what a controller that scores by agreement (GoGui, the KGS
 bridge) asks after two passes; ``final_score`` stays the count of the board as it stands.
 
-**Records** (:mod:`mctslab.games.sgf`): ``loadsgf FILE [MOVE_NUMBER]`` (GTP's) sets
+**Records** (:mod:`mctslab.games.go.sgf`): ``loadsgf FILE [MOVE_NUMBER]`` (GTP's) sets
 the board size, komi and moves of an SGF file's game (its main line), up to the position
 before move ``MOVE_NUMBER``; ``? cannot load file: ...`` for a missing, malformed or
 unsupported file (setup stones, handicap, illegal moves), the game as it was.

@@ -34,9 +34,7 @@ from mctslab.cli.gtp.protocol import (
 from mctslab.core.registry import make
 from mctslab.core.text import is_ascii_digits
 from mctslab.games.go import Go
-from mctslab.games.go_status import final_status
-from mctslab.games.kernels import KernelState
-from mctslab.games.sgf import (
+from mctslab.games.go.sgf import (
     SgfError,
     game_so_far,
     read_sgf,
@@ -44,6 +42,8 @@ from mctslab.games.sgf import (
     sgf_result,
     write_sgf,
 )
+from mctslab.games.go.status import final_status
+from mctslab.games.kernels import KernelState
 from mctslab.players import resign as ending
 from mctslab.players.clock import Clock
 from mctslab.players.gtp import action_to_vertex, vertex_to_action
@@ -409,7 +409,7 @@ class GtpEngine:
 
     def _final_status_list(self, args: list[str]) -> str:
         """``final_status_list dead|alive|seki``: the strings of that status, one a line,
-        as judged by :func:`mctslab.games.go_status.final_status` (Monte-Carlo ownership
+        as judged by :func:`mctslab.games.go.status.final_status` (Monte-Carlo ownership
         from heavy playouts; the engine's seed)."""
         check_arity(args, 1, "final_status_list dead|alive|seki")
         status = args[0].lower()

@@ -59,6 +59,13 @@ one module per concept, in the order a move runs through them:
   of the move played (features, MM training, the shipped ``data/patterns.npz``);
 - :mod:`~mctslab.games.go.game`: the :class:`Go` game that binds them.
 
+Beside the rules, what Go's programs and players ask of a game, in modules this package's
+face does not import (import them by name):
+
+- :mod:`~mctslab.games.go.status`: the end of a game, dead stones and seki judged by
+  Monte-Carlo ownership, the score by agreement (GTP's ``final_status_list``);
+- :mod:`~mctslab.games.go.sgf`: SGF records, written and read.
+
 Every name of the single module this package was is importable from it.
 """
 

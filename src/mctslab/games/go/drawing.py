@@ -6,7 +6,7 @@ the kernel layout.
 "territory", "score", "dead", "agreed_score", "undecided"}``: ``stones`` lists the
 ``size * size`` points in action order (0 empty, 1 black, 2 white); ``territory``,
 ``score`` and the judged fields once the game is over (:mod:`mctslab.web.render` has
-the whole description). The dead stones are :func:`~mctslab.games.go_status.final_status`'s
+the whole description). The dead stones are :func:`~mctslab.games.go.status.final_status`'s
 Monte-Carlo judgement, :data:`WEB_PLAYOUTS` playouts with seed 0, cached per finished
 game: a finished game is drawn again with every view of it.
 """
@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, Any
 
-from mctslab.games.go_status import agreed_score, area_owners, final_status
+from mctslab.games.go.status import agreed_score, area_owners, final_status
 from mctslab.games.kernels import KernelState
 
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ def go_drawing(game: Go, state: KernelState) -> dict[str, Any]:
 
 @functools.lru_cache(maxsize=256)
 def _judged(game: Go, history: tuple[int, ...]) -> dict[str, Any]:
-    """A finished game's dead stones as :func:`~mctslab.games.go_status.final_status`
+    """A finished game's dead stones as :func:`~mctslab.games.go.status.final_status`
     judges them and the area count without them, komi in (the score by agreement that
     people and GTP controllers reach); on a board that is not settled nothing is judged."""
     state = game.state_from_actions(list(history))

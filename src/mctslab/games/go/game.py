@@ -221,16 +221,16 @@ class Go(KernelGame):
 
         Tromp-Taylor counts the board as it stands, dead stones as alive; stopped early,
         the game is scored by agreement instead
-        (:func:`~mctslab.games.go_status.agreed_score`: the stones that heavy playouts
+        (:func:`~mctslab.games.go.status.agreed_score`: the stones that heavy playouts
         from ``seed`` judge dead are removed, then the area is counted). The arena uses
         it for every Go game that reaches the limit (its ``"length"`` termination)."""
         if not self.ended_by_length(state):
             return None
-        from mctslab.games.go_status import agreed_score
+        from mctslab.games.go.status import agreed_score
 
         agreement = agreed_score(self, state, seed=seed)
 
-        def sgf_result(score: float) -> str:  # as SGF writes it (games.sgf imports Go)
+        def sgf_result(score: float) -> str:  # as SGF writes it (go.sgf imports Go)
             return "0" if score == 0 else f"{'B' if score > 0 else 'W'}+{abs(score):g}"
 
         black = 0.0 if agreement.score == 0 else (1.0 if agreement.score > 0 else -1.0)

@@ -1,7 +1,7 @@
 """The single-player searches compiled with numba, over a kernel game's rules: the same
 algorithms as :mod:`~mctslab.search.single.nrpa` and :mod:`~mctslab.search.single.nmcs`,
 with the same draws from the same SplitMix64 stream, so that both versions return the
-same sequence after the same playouts (``tests/search/test_single_compiled.py``).
+same sequence after the same playouts (``tests/search/single/test_single_compiled.py``).
 
 numba has no recursion over function arguments to lean on, and a search must stop for
 its clock between two playouts, so each nesting is written as a machine whose levels

@@ -7,8 +7,8 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 
 from mctslab.games.go import Go
+from mctslab.games.go.sgf import SgfError, game_so_far, write_sgf
 from mctslab.games.kernels import KernelState
-from mctslab.games.sgf import SgfError, game_so_far, write_sgf
 from mctslab.web.routes.lab import LabDep
 from mctslab.web.schemas import error_responses
 

@@ -486,14 +486,14 @@ function drawGo(render, opts) {
       // Ended by two passes early: nothing is settled, so no stone is judged dead.
       const points = render.size * render.size;
       info.append(
-        html("span", { class: "go-agreed", "data-testid": "go-unsettled", title: "the Monte-Carlo estimate (mctslab.games.go_status) judges stones only on a settled board: the playouts agree on the owner of the average point three times in four" }, [
+        html("span", { class: "go-agreed", "data-testid": "go-unsettled", title: "the Monte-Carlo estimate (mctslab.games.go.status) judges stones only on a settled board: the playouts agree on the owner of the average point three times in four" }, [
           `Not settled: ${render.undecided} of ${points} points undecided, no stones judged dead`,
         ]),
       );
     } else if (render.dead && render.dead.length) {
       // The rules count every stone; people agree to remove the dead ones first.
       info.append(
-        html("span", { class: "go-agreed", "data-testid": "go-agreed", title: "stones marked × are dead by a Monte-Carlo estimate (mctslab.games.go_status); the area count without them, as players would agree; the game's result is the count above" }, [
+        html("span", { class: "go-agreed", "data-testid": "go-agreed", title: "stones marked × are dead by a Monte-Carlo estimate (mctslab.games.go.status); the area count without them, as players would agree; the game's result is the count above" }, [
           `${render.dead.length} dead stone${render.dead.length === 1 ? "" : "s"} (×): ${goResult(render.agreed_score)} by agreement`,
         ]),
       );

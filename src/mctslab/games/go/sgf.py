@@ -46,8 +46,7 @@ from importlib import metadata
 from pathlib import Path
 
 from mctslab.core.errors import MctslabError
-from mctslab.games.go import Go
-from mctslab.games.go.game import KoRule
+from mctslab.games.go.game import Go, KoRule
 from mctslab.games.kernels import KernelState
 
 __all__ = [

@@ -1,4 +1,4 @@
-"""SGF records of Go games (:mod:`mctslab.games.sgf`): coordinates, the parser on
+"""SGF records of Go games (:mod:`mctslab.games.go.sgf`): coordinates, the parser on
 hand-written files, round trips, every refusal, and GNU Go as the oracle both ways (it
 loads our files to the same board; we read its game records to the same board)."""
 
@@ -15,8 +15,8 @@ import pytest
 from conftest import require_gnugo
 from mctslab.core.errors import MctslabError
 from mctslab.games.go import Go
+from mctslab.games.go.sgf import SgfError, SgfRecord, read_sgf, sgf_result, write_sgf
 from mctslab.games.kernels import KernelState
-from mctslab.games.sgf import SgfError, SgfRecord, read_sgf, sgf_result, write_sgf
 from mctslab.players.gtp import GtpProcess, action_to_vertex, resolve_command
 
 

@@ -1,7 +1,8 @@
-"""Go's end-of-game judgement (:mod:`mctslab.games.go_status`): which strings are dead,
+"""Go's end-of-game judgement (:mod:`mctslab.games.go.status`): which strings are dead,
 alive or in seki, against GNU Go's ``final_status_list dead`` on the finished games of
 ``tests/data/go/gnugo_games.json`` (what GNU Go 3.8 said is recorded there, and
-``test_go_gnugo.py`` checks the record against a live GNU Go), and on known positions.
+``tests/games/test_go_gnugo.py`` checks the record against a live GNU Go), and on known
+positions.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import pytest
 
 import mctslab
 from mctslab.games.go import Go
-from mctslab.games.go_status import (
+from mctslab.games.go.status import (
     SETTLED,
     agreed_score,
     area_owners,
@@ -24,7 +25,7 @@ from mctslab.games.go_status import (
 from mctslab.games.kernels import KernelState
 from mctslab.players.gtp import action_to_vertex, vertex_to_action
 
-GAMES = Path(__file__).parent.parent / "data" / "go" / "gnugo_games.json"
+GAMES = Path(__file__).parents[2] / "data" / "go" / "gnugo_games.json"
 
 # 5x5: Black's wall on column b, White's on column c, then a black stone at e3 (14) in
 # White's area and two passes.

@@ -1,5 +1,5 @@
-"""SGF files as the reader takes them (:func:`mctslab.games.sgf.read_sgf_file`): a regular
-file of at most :data:`~mctslab.games.sgf.MAX_SGF_BYTES`; numbers in ASCII digits."""
+"""SGF files as the reader takes them (:func:`mctslab.games.go.sgf.read_sgf_file`): a regular
+file of at most :data:`~mctslab.games.go.sgf.MAX_SGF_BYTES`; numbers in ASCII digits."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mctslab.games.sgf import (
+from mctslab.games.go.sgf import (
     MAX_SGF_BYTES,
     SgfError,
     SgfRecord,
