@@ -178,15 +178,16 @@ def option(
     high_open: bool = False,
     choices: Iterable[str] | Callable[[], tuple[str, ...]] | None = None,
     aliases: Iterable[str] = (),
-    lab: bool = False,
+    lab: bool | str = False,
     under_puct: bool = True,
     spec: bool = True,
     check: bool = True,
-    lab_help: str | None = None,
 ) -> Any:
     """A dataclass field with its default and the option's metadata (see :class:`Option`
     for each argument). ``choices`` is for a ``str`` field whose words an open registry
-    holds (a callable read when asked); a ``Literal`` annotation gives its own."""
+    holds (a callable read when asked); a ``Literal`` annotation gives its own. ``lab``
+    may be the lab's description of it (a text: the lab offers it, and the request
+    schema describes it so where the one-line help is not enough)."""
     declared = _Declared(
         help=help,
         low=low,
@@ -195,11 +196,11 @@ def option(
         high_open=high_open,
         choices=choices if callable(choices) or choices is None else tuple(choices),
         aliases=tuple(aliases),
-        lab=lab,
+        lab=bool(lab),
         under_puct=under_puct,
         spec=spec,
         check=check,
-        lab_help=lab_help,
+        lab_help=lab if isinstance(lab, str) else None,
     )
     return dataclasses.field(default=default, metadata={_KEY: declared})
 

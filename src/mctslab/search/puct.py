@@ -79,8 +79,7 @@ class PuctConfig:
         1.25,
         "PUCT's exploration constant on rewards in [0, 1]",
         low=0,
-        lab=True,
-        lab_help="PUCT exploration constant on rewards in [0, 1] (selection 'puct'): "
+        lab="PUCT exploration constant on rewards in [0, 1] (selection 'puct'): "
         "score = Q/N + c_puct * P * sqrt(N_parent) / (1 + N).",
     )
     c_base: float | None = option(
@@ -93,8 +92,7 @@ class PuctConfig:
         "uniform+rollout",
         "the priors' and values' evaluator: uniform+rollout, uniform, heuristic",
         check=False,
-        lab=True,
-        lab_help="PUCT's evaluator (selection 'puct'): uniform priors with a random "
+        lab="PUCT's evaluator (selection 'puct'): uniform priors with a random "
         "playout's result ('uniform+rollout'), value 0 ('uniform'), the game's heuristic "
         "('heuristic'; two-player zero-sum games with a heuristic), or a trained network's "
         "priors and value ('network:NAME', one of the game's models in GET /api/games; "
@@ -105,8 +103,7 @@ class PuctConfig:
         "first-play urgency: an unvisited child's Q",
         low=0,
         high=1,
-        lab=True,
-        lab_help="PUCT's first-play urgency: the Q/N of an unvisited child, in [0, 1] "
+        lab="PUCT's first-play urgency: the Q/N of an unvisited child, in [0, 1] "
         "(selection 'puct').",
     )
     mix: float = option(
