@@ -56,6 +56,7 @@ from mctslab.cli.app import (
 )
 from mctslab.core.game import CHANCE, GameInfo, State, sample_chance_outcome
 from mctslab.core.infoset import is_perfect_information
+from mctslab.core.options import options_of, read_options
 from mctslab.core.registry import available_games, game_parameters, parameter_schema
 from mctslab.core.rng import Rng
 from mctslab.core.text import counted
@@ -66,13 +67,12 @@ from mctslab.players.player import (
     cheating_note,
     check_hidden_information,
     make_player,
-    puct_config,
-    search_config,
 )
 from mctslab.players.time_control import timed_spec
 from mctslab.search import minimax
 from mctslab.search.engine import make_searcher
 from mctslab.search.mcts import ChildStats, SearchConfig, SearchResult
+from mctslab.search.puct import PuctConfig
 
 # The shared pieces live in mctslab.cli.app; they are re-exported here for the code that
 # has always imported them from mctslab.cli.main (the web lab: app, EXIT_USER_ERROR, parse_value,
@@ -446,6 +446,28 @@ def play(
         print(note)
 
 
+def command_config(
+    raw: dict[str, str], typed: dict[str, Any], seed: int, puct: bool
+) -> SearchConfig:
+    """``search``'s configuration: its ``key=value`` options (``raw``, read against the
+    options that :class:`SearchConfig` and, with ``--puct``, :class:`PuctConfig` declare:
+    :func:`~mctslab.core.options.read_options`), then its typed flags (``typed``, by
+    field name), straight into the configs. A time budget alone replaces the default
+    iterations; ``seed`` is ``--seed`` unless ``seed=`` says. Under PUCT, UCT's own
+    options (``c``, ``expansion``, ...) are unknown keys and ``c`` is PUCT's."""
+    search = [o for o in options_of(SearchConfig).values() if o.spec and (o.under_puct or not puct)]
+    pucts = [o for o in options_of(PuctConfig).values() if o.spec] if puct else []
+    values = read_options([*pucts, *search], raw, "puct" if puct else "mcts", listed=["engine"])
+    values.update(typed)
+    if "time" in values and "iterations" not in values:
+        values["iterations"] = None  # a time budget alone: no iteration limit
+    values.setdefault("seed", seed)
+    if not puct:
+        return SearchConfig(**values)
+    puct_values = {opt.name: values.pop(opt.name) for opt in pucts if opt.name in values}
+    return SearchConfig(**values, puct=PuctConfig(**puct_values))
+
+
 @app.command()
 def search(
     game: GameArg,
@@ -526,30 +548,24 @@ def search(
     with user_errors():
         check_engine(engine)
         g, state = load_position(game, param, moves)
-        raw = parse_pairs(options, "search option")
-        if iterations is not None:
-            raw["iterations"] = str(iterations)
-        if time_budget is not None:
-            raw["time"] = repr(time_budget)
         flags = {
             "--evaluator": ("evaluator", evaluator),
             "--fpu": ("fpu", fpu),
             "--temperature": ("temperature", temperature),
-            "--noise": ("noise", noise),
+            "--noise": ("noise_fraction", noise),
             "--batch": ("batch", batch),
         }
         given = [flag for flag, (_, value) in flags.items() if value is not None]
         if given and not puct:
             what = "a PUCT option" if len(given) == 1 else "PUCT options"
             raise CliError(f"{', '.join(given)}: {what}; add --puct")
-        for key, value in flags.values():
-            if value is not None:
-                raw[key] = value if isinstance(value, str) else repr(value)
-        # Without --iterations or iterations=, --puct searches SearchConfig's default
-        # budget, as UCT does (the puct: player's 800 simulations are a player's default).
-        if puct and "time" not in raw:
-            raw.setdefault("iterations", str(SearchConfig().iterations))
-        config = puct_config(raw, seed) if puct else search_config(raw, seed)
+        typed = {name: value for name, value in flags.values() if value is not None}
+        if iterations is not None:
+            typed["iterations"] = iterations
+        if time_budget is not None:
+            typed["time"] = time_budget
+        raw = parse_pairs(options, "search option")
+        config = command_config(raw, typed, seed, puct)
         result = make_searcher(config, state, engine).search(state, g.info)
     if not is_perfect_information(g):
         print(

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import inspect
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -26,17 +27,38 @@ from mctslab.cli.app import (
     parse_value,
     user_errors,
 )
+from mctslab.core.options import Option, options_of
+from mctslab.train.config import TrainConfig  # without PyTorch: the options alone
 
 __all__ = ["train"]
-
-Int = Annotated[int | None, typer.Option(show_default=False)]
 
 
 def _opt(name: str, help_text: str) -> Any:
     return typer.Option(name, help=help_text, show_default=False)
 
 
-@app.command()
+def _flag(opt: Option) -> inspect.Parameter:
+    """``train``'s flag of a :class:`TrainConfig` option: its type (``None`` where it was
+    not given: a resumed run keeps what it ran with), its help and its default from the
+    option's declaration."""
+    kind = {"int": int, "float": float, "bool": bool}.get(opt.kind, str)
+    default = opt.default
+    given = opt.choices_given  # the words, where they are read without PyTorch
+    words = f": {', '.join(given[:-1])} or {given[-1]}" if isinstance(given, tuple) else ""
+    shown = (
+        "" if default is None else f"{default:g}" if isinstance(default, float) else str(default)
+    )
+    # escape: rich would read "[auto]" as markup and print nothing of it
+    help_text = escape(f"{opt.help[0].upper()}{opt.help[1:]}{words}{shown and f' [{shown}]'}.")
+    flag = typer.Option(opt.flag, help=help_text, show_default=False)
+    return inspect.Parameter(
+        opt.name,
+        inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        default=None,
+        annotation=Annotated[kind | None, flag],
+    )
+
+
 def train(
     game: GameArg,
     out: Annotated[Path, _opt("--out", "The run directory (checkpoints, metrics, store).")],
@@ -49,108 +71,23 @@ def train(
             "give them to change them; a gtp: --baseline must be given again).",
         ),
     ] = False,
-    generations: Annotated[int | None, _opt("--generations", "Generations in all [10].")] = None,
-    minutes: Annotated[
-        float | None, _opt("--minutes", "Wall-time budget of this invocation, in minutes.")
-    ] = None,
-    games_per_generation: Annotated[
-        int | None, _opt("--games-per-generation", "Self-play games a generation [64].")
-    ] = None,
-    simulations: Annotated[
-        int | None, _opt("--simulations", "PUCT simulations a move [100].")
-    ] = None,
-    parallel_games: Annotated[
-        int | None, _opt("--parallel-games", "Games played at once per worker [64].")
-    ] = None,
-    workers: Annotated[int | None, _opt("--workers", "Self-play worker processes [1].")] = None,
-    threads: Annotated[
-        int | None, _opt("--threads", "PyTorch threads (default: all cores, 1 per worker).")
-    ] = None,
-    seed: Annotated[int | None, _opt("--seed", "Seed of every random choice [0].")] = None,
-    network: Annotated[str | None, _opt("--network", "auto, resnet or mlp [auto].")] = None,
-    channels: Annotated[int | None, _opt("--channels", "Residual tower width [32].")] = None,
-    blocks: Annotated[int | None, _opt("--blocks", "Residual blocks [3].")] = None,
-    hidden: Annotated[int | None, _opt("--hidden", "Value head / MLP width [64].")] = None,
-    layers: Annotated[int | None, _opt("--layers", "MLP hidden layers [2].")] = None,
-    c: Annotated[float | None, _opt("--c", "PUCT exploration constant [1.25].")] = None,
-    noise_alpha: Annotated[float | None, _opt("--noise-alpha", "Dirichlet alpha [1.0].")] = None,
-    noise_fraction: Annotated[
-        float | None, _opt("--noise-fraction", "Weight of the root noise [0.25].")
-    ] = None,
-    temperature_plies: Annotated[
-        int | None, _opt("--temperature-plies", "Plies with moves drawn by visits [8].")
-    ] = None,
-    resign_threshold: Annotated[
-        float | None, _opt("--resign-threshold", "Resign below -T root value (default: never).")
-    ] = None,
-    resign_playout: Annotated[
-        float | None, _opt("--resign-playout", "Share of games played out to check [0.1].")
-    ] = None,
-    max_moves: Annotated[
-        int | None, _opt("--max-moves", "Cut games after this many moves.")
-    ] = None,
-    buffer: Annotated[
-        int | None, _opt("--buffer", "Replay buffer: last N positions [50000].")
-    ] = None,
-    batch_size: Annotated[int | None, _opt("--batch-size", "Minibatch size [256].")] = None,
-    replay_ratio: Annotated[
-        float | None, _opt("--replay-ratio", "Samples drawn per new position [4].")
-    ] = None,
-    optimizer: Annotated[str | None, _opt("--optimizer", "adam or sgd [adam].")] = None,
-    lr: Annotated[float | None, _opt("--lr", "Learning rate [0.001].")] = None,
-    momentum: Annotated[float | None, _opt("--momentum", "SGD momentum [0.9].")] = None,
-    l2: Annotated[float | None, _opt("--l2", "L2 weight c of c*||theta||^2 [0.0001].")] = None,
-    eval_games: Annotated[
-        int | None, _opt("--eval-games", "Games against each opponent (0: none) [10].")
-    ] = None,
-    eval_every: Annotated[
-        int | None, _opt("--eval-every", "Evaluate every N generations [1].")
-    ] = None,
-    eval_simulations: Annotated[
-        int | None, _opt("--eval-simulations", "The network's simulations in evaluation.")
-    ] = None,
-    eval_openings: Annotated[
-        int | None,
-        _opt("--eval-openings", "Random opening plies, drawn for each evaluation game [2]."),
-    ] = None,
     baseline: Annotated[
         list[str] | None,
         _opt("--baseline", "NAME=SPEC, repeatable (default: uct100, uct1000, minimax4)."),
     ] = None,
-    device: Annotated[str | None, _opt("--device", "auto, cpu or cuda [auto].")] = None,
-    from_dataset: Annotated[
-        Path | None, _opt("--from-dataset", "Pretrain on a `mctslab selfplay` .npz file.")
-    ] = None,
-    pretrain_steps: Annotated[
-        int | None, _opt("--pretrain-steps", "Steps on --from-dataset (default: 2 epochs).")
-    ] = None,
-    value_mix: Annotated[
-        float | None,
-        _opt("--value-mix", "Value target (1-m)*outcome + m*root value, m in [0, 1] [0]."),
-    ] = None,
-    lr_schedule: Annotated[
-        str | None, _opt("--lr-schedule", "constant or cosine (to --lr-min) [constant].")
-    ] = None,
-    lr_min: Annotated[
-        float | None, _opt("--lr-min", "The cosine schedule's last learning rate [1e-05].")
-    ] = None,
-    init: Annotated[
-        str | None,
-        _opt("--init", "Start from this network's weights (a checkpoint or a shipped name)."),
-    ] = None,
     param: ParamOpt = None,
     progress: ProgressOpt = True,
+    **options: Any,
 ) -> None:
     """AlphaZero training: self-play, learning, checkpoints and evaluation, generation by
     generation; kill it at any moment and continue with --resume."""
-    given = dict(locals())  # the parameters as given: None where an option was not
     with user_errors():
         config_type, run_training = _training()
-        values, params = _config_values(given, baseline, param)
+        values, params = _config_values(options, baseline, param)
         config = config_type(game=game, game_params=tuple(sorted(params.items())), **values)
-        if resume and from_dataset is not None:
+        if resume and values.get("from_dataset") is not None:
             raise CliError("--from-dataset starts a run; a resumed run has its data already")
-        if resume and init is not None:
+        if resume and values.get("init") is not None:
             raise CliError("--init starts a run; a resumed run has its own network")
         console = make_console(stderr=True)
         display = _Display(console, progress)
@@ -169,54 +106,24 @@ def train(
     )
 
 
-#: The options of ``train`` that are fields of ``TrainConfig`` under the same name.
-_CONFIG_OPTIONS = (
-    "generations",
-    "minutes",
-    "games_per_generation",
-    "simulations",
-    "parallel_games",
-    "workers",
-    "threads",
-    "seed",
-    "network",
-    "channels",
-    "blocks",
-    "hidden",
-    "layers",
-    "c",
-    "noise_alpha",
-    "noise_fraction",
-    "temperature_plies",
-    "resign_threshold",
-    "resign_playout",
-    "max_moves",
-    "buffer",
-    "batch_size",
-    "replay_ratio",
-    "optimizer",
-    "lr",
-    "momentum",
-    "l2",
-    "eval_games",
-    "eval_every",
-    "eval_simulations",
-    "eval_openings",
-    "device",
-    "from_dataset",
-    "pretrain_steps",
-    "value_mix",
-    "lr_schedule",
-    "lr_min",
-    "init",
+# The command's flags: its own, then one for each option TrainConfig declares (typer reads
+# the signature; the options arrive in **options, by field name).
+_OWN = [
+    p
+    for p in inspect.signature(train, eval_str=True).parameters.values()
+    if p.kind is not inspect.Parameter.VAR_KEYWORD
+]
+_own_flags, _own_after = _OWN[:3], _OWN[3:]
+train.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+    [*_own_flags, *(_flag(opt) for opt in options_of(TrainConfig).values()), *_own_after]
 )
+app.command()(train)
 
 
 def _training() -> tuple[Any, Any]:
     """``TrainConfig`` and ``train`` of :mod:`mctslab.train`, or a one-line error
     without PyTorch."""
     try:
-        from mctslab.train import TrainConfig
         from mctslab.train import train as run_training
     except ImportError as err:
         raise CliError(f"training needs PyTorch: pip install 'mctslab[nn]' ({err})") from None
@@ -226,12 +133,10 @@ def _training() -> tuple[Any, Any]:
 def _config_values(
     given: dict[str, Any], baseline: list[str] | None, param: list[str] | None
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The ``TrainConfig`` fields the command line gave (``given``: the options by name,
-    None where one was not given; ``--baseline`` pairs as ``baselines``) and the game's
-    parameters of ``--param``."""
-    values = {name: given[name] for name in _CONFIG_OPTIONS if given[name] is not None}
-    if "from_dataset" in values:
-        values["from_dataset"] = str(values["from_dataset"])
+    """The ``TrainConfig`` fields the command line gave (``given``: its options by field
+    name, None where one was not given; ``--baseline`` pairs as ``baselines``) and the
+    game's parameters of ``--param``."""
+    values = {name: value for name, value in given.items() if value is not None}
     if baseline is not None:
         pairs = parse_pairs(baseline, "--baseline")
         values["baselines"] = tuple(pairs.items())

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from mctslab.core.errors import InvalidConfigError, InvalidSpecError
-from mctslab.core.text import ascii_float, ascii_int
+from mctslab.core.text import ascii_float, ascii_int, did_you_mean
 
 __all__ = [
     "Option",
@@ -50,6 +50,7 @@ __all__ = [
     "option",
     "options_of",
     "parse_value",
+    "read_options",
 ]
 
 #: The types an option's value takes (``"object"``: anything, such as an evaluator;
@@ -76,6 +77,7 @@ class _Declared:
     under_puct: bool
     spec: bool
     check: bool
+    lab_help: str | None = None
 
 
 @dataclass(frozen=True)
@@ -100,6 +102,8 @@ class Option:
         spec: whether a player spec string sets it.
         check: whether the config's generic check (:func:`check_options`) checks it; an
             option whose rule needs other fields is checked by the config itself.
+        lab_help: the web lab's description of it where the one line is not enough
+            (the request schema's ``description``; ``None``: ``help``).
     """
 
     name: str
@@ -117,6 +121,7 @@ class Option:
     under_puct: bool = True
     spec: bool = True
     check: bool = True
+    lab_help: str | None = None
 
     @property
     def choices(self) -> tuple[str, ...]:
@@ -173,14 +178,16 @@ def option(
     high_open: bool = False,
     choices: Iterable[str] | Callable[[], tuple[str, ...]] | None = None,
     aliases: Iterable[str] = (),
-    lab: bool = False,
+    lab: bool | str = False,
     under_puct: bool = True,
     spec: bool = True,
     check: bool = True,
 ) -> Any:
     """A dataclass field with its default and the option's metadata (see :class:`Option`
     for each argument). ``choices`` is for a ``str`` field whose words an open registry
-    holds (a callable read when asked); a ``Literal`` annotation gives its own."""
+    holds (a callable read when asked); a ``Literal`` annotation gives its own. ``lab``
+    may be the lab's description of it (a text: the lab offers it, and the request
+    schema describes it so where the one-line help is not enough)."""
     declared = _Declared(
         help=help,
         low=low,
@@ -189,10 +196,11 @@ def option(
         high_open=high_open,
         choices=choices if callable(choices) or choices is None else tuple(choices),
         aliases=tuple(aliases),
-        lab=lab,
+        lab=bool(lab),
         under_puct=under_puct,
         spec=spec,
         check=check,
+        lab_help=lab if isinstance(lab, str) else None,
     )
     return dataclasses.field(default=default, metadata={_KEY: declared})
 
@@ -223,6 +231,7 @@ def options_of(cls: type) -> Mapping[str, Option]:
             under_puct=declared.under_puct,
             spec=declared.spec,
             check=declared.check,
+            lab_help=declared.lab_help,
         )
     return types.MappingProxyType(found)
 
@@ -312,3 +321,37 @@ def parse_value(opt: Option, raw: str) -> Any:
     else:
         return raw
     raise InvalidSpecError(f"bad value {raw!r} for {opt.name!r}: expected {expected}")
+
+
+def read_options(
+    options: Iterable[Option], raw: Mapping[str, str], kind: str, listed: Iterable[str] = ()
+) -> dict[str, Any]:
+    """``key=value`` text (``raw``: a command line's or a spec's) as typed values by field
+    name, each key an option's name or alias (:func:`parse_value`; a later key of the same
+    option wins). An unknown key is :class:`InvalidSpecError` ``"unknown {kind} option
+    ...; valid options: ..."``, listing the options' names and ``listed`` (names the
+    caller takes itself; a close name or alias is suggested). The values are the
+    config's to check.
+
+    >>> @dataclass(frozen=True)
+    ... class Demo:
+    ...     depth: int = option(8, "plies searched", aliases=("d",))
+    >>> read_options(options_of(Demo).values(), {"d": "3"}, "demo")
+    {'depth': 3}
+    >>> read_options(options_of(Demo).values(), {"dpth": "3"}, "demo")
+    Traceback (most recent call last):
+        ...
+    mctslab.core.errors.InvalidSpecError: unknown demo option 'dpth' (did you mean depth?); valid options: depth
+    """
+    by_name = {name: opt for opt in options for name in opt.names}
+    values: dict[str, Any] = {}
+    for key, text in raw.items():
+        opt = by_name.get(key)
+        if opt is None:
+            valid = sorted({*(o.name for o in by_name.values()), *listed})
+            raise InvalidSpecError(
+                f"unknown {kind} option {key!r}{did_you_mean(key, sorted({*valid, *by_name}))}; "
+                f"valid options: {', '.join(valid)}"
+            )
+        values[opt.name] = parse_value(opt, text)
+    return values

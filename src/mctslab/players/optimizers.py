@@ -33,6 +33,7 @@ from typing import Any
 
 from mctslab.core.errors import InvalidSpecError
 from mctslab.core.game import Game, State
+from mctslab.core.options import options_of
 from mctslab.core.text import strict_float, strict_int
 from mctslab.games.kernels import KernelGame
 from mctslab.search.single import NMCSConfig, NRPAConfig, SPMCTSConfig, nmcs, nrpa, spmcts
@@ -59,22 +60,24 @@ def _flag(text: str) -> bool:
     raise ValueError(text)
 
 
+#: The spec parser of each kind of option value (ASCII digits: :mod:`mctslab.core.text`).
+_PARSERS: dict[str, Callable[[str], Any]] = {
+    "int": strict_int,
+    "float": strict_float,
+    "bool": _flag,
+}
+
+
+def _spec_options(config: type) -> dict[str, Callable[[str], Any]]:
+    """A search's spec options, as its config declares them (``spec=True``; the seed and
+    budgets are the run's), each with its value's parser."""
+    return {name: _PARSERS[opt.kind] for name, opt in options_of(config).items() if opt.spec}
+
+
 OPTIMIZERS: dict[str, dict[str, Callable[[str], Any]]] = {
-    "nrpa": {
-        "level": strict_int,
-        "iterations": strict_int,
-        "alpha": strict_float,
-        "bias": strict_float,
-        "polish": _flag,
-    },
-    "nmcs": {"level": strict_int, "bias": strict_float, "polish": _flag},
-    "sp-mcts": {
-        "c": strict_float,
-        "d": strict_float,
-        "iterations": strict_int,
-        "bias": strict_float,
-        "polish": _flag,
-    },
+    "nrpa": _spec_options(NRPAConfig),
+    "nmcs": _spec_options(NMCSConfig),
+    "sp-mcts": _spec_options(SPMCTSConfig),
     "random": {},
     "greedy": {},
     "nn": {},

@@ -130,7 +130,8 @@ class SearchConfig:
     simulation: Simulation = option(
         "random",
         "playout policy: random, heavy, cutoff (heuristic after cutoff_depth) or verdict",
-        lab=True,
+        lab="Playout policy: random, heavy, cutoff (the heuristic after cutoff_depth "
+        "plies) or verdict (under PUCT, of the 'uniform+rollout' evaluator's playouts).",
     )
     cutoff_depth: int = option(
         8,
@@ -215,24 +216,31 @@ class SearchConfig:
         "RAVE's equivalence parameter k (0: off)",
         low=0,
         high=1e9,
-        lab=True,
         under_puct=False,
+        lab="RAVE's equivalence parameter k (selection 'uct'; 0: off): a child's "
+        "score blends its mean with its all-moves-as-first mean Q~/N~, weighted beta = "
+        "sqrt(k / (3 N_parent + k)); a node's children are added at once. Under PUCT: 400.",
     )
     progressive_bias: float = option(
         0.0,
         "progressive bias's weight w (0: off)",
         low=0,
         high=1e9,
-        lab=True,
         under_puct=False,
+        lab="Progressive bias's weight w (selection 'uct'; 0: off): a visited "
+        "child's score gains w * H / (N + 1), H the game's heuristic of its position in "
+        "[0, 1]. Needs the game's heuristic (else 400). Under PUCT: 400.",
     )
     knowledge: float = option(
         0.0,
         "the scale S of the game's prior knowledge (0: off)",
         low=0,
         high=1e9,
-        lab=True,
         under_puct=False,
+        lab="Prior knowledge's scale S (selection 'uct'; 0: off): a new child starts "
+        "with S times the game's virtual visits and wins for its move (Go: captures, atari "
+        "escapes, patterns, distance to the last move). Needs the game's knowledge kernel "
+        "(else 400). Under PUCT: 400.",
     )
     selection: str = option(
         "uct",

@@ -75,7 +75,13 @@ class PuctConfig:
             + max N) * value_scale * cq`` (mctx's 0.1 and 50).
     """
 
-    c: float = option(1.25, "PUCT's exploration constant on rewards in [0, 1]", low=0)
+    c: float = option(
+        1.25,
+        "PUCT's exploration constant on rewards in [0, 1]",
+        low=0,
+        lab="PUCT exploration constant on rewards in [0, 1] (selection 'puct'): "
+        "score = Q/N + c_puct * P * sqrt(N_parent) / (1 + N).",
+    )
     c_base: float | None = option(
         None,
         "AlphaZero's pb_c_base: c grows as c + log((N + c_base + 1) / c_base)",
@@ -86,8 +92,20 @@ class PuctConfig:
         "uniform+rollout",
         "the priors' and values' evaluator: uniform+rollout, uniform, heuristic",
         check=False,
+        lab="PUCT's evaluator (selection 'puct'): uniform priors with a random "
+        "playout's result ('uniform+rollout'), value 0 ('uniform'), the game's heuristic "
+        "('heuristic'; two-player zero-sum games with a heuristic), or a trained network's "
+        "priors and value ('network:NAME', one of the game's models in GET /api/games; "
+        "another game's is a 400).",
     )
-    fpu: float = option(0.0, "first-play urgency: an unvisited child's Q", low=0, high=1)
+    fpu: float = option(
+        0.0,
+        "first-play urgency: an unvisited child's Q",
+        low=0,
+        high=1,
+        lab="PUCT's first-play urgency: the Q/N of an unvisited child, in [0, 1] "
+        "(selection 'puct').",
+    )
     mix: float = option(
         0.0, "AlphaGo's lambda: the playout's share of a leaf's value", low=0, high=1
     )

@@ -18,7 +18,24 @@ checkpoints, evaluation through the arena, crash-safe resumption.
 May import: :mod:`mctslab.arena`, :mod:`mctslab.analysis` and the layers below them.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from mctslab.train.config import DEFAULT_BASELINES, TrainConfig
-from mctslab.train.loop import TrainError, TrainResult, load_run, train
+
+if TYPE_CHECKING:
+    from mctslab.train.loop import TrainError, TrainResult, load_run, train
 
 __all__ = ["DEFAULT_BASELINES", "TrainConfig", "TrainError", "TrainResult", "load_run", "train"]
+
+#: The names of :mod:`~mctslab.train.loop`, imported (with PyTorch) when first asked for:
+#: :class:`TrainConfig` is read without PyTorch (``mctslab train``'s flags are made from
+#: its options by every command line).
+_LOOP = ("TrainError", "TrainResult", "load_run", "train")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LOOP:
+        from mctslab.train import loop
+
+        return getattr(loop, name)
+    raise AttributeError(f"module 'mctslab.train' has no attribute {name!r}")

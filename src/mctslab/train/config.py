@@ -7,11 +7,35 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from mctslab.core.errors import InvalidConfigError
-from mctslab.nn.networks import NETWORK_KINDS
-from mctslab.train.learner import LR_SCHEDULES, OPTIMIZERS
+from mctslab.core.options import option, options_of
 from mctslab.train.selfplay import SelfPlayOptions
 
-__all__ = ["DEFAULT_BASELINES", "LIMITS", "RESUMABLE", "TrainConfig"]
+__all__ = [
+    "DEFAULT_BASELINES",
+    "DEVICES",
+    "LIMITS",
+    "LR_SCHEDULES",
+    "OPTIMIZERS",
+    "RESUMABLE",
+    "TrainConfig",
+]
+
+#: The optimizers of the learner (:mod:`mctslab.train.learner`): Adam and SGD with momentum.
+OPTIMIZERS = ("adam", "sgd")
+#: The learning-rate schedules (:func:`mctslab.train.learner.learning_rate`).
+LR_SCHEDULES = ("constant", "cosine")
+#: Where the network learns and plays: ``auto`` (CUDA where there is one), CPU or CUDA.
+DEVICES = ("auto", "cpu", "cuda")
+
+
+def _network_kinds() -> tuple[str, ...]:
+    """The network kinds (:data:`mctslab.nn.networks.NETWORK_KINDS`), read when asked:
+    this module is imported without PyTorch (``mctslab train``'s flags are made from it
+    by every command line)."""
+    from mctslab.nn.networks import NETWORK_KINDS
+
+    return NETWORK_KINDS
+
 
 #: The fixed opponents every evaluated generation meets (name, player spec): plain
 #: compiled UCT at two budgets and a depth-4 alpha-beta search with the game's heuristic.
@@ -24,27 +48,6 @@ DEFAULT_BASELINES: tuple[tuple[str, str], ...] = (
 #: The options a resumed run may change: its budget and where it runs, not what it does.
 #: A resumed run keeps the values it last ran with; the command line overrides them.
 RESUMABLE = frozenset({"generations", "minutes", "workers", "threads", "device"})
-
-#: The largest value of each count option. Far beyond what a run here needs, and small
-#: enough that a typo (``--batch-size 1000000000``) is refused at once rather than
-#: failing later in an allocation of gigabytes.
-LIMITS: dict[str, int] = {
-    "generations": 1_000_000,
-    "games_per_generation": 1_000_000,
-    "simulations": 1_000_000,
-    "parallel_games": 4_096,
-    "workers": 256,
-    "threads": 1_024,
-    "temperature_plies": 100_000,
-    "max_moves": 1_000_000,
-    "buffer": 10_000_000,
-    "batch_size": 16_384,
-    "eval_games": 10_000,
-    "eval_every": 1_000_000,
-    "eval_simulations": 1_000_000,
-    "eval_openings": 1_000,
-    "pretrain_steps": 10_000_000,
-}
 
 
 @dataclass(frozen=True)
@@ -72,50 +75,77 @@ class TrainConfig:
     (default: ``simulations``) and ``eval_openings`` random opening plies, drawn for each
     game so that no two games of an evaluation repeat where the game has enough openings
     (the intervals count distinct games: :mod:`mctslab.train.evaluation`). Counts are bounded
-    by :data:`LIMITS`.
+    by :data:`LIMITS`. Each option's help, bounds and choices are declared on its field
+    (:func:`~mctslab.core.options.option`): ``mctslab train``'s flags are made from them.
     """
 
     game: str
     game_params: tuple[tuple[str, Any], ...] = ()
-    generations: int = 10
-    minutes: float | None = None
-    games_per_generation: int = 64
-    simulations: int = 100
-    parallel_games: int = 64
-    workers: int = 1
-    threads: int | None = None
-    seed: int = 0
-    network: str = "auto"
-    channels: int = 32
-    blocks: int = 3
-    hidden: int = 64
-    layers: int = 2
-    c: float = 1.25
-    noise_alpha: float = 1.0
-    noise_fraction: float = 0.25
-    temperature_plies: int = 8
-    resign_threshold: float | None = None
-    resign_playout: float = 0.1
-    max_moves: int | None = None
-    buffer: int = 50_000
-    batch_size: int = 256
-    replay_ratio: float = 4.0
-    optimizer: str = "adam"
-    lr: float = 1e-3
-    momentum: float = 0.9
-    l2: float = 1e-4
-    eval_games: int = 10
-    eval_every: int = 1
-    eval_simulations: int | None = None
-    eval_openings: int = 2
+    generations: int = option(10, "generations in all", low=1, high=1_000_000)
+    minutes: float | None = option(
+        None, "wall-time budget of this invocation, in minutes", low=0, low_open=True
+    )
+    games_per_generation: int = option(64, "self-play games a generation", low=1, high=1_000_000)
+    simulations: int = option(100, "PUCT simulations a move", low=2, high=1_000_000)
+    parallel_games: int = option(64, "games played at once per worker", low=1, high=4_096)
+    workers: int = option(1, "self-play worker processes", low=1, high=256)
+    threads: int | None = option(
+        None, "PyTorch threads (default: all cores, 1 per worker)", low=1, high=1_024
+    )
+    seed: int = option(0, "seed of every random choice")
+    network: str = option("auto", "the network: auto, resnet or mlp", choices=_network_kinds)
+    channels: int = option(32, "residual tower width")
+    blocks: int = option(3, "residual blocks")
+    hidden: int = option(64, "value head / MLP width")
+    layers: int = option(2, "MLP hidden layers")
+    c: float = option(1.25, "PUCT exploration constant", low=0)
+    noise_alpha: float = option(1.0, "Dirichlet alpha", low=0, low_open=True)
+    noise_fraction: float = option(0.25, "weight of the root noise", low=0, high=1)
+    temperature_plies: int = option(8, "plies with moves drawn by visits", low=0, high=100_000)
+    resign_threshold: float | None = option(
+        None,
+        "resign below -T root value (default: never)",
+        low=0,
+        high=1,
+        low_open=True,
+        high_open=True,
+    )
+    resign_playout: float = option(0.1, "share of games played out to check", low=0, high=1)
+    max_moves: int | None = option(None, "cut games after this many moves", high=1_000_000)
+    buffer: int = option(50_000, "replay buffer: last N positions", low=1, high=10_000_000)
+    batch_size: int = option(256, "minibatch size", low=1, high=16_384)
+    replay_ratio: float = option(4.0, "samples drawn per new position", low=0, low_open=True)
+    optimizer: str = option("adam", "the optimizer", choices=OPTIMIZERS)
+    lr: float = option(1e-3, "learning rate", low=0, low_open=True)
+    momentum: float = option(0.9, "SGD momentum", low=0, high=1, high_open=True)
+    l2: float = option(1e-4, "L2 weight c of c*||theta||^2", low=0)
+    eval_games: int = option(10, "games against each opponent (0: none)", low=0, high=10_000)
+    eval_every: int = option(1, "evaluate every N generations", low=1, high=1_000_000)
+    eval_simulations: int | None = option(
+        None,
+        "the network's simulations in evaluation (default: --simulations)",
+        low=1,
+        high=1_000_000,
+    )
+    eval_openings: int = option(
+        2, "random opening plies, drawn for each evaluation game", low=0, high=1_000
+    )
     baselines: tuple[tuple[str, str], ...] = DEFAULT_BASELINES
-    device: str = "auto"
-    from_dataset: str | None = None
-    pretrain_steps: int | None = None
-    value_mix: float = 0.0
-    lr_schedule: str = "constant"
-    lr_min: float = 1e-5
-    init: str | None = None
+    device: str = option("auto", "where it runs", choices=DEVICES)
+    from_dataset: str | None = option(None, "pretrain on a `mctslab selfplay` .npz file")
+    pretrain_steps: int | None = option(
+        None, "steps on --from-dataset (default: 2 epochs)", low=0, high=10_000_000
+    )
+    value_mix: float = option(
+        0.0, "value target (1-m)*outcome + m*root value, m in [0, 1]", low=0, high=1
+    )
+    lr_schedule: str = option(
+        "constant", "the learning-rate schedule (cosine: to --lr-min)", choices=LR_SCHEDULES
+    )
+    lr_min: float = option(1e-5, "the cosine schedule's last learning rate", low=0)
+    init: str | None = option(
+        None, "start from this network's weights (a checkpoint or a shipped name)"
+    )
 
     def __post_init__(self) -> None:
         def positive(name: str, value: Any) -> None:
@@ -136,9 +166,9 @@ class TrainConfig:
             raise InvalidConfigError("eval games and eval openings must be >= 0")
         if self.minutes is not None and not (math.isfinite(self.minutes) and self.minutes > 0):
             raise InvalidConfigError(f"minutes must be a positive number, got {self.minutes!r}")
-        if self.network not in NETWORK_KINDS:
+        if self.network not in _network_kinds():
             raise InvalidConfigError(
-                f"unknown network {self.network!r}; valid: {', '.join(NETWORK_KINDS)}"
+                f"unknown network {self.network!r}; valid: {', '.join(_network_kinds())}"
             )
         if self.optimizer not in OPTIMIZERS:
             raise InvalidConfigError(
@@ -161,7 +191,7 @@ class TrainConfig:
             )
         if not (self.l2 >= 0 and 0 <= self.momentum < 1):
             raise InvalidConfigError("l2 must be >= 0 and momentum in [0, 1)")
-        if self.device not in ("auto", "cpu", "cuda"):
+        if self.device not in DEVICES:
             raise InvalidConfigError(f"unknown device {self.device!r}; valid: auto, cpu, cuda")
         names = [n for n, _ in self.baselines]
         if len(set(names)) != len(names) or any(n.startswith("gen-") for n in names):
@@ -200,3 +230,13 @@ class TrainConfig:
         values["game_params"] = tuple(sorted(dict(values.get("game_params", {})).items()))
         values["baselines"] = tuple(tuple(b) for b in values.get("baselines", ()))
         return cls(**values)
+
+
+#: The largest value of each count option (its declared ``high``). Far beyond what a run
+#: here needs, and small enough that a typo (``--batch-size 1000000000``) is refused at
+#: once rather than failing later in an allocation of gigabytes.
+LIMITS: dict[str, int] = {
+    name: int(opt.high)
+    for name, opt in options_of(TrainConfig).items()
+    if opt.kind == "int" and opt.high is not None
+}

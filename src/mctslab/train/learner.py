@@ -30,6 +30,7 @@ import torch
 
 from mctslab.core.errors import InvalidConfigError
 from mctslab.train.buffer import ReplayBuffer
+from mctslab.train.config import LR_SCHEDULES, OPTIMIZERS  # the options' words, declared there
 from mctslab.train.symmetry import Symmetry
 
 __all__ = [
@@ -41,11 +42,6 @@ __all__ = [
     "set_learning_rate",
     "train_steps",
 ]
-
-#: The optimizers :func:`make_optimizer` knows.
-OPTIMIZERS = ("adam", "sgd")
-#: The learning-rate schedules :func:`learning_rate` knows.
-LR_SCHEDULES = ("constant", "cosine")
 
 
 def learning_rate(lr: float, schedule: str, lr_min: float, g: int, generations: int) -> float:

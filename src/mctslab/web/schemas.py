@@ -9,12 +9,16 @@ but the game refuses it (see :mod:`mctslab.web.app`).
 
 from __future__ import annotations
 
-import math
-from typing import Annotated, Any, Literal
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, create_model, field_validator
 from pydantic_core import PydanticCustomError
 
+from mctslab.core.options import Option, options_of
+from mctslab.search.config import SearchConfig
+from mctslab.search.puct import PuctConfig
 from mctslab.search.rules import RULES, selectable_rules
 from mctslab.web.openspiel import OPENSPIEL_PATTERN
 
@@ -26,6 +30,7 @@ __all__ = [
     "BODY_ERROR",
     "DEFAULT_ITERATIONS",
     "HOST_ERROR",
+    "LAB_OPTIONS",
     "LAB_SELECTIONS",
     "NODE_ID",
     "OPENSPIEL_GAME",
@@ -64,8 +69,11 @@ __all__ = [
     "TreeCounts",
     "TreeNodeOut",
     "UpdateOut",
+    "engine_config_model",
     "error_responses",
     "json_integer",
+    "lab_field",
+    "lab_options",
 ]
 
 #: A node id: the actions from the root, dot-separated ("4.0.8"); "" is the root.
@@ -135,8 +143,11 @@ def error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
     return {code: {"model": ErrorOut, "description": _ERRORS[code]} for code in codes}
 
 
-class EngineConfig(BaseModel):
-    """A search configuration (the fields of :class:`mctslab.SearchConfig` the lab offers)."""
+class _LabConfig(BaseModel):
+    """The fields of :class:`EngineConfig` that are the lab's own: the engine, the
+    selection (UCT's selectable rules or PUCT, which sets :class:`PuctConfig`) and the
+    budget (whose default the server's caps bound). The rest are generated from the
+    configs' declarations (:data:`LAB_OPTIONS`)."""
 
     model_config = REQUEST
 
@@ -156,72 +167,6 @@ class EngineConfig(BaseModel):
         "values; expansion does not apply: a node's children are added at once).",
         json_schema_extra={"enum": list(LAB_SELECTIONS)},
     )
-    c: float = Field(
-        default=math.sqrt(2.0),
-        ge=0,
-        description="UCT exploration constant on rewards in [0, 1] (selection 'uct').",
-    )
-    c_puct: float = Field(
-        default=1.25,
-        ge=0,
-        description="PUCT exploration constant on rewards in [0, 1] (selection 'puct'): "
-        "score = Q/N + c_puct * P * sqrt(N_parent) / (1 + N).",
-    )
-    # The schema's enum of values is written by create_app (the built-ins, and
-    # network:NAME for each network of GET /api/games); the routes check it (422).
-    evaluator: str = Field(
-        default="uniform+rollout",
-        description="PUCT's evaluator (selection 'puct'): uniform priors with a random "
-        "playout's result ('uniform+rollout'), value 0 ('uniform'), the game's heuristic "
-        "('heuristic'; two-player zero-sum games with a heuristic), or a trained network's "
-        "priors and value ('network:NAME', one of the game's models in GET /api/games; "
-        "another game's is a 400).",
-    )
-    fpu: float = Field(
-        default=0.0,
-        ge=0,
-        le=1,
-        description="PUCT's first-play urgency: the Q/N of an unvisited child, in [0, 1] "
-        "(selection 'puct').",
-    )
-    rave: float = Field(
-        default=0.0,
-        ge=0,
-        le=1e9,
-        description="RAVE's equivalence parameter k (selection 'uct'; 0: off): a child's "
-        "score blends its mean with its all-moves-as-first mean Q~/N~, weighted beta = "
-        "sqrt(k / (3 N_parent + k)); a node's children are added at once. Under PUCT: 400.",
-    )
-    progressive_bias: float = Field(
-        default=0.0,
-        ge=0,
-        le=1e9,
-        description="Progressive bias's weight w (selection 'uct'; 0: off): a visited "
-        "child's score gains w * H / (N + 1), H the game's heuristic of its position in "
-        "[0, 1]. Needs the game's heuristic (else 400). Under PUCT: 400.",
-    )
-    knowledge: float = Field(
-        default=0.0,
-        ge=0,
-        le=1e9,
-        description="Prior knowledge's scale S (selection 'uct'; 0: off): a new child starts "
-        "with S times the game's virtual visits and wins for its move (Go: captures, atari "
-        "escapes, patterns, distance to the last move). Needs the game's knowledge kernel "
-        "(else 400). Under PUCT: 400.",
-    )
-    expansion: Literal["one", "all"] = "one"
-    simulation: Literal["random", "heavy", "cutoff"] = Field(
-        default="random",
-        description="Playout policy (under PUCT, of the 'uniform+rollout' evaluator's playouts).",
-    )
-    final: Literal["robust", "max", "robust-max"] = Field(
-        default="robust", description="Final-move rule."
-    )
-    solver: bool = Field(default=False, description="MCTS-Solver (two-player zero-sum games).")
-    cutoff_depth: Annotated[int, Field(ge=0, le=10**9), BeforeValidator(json_integer)] = Field(
-        default=8, description="Plies of a 'cutoff' playout."
-    )
-    seed: JsonInt = 0
     iterations: PositiveInt | None = Field(
         default=DEFAULT_ITERATIONS,
         description="Iterations per AI move (null: none; a time alone replaces it). The "
@@ -231,6 +176,10 @@ class EngineConfig(BaseModel):
         default=None, gt=0, description="Seconds per AI move (null: no time budget)."
     )
 
+    if TYPE_CHECKING:  # the generated fields (LAB_OPTIONS), typed by their options
+
+        def __getattr__(self, name: str) -> Any: ...
+
     @field_validator("selection")
     @classmethod
     def _known_selection(cls, value: str) -> str:
@@ -239,6 +188,72 @@ class EngineConfig(BaseModel):
                 f"unknown selection rule {value!r}; the lab's: {', '.join(LAB_SELECTIONS)}"
             )
         return value
+
+
+def lab_options(
+    search: type = SearchConfig, puct: type = PuctConfig
+) -> dict[str, tuple[type, Option]]:
+    """The options the lab offers (declared with ``lab=True``) beyond its own fields, by
+    their name in a request: the search config's, then PUCT's (a name both have is
+    PUCT's with ``_puct``: ``c_puct``)."""
+    names = options_of(search)
+    found: dict[str, tuple[type, Option]] = {}
+    for owner in (search, puct):
+        for opt in options_of(owner).values():
+            name = opt.name if owner is search or opt.name not in names else f"{opt.name}_puct"
+            if opt.lab and name not in _LabConfig.model_fields:
+                found[name] = (owner, opt)
+    return found
+
+
+#: The options of :class:`SearchConfig` and :class:`PuctConfig` the lab offers, by their
+#: field's name in :class:`EngineConfig`: (the config that declares it, the option).
+LAB_OPTIONS: Mapping[str, tuple[type, Option]] = MappingProxyType(lab_options())
+
+
+def lab_field(opt: Option) -> tuple[Any, Any]:
+    """The pydantic field of an option: its type (a ``Literal`` of its choices; an integer
+    as JSON Schema has it, :data:`JsonInt`; an evaluator by name), its bounds, default
+    and description (``lab_help``, else the one-line help as a sentence)."""
+    bounds: dict[str, Any] = {}
+    if opt.low is not None:
+        bounds["gt" if opt.low_open else "ge"] = opt.low
+    if opt.high is not None:
+        bounds["lt" if opt.high_open else "le"] = opt.high
+    kind: Any
+    if opt.kind == "choice" or opt.choices:
+        kind = Literal[opt.choices]  # type: ignore[valid-type]
+    elif opt.kind == "int":
+        # Bounds before the validator, as PositiveInt's (the schema's "minimum").
+        kind = Annotated[int, Field(**bounds), BeforeValidator(json_integer)]
+    elif opt.kind == "float":
+        kind = Annotated[float, Field(**bounds)] if bounds else float
+    else:
+        kind = {"bool": bool}.get(opt.kind, str)  # "object": a name (an evaluator's)
+    if opt.optional:
+        kind = kind | None
+    help_text = opt.lab_help or f"{opt.help[0].upper()}{opt.help[1:]}."
+    return kind, Field(default=opt.default, description=help_text)
+
+
+def engine_config_model(options: Mapping[str, tuple[type, Option]]) -> type[_LabConfig]:
+    """The request model of a search configuration: the lab's own fields and one field
+    for each of ``options`` (:func:`lab_field`)."""
+    fields: dict[str, Any] = {name: lab_field(opt) for name, (_, opt) in options.items()}
+    return create_model(
+        "EngineConfig",
+        __base__=_LabConfig,
+        __module__=__name__,
+        __doc__="A search configuration (the fields of :class:`mctslab.SearchConfig` the "
+        "lab offers).",
+        **fields,
+    )
+
+
+if TYPE_CHECKING:  # typed as its base: the lab's own fields, the generated ones as Any
+    EngineConfig = _LabConfig
+else:
+    EngineConfig = engine_config_model(LAB_OPTIONS)
 
 
 class SessionIn(BaseModel):

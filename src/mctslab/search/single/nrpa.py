@@ -46,6 +46,7 @@ from dataclasses import dataclass
 
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import GameInfo, State
+from mctslab.core.options import option
 from mctslab.core.rng import Rng
 from mctslab.search.single.moves import (
     Biases,
@@ -94,16 +95,23 @@ class NRPAConfig:
             budget at all, one).
     """
 
-    level: int = 2
-    iterations: int = 100
-    alpha: float = 1.0
-    bias: float = 0.0
-    polish: bool = False
-    seed: int = 0
-    time: float | None = None
-    playouts: int | None = None
-    target: float | None = None
-    runs: int | None = None
+    level: int = option(
+        2, "the nesting level (0: one playout of the uniform policy)", low=0, high=4
+    )
+    iterations: int = option(100, "N: the level-(L - 1) searches of each level", low=1, high=10**6)
+    alpha: float = option(1.0, "the adaptation step", low=0, high=100, low_open=True)
+    bias: float = option(
+        0.0,
+        "the weight beta of the game's move bias in the playouts (0: uniform)",
+        low=0,
+        high=1000,
+    )
+    polish: bool = option(False, "improve each playout's sequence by the game's local search")
+    seed: int = option(0, "the generator's seed", spec=False)
+    time: float | None = option(None, "a wall-clock budget in seconds (none: no limit)", spec=False)
+    playouts: int | None = option(None, "a playout budget (none: no limit)", spec=False)
+    target: float | None = option(None, "stop once a sequence scores at least this", spec=False)
+    runs: int | None = option(None, "runs at most (none: as many as the budget allows)", spec=False)
 
     def __post_init__(self) -> None:
         where = "nrpa"

@@ -36,6 +36,7 @@ from typing import Protocol
 
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import GameInfo, State
+from mctslab.core.options import option
 from mctslab.core.rng import Rng
 from mctslab.search.single.moves import Biases, Polisher, check_knowledge, knowledge, playout
 from mctslab.search.single.result import (
@@ -78,16 +79,21 @@ class SPMCTSConfig:
             (:func:`~mctslab.search.single.moves.playout`).
     """
 
-    c: float = 0.5
-    d: float = 0.01
-    iterations: int = 1000
-    seed: int = 0
-    time: float | None = None
-    playouts: int | None = None
-    target: float | None = None
-    runs: int | None = None
-    bias: float = 0.0
-    polish: bool = False
+    c: float = option(0.5, "the exploration constant C", low=0, high=1e6)
+    d: float = option(0.01, "the variance term's D, in the scores' width squared", low=0, high=1e6)
+    iterations: int = option(1000, "iterations from each position before a move", low=1, high=10**9)
+    seed: int = option(0, "the generator's seed", spec=False)
+    time: float | None = option(None, "a wall-clock budget in seconds (none: no limit)", spec=False)
+    playouts: int | None = option(None, "a playout budget (none: no limit)", spec=False)
+    target: float | None = option(None, "stop once a sequence scores at least this", spec=False)
+    runs: int | None = option(None, "runs at most (none: as many as the budget allows)", spec=False)
+    bias: float = option(
+        0.0,
+        "the weight beta of the game's move bias in the playouts (0: uniform)",
+        low=0,
+        high=1000,
+    )
+    polish: bool = option(False, "improve each playout's sequence by the game's local search")
 
     def __post_init__(self) -> None:
         where = "sp-mcts"

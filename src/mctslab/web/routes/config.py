@@ -14,10 +14,10 @@ import anyio.to_thread
 
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import Game
-from mctslab.search.mcts import SearchConfig
+from mctslab.search.config import SearchConfig
 from mctslab.search.puct import PuctConfig
 from mctslab.web import networks
-from mctslab.web.schemas import DEFAULT_ITERATIONS, EngineConfig
+from mctslab.web.schemas import DEFAULT_ITERATIONS, LAB_OPTIONS, EngineConfig
 
 __all__ = ["network_evaluator", "search_config"]
 
@@ -31,43 +31,36 @@ def search_config(
 ) -> SearchConfig:
     """The :class:`SearchConfig` of ``config``, with a request's budget if it gives one.
 
-    The default iterations are capped by ``max_iterations`` (the schema says so).
-    ``evaluator`` is PUCT's evaluator where ``config.evaluator`` names a network (the
-    loaded one, :func:`network_evaluator`); else the name is the evaluator."""
+    Each option the lab offers (:data:`LAB_OPTIONS`) goes to the config that declares it:
+    :class:`PuctConfig`'s where the selection is ``"puct"``. The default iterations are
+    capped by ``max_iterations`` (the schema says so). ``evaluator`` is PUCT's evaluator
+    where ``config.evaluator`` names a network (the loaded one,
+    :func:`network_evaluator`); else the name is the evaluator."""
     its, secs = config.iterations, config.time
     if "iterations" not in config.model_fields_set:
         its = None if "time" in config.model_fields_set else min(DEFAULT_ITERATIONS, max_iterations)
     if iterations is not None or time_ is not None:
         its, secs = iterations, time_
+    values: dict[type, dict[str, Any]] = {SearchConfig: {}, PuctConfig: {}}
+    for name, (owner, opt) in LAB_OPTIONS.items():
+        values[owner][opt.name] = getattr(config, name)
     puct = None
     if config.selection == "puct":
-        for name in ("rave", "progressive_bias", "knowledge"):
-            if getattr(config, name):
-                # SearchConfig refuses it too; this names the lab's fields.
+        for name, (owner, opt) in LAB_OPTIONS.items():
+            value = getattr(config, name)
+            if owner is SearchConfig and not opt.under_puct and not opt.default and value:
+                # An extension of UCT's rule that is off by default (RAVE, progressive
+                # bias, knowledge): SearchConfig refuses it too; this names the lab's field.
                 raise InvalidConfigError(
-                    f"config.{name}: {name}={getattr(config, name):g} is an option of UCT's "
+                    f"config.{name}: {name}={value:g} is an option of UCT's "
                     "selection (selection 'uct'); PUCT has its priors: set it to 0"
                 )
-        puct = PuctConfig(
-            c=config.c_puct,
-            evaluator=config.evaluator if evaluator is None else evaluator,
-            fpu=config.fpu,
-        )
+        if evaluator is not None:
+            values[PuctConfig]["evaluator"] = evaluator
+        puct = PuctConfig(**values[PuctConfig])
+    selection = "uct" if puct is not None else config.selection
     return SearchConfig(
-        c=config.c,
-        puct=puct,
-        expansion=config.expansion,
-        simulation=config.simulation,
-        final=config.final,
-        solver=config.solver,
-        cutoff_depth=config.cutoff_depth,
-        seed=config.seed,
-        iterations=its,
-        time=secs,
-        rave=config.rave,
-        progressive_bias=config.progressive_bias,
-        knowledge=config.knowledge,
-        selection="uct" if puct is not None else config.selection,
+        **values[SearchConfig], puct=puct, selection=selection, iterations=its, time=secs
     )
 
 

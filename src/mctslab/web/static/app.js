@@ -114,39 +114,84 @@ function addRules(rules) {
 }
 
 /**
- * The search settings' defaults, from the request schema the server serves (EngineConfig,
- * GET /engine-config.json, the model /openapi.json describes `config` with): the page starts from the configuration the API, the library's
- * SearchConfig, the CLI and the lessons start from (c = √2, not a rounded 1.41), so that
- * the same seed grows the same tree everywhere. FPU is the page's own: 0.5 (a draw) for
- * an unvisited child, where the API's 0 (a loss) makes PUCT's first visits less even.
+ * The search options of a request: EngineConfig's properties (GET /engine-config.json,
+ * the model /openapi.json describes `config` with), which the server generates from the
+ * library's declarations (SearchConfig's and PuctConfig's options the lab offers). Each
+ * is read from the form's control of its name (readConfig) and starts at the schema's
+ * default: the configuration the API, the library's SearchConfig, the CLI and the
+ * lessons start from (c = √2, not a rounded 1.41), so that the same seed grows the same
+ * tree everywhere. A select's words are the schema's enum (the page's labels kept for
+ * the words it knows); an option the page has no control for gets one
+ * (addOptionControls), so that an option declared in the library is on the page.
  */
-const SCHEMA_DEFAULTS = {
-  c: "c",
-  c_puct: "c-puct",
-  rave: "rave",
-  progressive_bias: "progressive-bias",
-  expansion: "expansion",
-  simulation: "simulation",
-  final: "final",
-  cutoff_depth: "cutoff-depth",
-  seed: "seed",
-  solver: "solver",
-};
+app.options = {};
+
+/** The request's own fields that the page's budget controls set (readBudget). */
+const BUDGET_FIELDS = ["iterations", "time"];
+/**
+ * The options whose start the page chooses itself: FPU 0.5 (a draw) for an unvisited
+ * child, where the API's 0 (a loss) makes PUCT's first visits less even.
+ */
+const PAGE_DEFAULTS = ["fpu"];
+
+/** The form's control of a request field, by its name (null where the page has none). */
+function optionControl(name) {
+  const control = $("config").elements.namedItem(name);
+  return control instanceof HTMLElement && !control.closest("#game-params") ? control : null;
+}
 
 function applyDefaults(schema) {
-  const properties = schema.properties || {};
-  for (const [name, id] of Object.entries(SCHEMA_DEFAULTS)) {
-    const value = (properties[name] || {}).default;
-    if (value === undefined || value === null) continue;
-    const input = $(id);
+  app.options = schema.properties || {};
+  addOptionControls(app.options);
+  for (const [name, prop] of Object.entries(app.options)) {
+    const input = optionControl(name);
+    if (!input || BUDGET_FIELDS.includes(name)) continue;
+    if (input.tagName === "SELECT" && Array.isArray(prop.enum)) setChoices(input, prop.enum);
+    const value = prop.default;
+    if (value === undefined || value === null || PAGE_DEFAULTS.includes(name)) continue;
     if (input.type === "checkbox") input.checked = Boolean(value);
     else if (typeof value === "number") setNumber(input, value);
     else input.value = String(value);
   }
   syncC($("c").value);
   syncSelection();
-  $("cutoff-row").hidden = $("simulation").value !== "cutoff";
   drawEngineNote();
+}
+
+/** A select's options: the words of `words`, in their order, with the page's labels where it has them. */
+function setChoices(select, words) {
+  const known = new Map([...select.options].map((option) => [option.value, option]));
+  select.replaceChildren(...words.map((word) => known.get(word) || html("option", { value: word }, [word])));
+}
+
+/**
+ * A control for each search option the page has none of (#search-options): a checkbox,
+ * a menu of its enum, or a number field within its bounds, the schema's description as
+ * its tooltip.
+ */
+function addOptionControls(options) {
+  const box = $("search-options");
+  for (const [name, prop] of Object.entries(options)) {
+    if (optionControl(name) || BUDGET_FIELDS.includes(name)) continue;
+    const id = name.replace(/_/g, "-");
+    const attrs = { id, name, "data-testid": id };
+    let control;
+    if (prop.type === "boolean") control = html("input", { ...attrs, type: "checkbox" });
+    else if (Array.isArray(prop.enum)) control = html("select", attrs, prop.enum.map((word) => html("option", { value: word }, [word])));
+    else if (prop.type === "number" || prop.type === "integer") {
+      const min = prop.minimum ?? prop.exclusiveMinimum;
+      control = html("input", { ...attrs, type: "number", min, max: prop.maximum ?? prop.exclusiveMaximum, step: prop.type === "integer" ? 1 : "any" });
+    } else control = html("input", { ...attrs, type: "text" });
+    const label = prop.type === "boolean" ? html("label", { class: "check", title: prop.description }, [control, ` ${prettyName(name)}`]) : html("label", { title: prop.description }, [prettyName(name), control]);
+    box.append(label);
+  }
+}
+
+/** A request field's value as its control holds it (a number's exact default: readNumber). */
+function readOption(input) {
+  if (input.type === "checkbox") return input.checked;
+  if (input.type === "number") return readNumber(input);
+  return input.value;
 }
 
 /**
@@ -208,10 +253,7 @@ function wireControls() {
     newGame();
   });
   $("evaluator").addEventListener("change", () => drawEvaluatorNote());
-  $("simulation").addEventListener("change", () => {
-    $("cutoff-row").hidden = $("simulation").value !== "cutoff";
-    drawEngineNote();
-  });
+  $("simulation").addEventListener("change", () => drawEngineNote());
   $("engine").addEventListener("change", () => drawEngineNote());
   $("budget").addEventListener("input", () => drawEngineNote());
   $("rave").addEventListener("input", () => (syncSelection(), drawExploration()));
@@ -507,26 +549,22 @@ function uctOption(id, strict = true) {
   throw new Error(`${name}: ${text} is not a number >= 0 (0: off)`);
 }
 
+/** The options read otherwise than from their control: UCT's extensions are 0 under another rule. */
+const READERS = {
+  rave: () => uctOption("rave"),
+  progressive_bias: () => uctOption("progressive-bias"),
+};
+
+/** The request's configuration: every search option of the schema (app.options), and the budget. */
 function readConfig() {
   const budget = readBudget();
-  return {
-    engine: $("engine").value,
-    selection: $("selection").value,
-    c: readNumber($("c")),
-    c_puct: readNumber($("c-puct")),
-    evaluator: $("evaluator").value,
-    fpu: readNumber($("fpu")),
-    rave: uctOption("rave"),
-    progressive_bias: uctOption("progressive-bias"),
-    expansion: $("expansion").value,
-    simulation: $("simulation").value,
-    final: $("final").value,
-    solver: $("solver").checked,
-    cutoff_depth: Number($("cutoff-depth").value),
-    seed: Number($("seed").value),
-    iterations: budget.iterations ?? null,
-    time: budget.time ?? null,
-  };
+  const config = {};
+  for (const name of Object.keys(app.options)) {
+    const input = optionControl(name);
+    if (name in READERS) config[name] = READERS[name]();
+    else if (input && !BUDGET_FIELDS.includes(name)) config[name] = readOption(input);
+  }
+  return { ...config, iterations: budget.iterations ?? null, time: budget.time ?? null };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -597,7 +635,6 @@ function restoreForm(snap) {
   }
   syncSelection();
   syncC($("c").value);
-  $("cutoff-row").hidden = $("simulation").value !== "cutoff";
   drawEngineNote();
   setBudgetLimit();
   drawEvaluatorNote();
