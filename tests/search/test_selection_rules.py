@@ -1,27 +1,48 @@
 """The selection rules' registry, and UCB1-Tuned, the rule added through it.
 
 Every rule of :data:`mctslab.search.rules.RULES` has its reference pair and (UCT's
-family) its compiled chooser; UCB1-Tuned (Auer, Cesa-Bianchi and Fischer 2002) scores by
-its formula, and both engines build the same tree under it, node for node and float for
-float, squared-reward sums included.
+family) its compiled chooser, both derived from its one entry and calling its one score
+function; a rule registered with nothing but an entry and its score function is picked
+by both engines, node for node; UCB1-Tuned (Auer, Cesa-Bianchi and Fischer 2002) scores
+by its formula, and both engines build the same tree under it, node for node and float
+for float, squared-reward sums included.
 """
 
 from __future__ import annotations
 
+import json
 import math
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 import mctslab
 from mctslab.core.errors import InvalidConfigError
+from mctslab.core.rng import Rng
 from mctslab.players.player import parse_spec, search_config
 from mctslab.search.compiled import CompiledMCTS
-from mctslab.search.compiled.selection import COMPILED_RULES, RULE_CODES
+from mctslab.search.compiled.selection import COMPILED_RULES, RULE_CODES, compiled_twin
 from mctslab.search.compiled.tree import SQUARES
+from mctslab.search.gumbel import root_score
 from mctslab.search.mcts import MCTS, Node, SearchConfig
+from mctslab.search.puct import puct_score
 from mctslab.search.reference.selection import SELECTION_RULES
-from mctslab.search.rules import RULES, rule_info, selectable_rules, ucb1_tuned_score
+from mctslab.search.reference.tree import SearchTree
+from mctslab.search.rules import (
+    RULES,
+    exploration,
+    rave_beta,
+    rave_score,
+    rule_info,
+    selectable_rules,
+    ucb1_tuned_score,
+    uct_score,
+)
 
 Stats = dict[tuple[int, ...], tuple[int, float, float]]
 
@@ -31,6 +52,13 @@ def test_every_registered_rule_has_both_engines() -> None:
     uct_family = {name for name, info in RULES.items() if info.family == "uct"}
     assert set(COMPILED_RULES) == uct_family
     assert sorted(RULE_CODES.values()) == list(range(len(COMPILED_RULES)))
+    assert all(RULES[name].code == code for name, code in RULE_CODES.items())
+    # The codes are the compiled engine's ABI (cached code has them built in): fixed.
+    assert RULE_CODES == {"uct": 0, "rave": 1, "ucb1-tuned": 2}
+    for info in RULES.values():  # a rule has terms for the argmax choosers or its own
+        assert (info.terms is None) == (info.chooser is not None), info.name
+        assert info.evaluated == (info.family == "puct"), info.name
+        assert info.root_halving == (info.name == "gumbel"), info.name
     assert set(selectable_rules()) <= uct_family
     assert "ucb1-tuned" in selectable_rules() and "rave" not in selectable_rules()
     with pytest.raises(KeyError, match="registered: uct"):
@@ -58,6 +86,129 @@ def test_the_score_is_auer_et_al_s_formula() -> None:
     assert ucb1_tuned_score(0.0, 0.0, 0, log_n, 1.0) == math.inf
     # N_parent = 1: ln 1 = 0, and S/N - (Q/N)^2 rounding below 0 is floored, not a NaN.
     assert ucb1_tuned_score(0.1, 0.1 * 0.1, 1, 0.0, 1.0) == pytest.approx(0.1)
+
+
+def test_each_rule_registers_its_score_function_once() -> None:
+    # The registry holds the one function per rule that both engines choose by.
+    assert RULES["uct"].score is uct_score
+    assert RULES["ucb1-tuned"].score is ucb1_tuned_score
+    assert RULES["rave"].score is rave_score
+    assert RULES["puct"].score is puct_score
+    assert RULES["gumbel"].score is root_score
+
+
+@pytest.mark.parametrize("name", ["uct", "ucb1-tuned", "rave"])
+def test_the_reference_chooser_calls_the_registered_score(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The reference chooser's scores are the entry's score function of each child's
+    # statistics and the entry's per-node terms, float for float.
+    state = mctslab.make("connect_four").new_initial_state()
+    config = SearchConfig(
+        iterations=300, seed=2, **({"rave": 50.0} if name == "rave" else {"selection": name})
+    )
+    searcher = MCTS(config)
+    searcher.search(state)
+    root = searcher.root
+    assert root is not None and config.selection_rule == name
+    info = RULES[name]
+    tree = SearchTree(root, mctslab.make("connect_four").info, config, Rng(0))
+    got = SELECTION_RULES[name].scores(root, tree)
+    want = [info.view_score(ch, root.visits, config) for ch in root.children]
+    assert got == want
+    terms = info.terms
+    assert terms is not None
+    t = terms(config.c, config.rave, root.visits)
+    if name == "uct":
+        assert t == (exploration(config.c, root.visits),)
+        assert got == [uct_score(ch.value_sum, ch.visits, t[0]) for ch in root.children]
+    if name == "rave":
+        assert t == (exploration(config.c, root.visits), rave_beta(50.0, root.visits))
+
+
+def test_a_compiled_score_is_the_same_function_compiled() -> None:
+    # compiled_twin compiles the registry's code object itself (its tables as arrays):
+    # the same doubles as the Python function, for small and large counts.
+    from numba import njit
+
+    uct, ex = compiled_twin(uct_score), compiled_twin(exploration)
+
+    @njit  # type: ignore[misc]
+    def both(value_sum: float, visits: int, c: float, parent: int) -> float:
+        return uct(value_sum, visits, ex(c, parent))  # type: ignore[no-any-return]
+
+    for value_sum, visits, parent in [(3.0, 7, 100), (1500.5, 5000, 20_000), (0.0, 0, 3)]:
+        assert both(value_sum, visits, 1.4, parent) == uct_score(
+            value_sum, visits, exploration(1.4, parent)
+        )
+    assert compiled_twin(uct_score) is uct  # one twin per function
+    assert uct.py_func.__code__ is uct_score.__code__
+
+
+# A rule added as docs/layout.md says, with one registry entry and its score function
+# appended to a copy of search/rules.py and nothing else: UCT with half the exploration
+# term. Both engines must pick by it (their trees differ from UCT's) and build the same
+# tree. In a process of its own on the copied tree with its own numba cache (the compiled
+# engine writes its dispatch on the rule codes from the registry at import).
+NEW_RULE = """
+
+def half_score(value_sum: float, visits: int, explore: float) -> float:
+    if visits == 0:
+        return math.inf
+    return value_sum / visits + 0.5 * explore / math.sqrt(visits)
+
+
+RULES["uct-half"] = RuleInfo(
+    "uct-half", "UCT with half its exploration", "UCT/2", "Q/N + c/2 sqrt(ln N_parent / N)",
+    "a test", "uct", (), "mcts:selection=uct-half", half_score, uct_terms, code=3,
+    selectable=True,
+)
+"""
+
+SEARCH_BOTH = """
+import json, sys
+import mctslab
+from mctslab.search.compiled import CompiledMCTS
+from mctslab.search.mcts import MCTS, SearchConfig
+
+def tree_of(result):
+    return [(ch.action, ch.visits, ch.value) for ch in result.children]
+
+state = mctslab.make(sys.argv[1]).new_initial_state()
+out = {"file": mctslab.__file__}
+for selection in ("uct", "uct-half"):
+    config = SearchConfig(iterations=1500, seed=4, c=1.4, selection=selection)
+    ref, comp = MCTS(config).search(state), CompiledMCTS(config).search(state)
+    out[selection] = [tree_of(ref), tree_of(comp), ref.nodes, comp.nodes]
+print(json.dumps(out))
+"""
+
+
+def test_a_rule_is_one_entry_and_its_score_function(tmp_path: Path) -> None:
+    package = Path(mctslab.__file__).resolve().parent
+    copy = tmp_path / "src" / "mctslab"
+    shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    with (copy / "search" / "rules.py").open("a") as f:
+        f.write(NEW_RULE)
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(tmp_path / "src"),
+        "NUMBA_CACHE_DIR": str(tmp_path / "numba"),
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", SEARCH_BOTH, "tic_tac_toe"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert Path(out["file"]).resolve() == (copy / "__init__.py").resolve()
+    uct, half = out["uct"], out["uct-half"]
+    assert half[0] == half[1] and half[2] == half[3]  # node identity under the new rule
+    assert uct[0] == uct[1]
+    assert half[0] != uct[0]  # the new rule is really in use, in both engines
 
 
 def reference_stats(searcher: MCTS) -> Stats:

@@ -237,7 +237,7 @@ def from_compiled(
 @dataclass(frozen=True)
 class _Scorer:
     """A child's selection score under the search's rule: the registry's view of it
-    (:attr:`mctslab.search.rules.RuleInfo.score`: UCT, UCB1-Tuned, RAVE with progressive
+    (:meth:`mctslab.search.rules.RuleInfo.view_score`: UCT, UCB1-Tuned, RAVE with progressive
     bias, PUCT)."""
 
     config: SearchConfig
@@ -255,7 +255,7 @@ class _Scorer:
         return self.config.progressive_bias if self.config.puct is None else 0.0
 
     def __call__(self, s: NodeStats, parent_visits: int) -> float:
-        return RULES[self.config.selection_rule].score(s, parent_visits, self.config)
+        return RULES[self.config.selection_rule].view_score(s, parent_visits, self.config)
 
 
 def _build(

@@ -1,46 +1,58 @@
-"""The selection rules: their formulas and their registry (what each rule is called, what
-it computes, which node statistics it needs, how a user picks it).
+"""The selection rules' registry: one entry per rule, carrying its formula, its
+statistics, its choosers in both engines and how a user picks it.
 
 A selection rule decides which child a descent takes at a fully expanded decision node.
-Here are the formulas both engines compute (:func:`uct_score`, :func:`rave_score`,
-:func:`ucb1_tuned_score`; PUCT's are in :mod:`mctslab.search.puct`) and each rule's
-:class:`RuleInfo` in :data:`RULES`, under the name that picks it. The choosers, which walk
-a node's children, live in the engines:
+Each rule is one :class:`RuleInfo` in :data:`RULES`, under the name that picks it
+(``SearchConfig.selection_rule``). Its score is written once, here, as a plain numeric
+Python function of a child's statistics and of per-node terms (:func:`uct_score`,
+:func:`ucb1_tuned_score`, :func:`rave_score`; PUCT's :func:`~mctslab.search.puct.puct_score`
+and Gumbel's :func:`~mctslab.search.gumbel.root_score`). Both engines call that one function:
+the reference engine as it is, the compiled engine compiled by numba from the same code
+(:func:`mctslab.search.compiled.selection.compiled_twin`: the reciprocal tables below are
+read as numpy arrays there), so both compute the same doubles (IEEE arithmetic, correctly
+rounded square roots, the C library's ``log``).
 
-- the reference engine's pair ``(choose, scores)`` in
-  :data:`mctslab.search.reference.selection.SELECTION_RULES`,
-- the compiled engine's numba chooser in
-  :data:`mctslab.search.compiled.selection.COMPILED_RULES` (UCT's family; PUCT's rules
-  run in the PUCT chunk),
+A rule whose choice is "the child with the highest score" (UCT's family: UCT, UCB1-Tuned,
+RAVE with progressive bias and prior knowledge) needs nothing else: the score's parameter
+names say what it reads (a name of :data:`CHILD_STATISTICS` is read from each child, the
+other parameters are the per-node terms that the entry's ``terms`` function computes, in
+order), and each engine writes its chooser from them (the reference engine's
+:func:`mctslab.search.reference.selection.argmax_rule`, the compiled engine's
+:func:`mctslab.search.compiled.selection.argmax_chooser`, which the UCT chunk's
+``select_by_rule`` dispatches to by the rule's code, :data:`RULE_CODES` there, derived from
+this registry). A rule with a choice of its own (PUCT, with the root's noisy priors;
+Gumbel's Sequential Halving) names its ``chooser``, a function of that name in each
+engine's ``selection`` module, both calling the entry's score.
 
-and a test (``tests/search/test_selection_rules.py``) checks that every rule registered
-here has both and that the two build the same tree. :class:`SearchConfig`'s ``selection``
-option, the player specs (``mcts:selection=NAME``), the web lab's choices
-(``GET /api/rules``), the step-by-step trace and the tree view read the rules from here.
+The entry's ``evaluated`` says what PUCT and Gumbel change beyond the choice, so that the
+phases ask the rule instead of testing whether the search has a ``PuctConfig``: a node is
+evaluated when first reached (its children created together, with the evaluator's
+priors) and phase 3 is the evaluation, not a playout.
 
-A score that is plain arithmetic on a child's statistics is written once, as a Python
-function of floats (:func:`ucb1_tuned_score`): the reference engine calls it as it is,
-the compiled engine compiles the same function with numba, so both compute the same
-doubles (IEEE arithmetic, correctly rounded square roots, the C library's ``log``).
-
-Adding a rule: its score here, its chooser in each engine, the three registrations, and
-a node-identity test; docs/search.md ("Adding a selection rule") walks through
-UCB1-Tuned's.
+:class:`SearchConfig`'s ``selection`` option, the player specs (``mcts:selection=NAME``),
+the web lab's choices (``GET /api/rules``), the step-by-step trace and the tree view read
+the rules from here; ``tests/search/test_selection_rules.py`` checks that every rule has
+both engines' choosers and that they build the same tree. Adding a rule: its score
+function and its entry here (docs/layout.md, "Adding a selection rule").
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from mctslab.search.puct import puct_exploration, puct_score
+from mctslab.search.gumbel import root_score
+from mctslab.search.puct import PuctConfig, puct_exploration, puct_score
 
 if TYPE_CHECKING:
     from mctslab.search.config import SearchConfig
 
 __all__ = [
+    "CHILD_STATISTICS",
     "RULES",
     "SQUARES",
     "STATISTICS",
@@ -50,13 +62,20 @@ __all__ = [
     "UCT_TABLE_SIZE",
     "ChildView",
     "RuleInfo",
+    "child_score",
     "exploration",
+    "puct_config",
     "rave_beta",
     "rave_score",
+    "rave_terms",
     "rule_info",
+    "rule_of_config",
+    "score_call",
     "selectable_rules",
+    "tuned_terms",
     "ucb1_tuned_score",
     "uct_score",
+    "uct_terms",
 ]
 
 #: Visit counts below this read the UCT score's reciprocals from tables (below).
@@ -90,8 +109,8 @@ def uct_score(value_sum: float, visits: int, explore: float) -> float:
     action's availability count in ISMCTS): per child two multiplications and table
     loads instead of two divisions and a square root, the reciprocals of small counts
     read from :data:`UCT_INV` and :data:`UCT_INV_SQRT`. ``+inf`` for an unvisited child
-    (``N = 0``), which therefore comes first. The compiled twin is
-    :func:`mctslab.search.compiled.selection.uct_child`: the same expression, float for float.
+    (``N = 0``), which therefore comes first. Both engines choose by this function (the
+    compiled one compiled from it, the tables as arrays).
     """
     if visits == 0:
         return math.inf
@@ -139,9 +158,8 @@ def rave_score(
     2011's heuristic MC-RAVE; Fuego's default, ``PRIOR_INIT_BOTH``), 0 without it. A
     child with ``N + N0 = 0`` scores ``Q~ / N~ + c * sqrt(ln N_parent) + w * H`` (its
     terms at ``N = 1`` with the AMAF mean for its own) once RAVE has seen its move, else
-    ``+inf`` (first, as under UCT). The compiled twin is
-    :func:`mctslab.search.compiled.selection.rave_child`: the same expression, float for
-    float."""
+    ``+inf`` (first, as under UCT). Both engines choose by this function (the compiled
+    one compiled from it, reading ``N0`` and ``Q0`` as 0 without prior knowledge)."""
     n = visits + prior_visits
     m = amaf_visits + prior_visits
     if n == 0:
@@ -171,8 +189,7 @@ def ucb1_tuned_score(
     floored at 0 (rounding can take ``S/N - (Q/N)^2`` a hair below 0 when the square
     root term is 0, at ``N_parent = 1``).
 
-    Both engines call this function: the compiled engine compiles it with numba
-    (:func:`mctslab.search.compiled.selection.ucb1_tuned_child`)."""
+    Both engines call this function: the compiled engine compiles it with numba."""
     if visits == 0:
         return math.inf
     mean = value_sum / visits
@@ -191,6 +208,21 @@ STATISTICS = {
     "knowledge": "the game's prior knowledge of the move into the node: virtual visits and wins",
 }
 SQUARES = "squares"
+
+#: The child statistics a score function may read, by its parameter's name: the
+#: attributes of :class:`ChildView` (and of the reference engine's nodes); the compiled
+#: engine reads each from its tree's arrays (0 for the prior knowledge it does not keep).
+CHILD_STATISTICS = (
+    "visits",
+    "value_sum",
+    "squares",
+    "amaf_visits",
+    "amaf_sum",
+    "bias",
+    "prior",
+    "prior_visits",
+    "prior_wins",
+)
 
 
 class ChildView(Protocol):
@@ -217,45 +249,78 @@ class ChildView(Protocol):
 
 
 ViewScore = Callable[[ChildView, int, "SearchConfig"], float]
+#: A rule's per-node terms from ``(c, k, N_parent)`` (``SearchConfig.c``, RAVE's
+#: ``SearchConfig.rave``, the parent's visits): its score's parameters that are not child
+#: statistics, in their order, computed once per node and shared by its children.
+TermsFn = Callable[[float, float, int], tuple[float, ...]]
 
 
-def _uct_view(s: ChildView, parent_visits: int, config: SearchConfig) -> float:
-    return uct_score(s.value_sum, s.visits, exploration(config.c, parent_visits))
+def uct_terms(c: float, k: float, parent_visits: int) -> tuple[float]:
+    """UCT's per-node term: ``explore =`` :func:`exploration` ``(c, N_parent)``."""
+    return (exploration(c, parent_visits),)
 
 
-def _tuned_view(s: ChildView, parent_visits: int, config: SearchConfig) -> float:
-    log_parent = math.log(parent_visits) if parent_visits else 0.0
-    return ucb1_tuned_score(s.value_sum, s.squares, s.visits, log_parent, config.c)
+def tuned_terms(c: float, k: float, parent_visits: int) -> tuple[float, float]:
+    """UCB1-Tuned's per-node terms: ``log_parent = ln N_parent`` (0 at 0) and ``c``."""
+    return (math.log(parent_visits) if parent_visits else 0.0, c)
 
 
-def _rave_view(s: ChildView, parent_visits: int, config: SearchConfig) -> float:
-    explore = exploration(config.c, parent_visits)
-    beta = rave_beta(config.rave, parent_visits)
-    return rave_score(
-        s.value_sum,
-        s.visits,
-        s.amaf_sum,
-        s.amaf_visits,
-        explore,
-        beta,
-        s.bias,
-        s.prior_visits,
-        s.prior_wins,
+def rave_terms(c: float, k: float, parent_visits: int) -> tuple[float, float]:
+    """RAVE's per-node terms: ``explore =`` :func:`exploration` ``(c, N_parent)`` and
+    ``beta =`` :func:`rave_beta` ``(k, N_parent)``."""
+    return (exploration(c, parent_visits), rave_beta(k, parent_visits))
+
+
+def score_call(
+    score: Callable[..., float], child: Callable[[str], str], term: Callable[[int], str]
+) -> str:
+    """The source of the call ``SCORE(...)`` of a score function, its arguments spelled by
+    an engine: ``child(name)`` for a parameter named after a child statistic
+    (:data:`CHILD_STATISTICS`), ``term(i)`` for the ``i``-th of the others (the rule's
+    per-node terms). Both engines write their choosers of UCT's family from this, so the
+    score's signature is the only place that says what a rule reads."""
+    args, i = [], 0
+    for name in inspect.signature(score).parameters:
+        if name in CHILD_STATISTICS:
+            args.append(child(name))
+        else:
+            args.append(term(i))
+            i += 1
+    return f"SCORE({', '.join(args)})"
+
+
+@functools.cache
+def child_score(score: Callable[..., float]) -> Callable[[ChildView, tuple[float, ...]], float]:
+    """``f(child, terms)``: ``score`` of ``child`` (a :class:`ChildView`: the tree view's
+    statistics or the reference engine's node), its arguments read by the names of the
+    score's parameters (:func:`score_call`: ``child.visits``, ``child.value_sum``, ... and
+    ``terms[i]``), written once per score function."""
+    call = score_call(score, lambda name: f"ch.{name}", lambda i: f"t[{i}]")
+    fn: Callable[[ChildView, tuple[float, ...]], float] = eval(
+        f"lambda ch, t: {call}", {"SCORE": score}
     )
+    return fn
+
+
+def puct_config(config: SearchConfig) -> PuctConfig:
+    """The PUCT parameters of a search whose rule is ``evaluated`` (PUCT's family): the
+    one place that asks whether a search has them."""
+    if config.puct is None:
+        raise TypeError(f"the {config.selection_rule!r} rule has no PUCT parameters")
+    return config.puct
 
 
 def _puct_view(s: ChildView, parent_visits: int, config: SearchConfig) -> float:
     # Gumbel's root choice follows Sequential Halving's schedule, not a score of each
     # child alone: its view shows the PUCT score too.
-    puct = config.puct
-    assert puct is not None
+    puct = puct_config(config)
     explore = puct_exploration(puct.c, puct.c_base, parent_visits)
     return puct_score(s.value_sum, s.visits, s.prior or 0.0, explore, puct.fpu)
 
 
 @dataclass(frozen=True)
 class RuleInfo:
-    """One selection rule, as users and documentation see it.
+    """One selection rule: its registry entry, read by both engines, users and the docs.
 
     Attributes:
         name: the registry's key: ``SearchConfig.selection_rule``, and for a rule with
@@ -270,9 +335,27 @@ class RuleInfo:
         statistics: what it reads beyond ``N`` and ``Q`` (keys of :data:`STATISTICS`);
             the engines keep a statistic only when the search's rule declares it.
         how: how a user turns it on.
-        score: a child's score from its statistics (:class:`ChildView`), its parent's
-            visits and the search's config: what the tree view and the lab show beside
-            each node (the engines' choosers compute the same numbers their own way).
+        score: the formula, written once: a plain numeric function (numba-compilable)
+            whose parameters named in :data:`CHILD_STATISTICS` are a child's statistics
+            and the others the per-node terms (``terms``, or the chooser's own).
+        terms: the per-node terms of a rule that picks the child with the highest
+            ``score`` (:data:`TermsFn`; each engine writes that chooser from ``score`` and
+            ``terms``); ``None`` for a rule with a ``chooser`` of its own.
+        code: UCT's family: the rule's code in the compiled UCT chunk (``Options.rule``,
+            the case of its ``select_by_rule``): fixed per rule, not its place here, since
+            compiled code cached on disk has the codes built in; ``None`` for PUCT's family.
+        chooser: the name of the rule's own chooser, a function of that name in both
+            engines' ``selection`` modules (each calling ``score``); ``None``: the
+            engines' argmax chooser.
+        view: a child's score for the tree view where ``terms`` cannot give it (PUCT's
+            exploration reads the ``PuctConfig``); ``None``: from ``score`` and ``terms``
+            (:meth:`view_score`).
+        evaluated: a rule of an evaluator (PUCT's family): a node is evaluated when first
+            reached, its children created together with their priors, and phase 3 is the
+            evaluation (with a playout mixed in, by ``PuctConfig.mix``).
+        root_halving: Sequential Halving at the root (Gumbel): the root's noise and
+            schedule are drawn for the whole iteration budget, which must be known up
+            front, and the final move is the halving's survivor.
         selectable: picked by ``selection=NAME`` (the other rules are turned on by their
             own options: ``rave=``/``progressive_bias=``, ``puct:``, ``gumbel:``).
     """
@@ -285,8 +368,23 @@ class RuleInfo:
     family: Literal["uct", "puct"]
     statistics: tuple[str, ...]
     how: str
-    score: ViewScore
+    score: Callable[..., float]
+    terms: TermsFn | None = None
+    code: int | None = None
+    chooser: str | None = None
+    view: ViewScore | None = None
+    evaluated: bool = False
+    root_halving: bool = False
     selectable: bool = False
+
+    def view_score(self, s: ChildView, parent_visits: int, config: SearchConfig) -> float:
+        """A child's score from its statistics (:class:`ChildView`), its parent's visits
+        and the search's config: what the tree view and the lab show beside each node,
+        the number the engines' choosers compare."""
+        if self.view is not None:
+            return self.view(s, parent_visits, config)
+        assert self.terms is not None
+        return child_score(self.score)(s, self.terms(config.c, config.rave, parent_visits))
 
 
 #: Every selection rule, by name, in the order the documentation lists them.
@@ -302,7 +400,9 @@ RULES: dict[str, RuleInfo] = {
             "uct",
             (),
             "mcts: (the default)",
-            _uct_view,
+            uct_score,
+            uct_terms,
+            code=0,
             selectable=True,
         ),
         RuleInfo(
@@ -316,7 +416,9 @@ RULES: dict[str, RuleInfo] = {
             "uct",
             (SQUARES,),
             "mcts:selection=ucb1-tuned",
-            _tuned_view,
+            ucb1_tuned_score,
+            tuned_terms,
+            code=2,
             selectable=True,
         ),
         RuleInfo(
@@ -330,7 +432,9 @@ RULES: dict[str, RuleInfo] = {
             "uct",
             ("amaf", "bias"),
             "mcts:rave=K, mcts:progressive_bias=W and/or mcts:knowledge=S",
-            _rave_view,
+            rave_score,
+            rave_terms,
+            code=1,
         ),
         RuleInfo(
             "puct",
@@ -341,7 +445,10 @@ RULES: dict[str, RuleInfo] = {
             "puct",
             ("prior",),
             "puct: (or az:)",
-            _puct_view,
+            puct_score,
+            chooser="puct_child",
+            view=_puct_view,
+            evaluated=True,
         ),
         RuleInfo(
             "gumbel",
@@ -353,7 +460,11 @@ RULES: dict[str, RuleInfo] = {
             "puct",
             ("prior",),
             "gumbel:",
-            _puct_view,
+            root_score,
+            chooser="gumbel_child",
+            view=_puct_view,
+            evaluated=True,
+            root_halving=True,
         ),
     )
 }
@@ -365,6 +476,11 @@ def rule_info(name: str) -> RuleInfo:
         return RULES[name]
     except KeyError:
         raise KeyError(f"no selection rule {name!r}; registered: {', '.join(RULES)}") from None
+
+
+def rule_of_config(config: SearchConfig) -> RuleInfo:
+    """The registry entry of ``config``'s rule (``SearchConfig.selection_rule``)."""
+    return RULES[config.selection_rule]
 
 
 def selectable_rules() -> tuple[str, ...]:

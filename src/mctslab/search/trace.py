@@ -73,7 +73,7 @@ from mctslab.search.reference.selection import (
     selection_priors,
 )
 from mctslab.search.reference.tree import Node, NodeBudgetReached, SearchTree
-from mctslab.search.rules import RULES
+from mctslab.search.rules import RULES, puct_config
 
 __all__ = [
     "ChildPrior",
@@ -289,7 +289,7 @@ def _step(parent: Node, chosen: Node, tree: SearchTree) -> SelectionStep:
     decision = parent.outcomes is None
     rule = rule_of(tree) if decision else SELECTION_RULES["uct"]
     scores = rule.scores(parent, tree)
-    priors = selection_priors(parent, tree) if decision and config.puct is not None else None
+    priors = selection_priors(parent, tree) if decision and tree.rule.evaluated else None
     rave = rule.name == "rave" and bool(config.rave)
     bias = rule.name == "rave" and bool(config.progressive_bias)
     children = tuple(
@@ -397,7 +397,8 @@ class TraceRecorder:
 
     def simulation(self, tree: SearchTree) -> Simulation:
         """Phase 3's record: a playout, PUCT's evaluation, or a leaf's exact rewards."""
-        leaf, puct = self.path[-1], tree.config.puct
+        leaf = self.path[-1]
+        puct = puct_config(tree.config) if tree.rule.evaluated else None
         assert leaf.state is not None
         actions: list[int] = []
         cutoff = False
@@ -419,10 +420,10 @@ class TraceRecorder:
             labels=_labels(leaf.state, actions),
             cutoff=cutoff,
             rewards=tuple(self.rewards),
-            evaluator=None if puct is None else _evaluator_name(puct.evaluator),
+            evaluator=_evaluator_name(puct.evaluator) if puct else None,
             value=None if self.value is None else tuple(self.value),
             playout_rewards=tuple(self.playout_rewards or ()) if mixed else None,
-            mix=puct.mix if mixed and puct is not None else 0.0,
+            mix=puct.mix if mixed and puct else 0.0,
         )
 
     def updates(self) -> tuple[Update, ...]:
@@ -455,7 +456,7 @@ class TraceRecorder:
 
     def trace(self, tree: SearchTree) -> IterationTrace:
         """The iteration's :class:`IterationTrace`, once :func:`iterate` has returned."""
-        config, puct = tree.config, tree.config.puct
+        config, evaluated = tree.config, tree.rule.evaluated
         return IterationTrace(
             selection=self.selection,
             expansion=self.expansion,
@@ -463,8 +464,8 @@ class TraceRecorder:
             backpropagation=self.updates(),
             root_visits=tree.root.visits,
             nodes=tree.nodes,
-            c=config.c if puct is None else puct.c,
-            selection_rule="uct" if puct is None else "puct",
+            c=puct_config(config).c if evaluated else config.c,
+            selection_rule=tree.rule.family,
             rave=config.rave,
             progressive_bias=config.progressive_bias,
             rule=config.selection_rule,

@@ -8,9 +8,10 @@ loops: :func:`chunk_stop` (the budget checks a chunk can make itself), then
 :func:`~.phases.simulate`, :func:`~.phases.backpropagate`.
 
 :func:`select_by_rule` is written from the registry of UCT's rules
-(:data:`~.selection.COMPILED_RULES`) when this module is imported: one inlined descent per
-rule, picked by the rule's code once an iteration, so that a new rule needs no branch
-here.
+(:data:`~.selection.COMPILED_RULES`, each chooser written from its entry of
+:data:`mctslab.search.rules.RULES`) when this module is imported: one inlined descent per
+rule, picked by the rule's code (the entry's ``code``) once an iteration, so that a new
+rule needs no branch here.
 """
 
 from __future__ import annotations
@@ -117,7 +118,7 @@ def uct_chunk(
     """The chunk's loop: the budget checks, then one iteration, until one of them stops it.
 
     Under RAVE (``options.rave_k > 0``) or progressive bias (``options.bias_w > 0``) the
-    descent chooses by :func:`rave_child`, reading ``tree.stats``; RAVE grows a node's
+    descent chooses by RAVE's rule (``options.rule``), reading ``tree.stats``; RAVE grows a node's
     children together (as ``EXPANSION_ALL``), records the playout's first movers and
     updates the AMAF statistics after the backup (:func:`update_amaf`); progressive
     bias evaluates each node as it is opened (:func:`set_bias`).

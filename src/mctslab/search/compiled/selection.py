@@ -1,22 +1,30 @@
 """The selection rules: which child of a node the descent takes.
 
 Each rule is a function ``(tree, node, choice)`` returning a child's id, inlined into the
-descent (:func:`~mctslab.search.compiled.phases.select` takes the rule as an argument):
-:func:`uct_child` (UCT: Kocsis and Szepesvári 2006), :func:`ucb1_tuned_child`
-(UCB1-Tuned: Auer et al. 2002), :func:`rave_child` (RAVE and progressive bias: Gelly and
-Silver 2011; Chaslot et al. 2008), :func:`puct_child` (AlphaGo's PUCT: Silver et al. 2016,
-2017) and :func:`gumbel_child` (Gumbel MuZero: Danihelka et al. 2022). ``choice`` is a
-tuple of the rule's parameters: for UCT's family ``(c, solver, rave_k, knowledge)``, each rule
-reading what it needs. :data:`COMPILED_RULES` registers UCT's family by the names of
-:data:`mctslab.search.rules.RULES`; the UCT chunk dispatches on a rule's code, its index
-there (:data:`RULE_CODES`, ``Options.rule``). :func:`agree` is robust-max's test at the
-root.
+descent (:func:`~mctslab.search.compiled.phases.select` takes the rule as an argument).
+Every score is the registry's one Python function
+(:data:`mctslab.search.rules.RULES`' ``score``), compiled by :func:`compiled_twin`:
+
+- UCT's family (UCT, UCB1-Tuned, RAVE with progressive bias and prior knowledge) gets
+  :func:`argmax_chooser`'s chooser, written from the rule's score and per-node terms when
+  this module is imported; ``choice = (c, solver, rave_k, knowledge)``, each rule reading
+  what it needs. :data:`COMPILED_RULES` holds them by the registry's names, in its order,
+  and :data:`RULE_CODES` their codes (``Options.rule``), on which the UCT chunk's
+  ``select_by_rule`` dispatches.
+- PUCT's family has choosers of its own, named by their entries: :func:`puct_child`
+  (AlphaGo's PUCT: Silver et al. 2016, 2017) and :func:`gumbel_child` (Gumbel MuZero:
+  Danihelka et al. 2022), run by the PUCT chunk.
+
+:func:`agree` is robust-max's test at the root.
 """
 
 from __future__ import annotations
 
 import math
 import sys
+import types
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -35,11 +43,12 @@ from mctslab.search.compiled.tree import (
     UNPROVEN,
 )
 from mctslab.search.rules import (
+    RULES,
     UCT_INV,
     UCT_INV_SQRT,
     UCT_SQRT_LOG,
-    UCT_TABLE_SIZE,
-    ucb1_tuned_score,
+    RuleInfo,
+    score_call,
 )
 
 TINY = sys.float_info.min
@@ -50,146 +59,116 @@ INV_SQRT = np.array(UCT_INV_SQRT)
 SQRT_LOG = np.array(UCT_SQRT_LOG)
 
 
-@njit(inline="always")  # inlined: a call would pass the whole Tree struct each step
-def uct_child(tree, node, choice):  # type: ignore[no-untyped-def]
-    """The child of ``node`` with the highest UCT score, as the reference's
-    ``_best_uct_child``: ``Q/N + c * sqrt(ln N_parent / N)`` computed as the reference's
-    :func:`~mctslab.search.mcts.uct_score` does (``c * sqrt(ln N_parent)`` once per node,
-    the reciprocals of small counts from the same tables), unvisited children first,
-    ties to the lowest action (children are sorted by action and only a strictly
-    greater score replaces the best); MCTS-Solver skips proven children.
-    ``choice = (c, solver, rave_k, knowledge)``."""
-    c, solver = choice[0], choice[1]
-    visits, value_sum, proven, next_sibling = (
-        tree.visits,
-        tree.value_sum,
-        tree.proven,
-        tree.next_sibling,
-    )
-    parent_visits = visits[node]
-    if parent_visits < UCT_TABLE_SIZE:
-        explore = c * SQRT_LOG[parent_visits]
-    else:
-        explore = c * math.sqrt(math.log(parent_visits))
-    best = NONE
-    best_value = -math.inf
-    ch = tree.first_child[node]
-    while ch >= 0:
-        if not (solver and proven[ch] != UNPROVEN):
-            n = visits[ch]
-            if n == 0:
-                return ch
-            if n < UCT_TABLE_SIZE:
-                value = value_sum[ch] * INV[n] + explore * INV_SQRT[n]
-            else:
-                value = value_sum[ch] * (1.0 / n) + explore * (1.0 / math.sqrt(n))
-            if value > best_value:
-                best = ch
-                best_value = value
-        ch = next_sibling[ch]
-    return best
+# The reciprocal tables that the registry's Python functions read as lists, as arrays.
+_TABLES = {"UCT_INV": INV, "UCT_INV_SQRT": INV_SQRT, "UCT_SQRT_LOG": SQRT_LOG}
 
 
-# The score, compiled from the one Python function both engines call.
-tuned_score = njit(inline="always")(ucb1_tuned_score)
+def compiled_twin(fn: Callable[..., Any]) -> Any:
+    """``fn`` (a score or per-node terms function of :mod:`mctslab.search.rules`,
+    :mod:`~mctslab.search.puct` or :mod:`~mctslab.search.gumbel`) compiled by numba, inlined
+    where it is called: the same code object, its global tables read as the numpy arrays
+    of the same numbers (numba cannot read a global list) and the Python functions it calls
+    (:func:`~mctslab.search.rules.exploration` in UCT's terms) compiled the same way, so
+    the compiled engine computes the reference engine's doubles with the reference
+    engine's function. Inlined: a call inside the children's loop would cost more than
+    the score."""
+    if fn in _TWINS:
+        return _TWINS[fn]
+    scope = dict(fn.__globals__)
+    for name in fn.__code__.co_names:
+        if name in _TABLES:
+            scope[name] = _TABLES[name]
+        elif isinstance(scope.get(name), types.FunctionType):
+            scope[name] = compiled_twin(scope[name])
+    twin = types.FunctionType(fn.__code__, scope, fn.__name__, fn.__defaults__, fn.__closure__)
+    twin.__doc__ = fn.__doc__
+    _TWINS[fn] = njit(inline="always")(twin)
+    return _TWINS[fn]
 
 
-@njit(inline="always")
-def ucb1_tuned_child(tree, node, choice):  # type: ignore[no-untyped-def]
-    """The child of ``node`` with the highest UCB1-Tuned score, as the reference's
-    ``ucb1_tuned_child``: :func:`~mctslab.search.rules.ucb1_tuned_score` (compiled from the
-    same function) with ``ln N_parent`` once per node, the squared rewards from
-    ``tree.stats[SQUARES]``; unvisited children first, ties to the lowest action,
-    MCTS-Solver skips proven children. ``choice = (c, solver, rave_k, knowledge)``."""
-    c, solver = choice[0], choice[1]
-    visits, value_sum, proven, next_sibling = (
-        tree.visits,
-        tree.value_sum,
-        tree.proven,
-        tree.next_sibling,
-    )
-    squares = tree.stats[SQUARES]
-    parent_visits = visits[node]
-    log_parent = math.log(parent_visits) if parent_visits else 0.0
-    best = NONE
-    best_value = -math.inf
-    ch = tree.first_child[node]
-    while ch >= 0:
-        if not (solver and proven[ch] != UNPROVEN):
-            n = visits[ch]
-            if n == 0:
-                return ch
-            value = tuned_score(value_sum[ch], squares[ch], n, log_parent, c)
-            if value > best_value:
-                best = ch
-                best_value = value
-        ch = next_sibling[ch]
-    return best
+_TWINS: dict[Callable[..., Any], Any] = {}
 
 
-@njit(inline="always")
-def rave_child(tree, node, choice):  # type: ignore[no-untyped-def]
-    """The child of ``node`` with the highest RAVE / progressive-bias / prior-knowledge
-    score, as the reference's ``_best_rave_child`` and
-    :func:`~mctslab.search.rules.rave_score`, float for float: ``(1 - beta) (Q + Q0) /
-    (N + N0) + beta (Q~ + Q0) / (N~ + N0) + c sqrt(ln N_parent / (N + N0)) + w H / (N +
-    1)``, ``beta = sqrt(k / (3 N_parent + k))``, ``N0`` and ``Q0`` the child's virtual
-    visits and wins of prior knowledge (``tree.stats[KNOW_VISITS]``, ``[KNOW_WINS]``: 0
-    without it); a
-    child with ``N + N0 = 0`` scores its AMAF mean plus ``c sqrt(ln N_parent) + w H``, or
-    comes first while RAVE has not seen its move; ties to the lowest action;
-    MCTS-Solver skips proven children. ``choice = (c, solver, k, knowledge)``."""
+# How the compiled tree spells a child's statistic (the score's parameter of that name).
+_READS = {
+    "visits": "visits[ch]",
+    "value_sum": "value_sum[ch]",
+    "squares": "stats[SQUARES, ch]",
+    "amaf_visits": "stats[AMAF_VISITS, ch]",
+    "amaf_sum": "stats[AMAF_SUM, ch]",
+    "bias": "stats[BIAS, ch]",
+    "prior_visits": "(stats[KNOW_VISITS, ch] if knowledge else 0.0)",
+    "prior_wins": "(stats[KNOW_WINS, ch] if knowledge else 0.0)",
+}
+
+_ARGMAX_SOURCE = """
+def choose(tree, node, choice):
     c, solver, k, knowledge = choice[0], choice[1], choice[2], choice[3]
-    visits, value_sum, proven, next_sibling = (
-        tree.visits,
-        tree.value_sum,
-        tree.proven,
-        tree.next_sibling,
+    visits, value_sum, proven, next_sibling, stats = (
+        tree.visits, tree.value_sum, tree.proven, tree.next_sibling, tree.stats
     )
-    amaf_n, amaf_sum, bias = tree.stats[AMAF_VISITS], tree.stats[AMAF_SUM], tree.stats[BIAS]
-    parent_visits = visits[node]
-    if parent_visits < UCT_TABLE_SIZE:
-        explore = c * SQRT_LOG[parent_visits]
-    else:
-        explore = c * math.sqrt(math.log(parent_visits))
-    beta = math.sqrt(k / (3.0 * parent_visits + k)) if k > 0.0 else 0.0
+    t = TERMS(c, k, visits[node])
     best = NONE
     best_value = -math.inf
     ch = tree.first_child[node]
     while ch >= 0:
         if not (solver and proven[ch] != UNPROVEN):
-            n = visits[ch]
-            m = amaf_n[ch]
-            if knowledge:
-                n0 = tree.stats[KNOW_VISITS, ch]
-                q0 = tree.stats[KNOW_WINS, ch]
-            else:
-                n0 = 0.0
-                q0 = 0.0
-            ne = n + n0
-            me = m + n0
-            if ne == 0:
-                if me == 0.0:
-                    return ch
-                value = (amaf_sum[ch] + q0) / me + explore + bias[ch]
-            else:
-                q = (value_sum[ch] + q0) / ne
-                if me > 0.0:
-                    q = (1.0 - beta) * q + beta * ((amaf_sum[ch] + q0) / me)
-                value = q + explore / math.sqrt(ne) + bias[ch] / (n + 1.0)
+            value = {call}
+            if value == math.inf:
+                return ch
             if value > best_value:
                 best = ch
                 best_value = value
         ch = next_sibling[ch]
     return best
+"""
+
+
+def argmax_chooser(info: RuleInfo) -> Any:
+    """The compiled chooser of a rule that picks the child with the highest registered
+    score, as the reference's :func:`~mctslab.search.reference.selection.argmax_rule`:
+    the per-node terms once (``info.terms``, compiled), each child's score
+    (``info.score``, compiled) with its arguments read from the tree by the score's
+    parameter names (:func:`~mctslab.search.rules.score_call`), a ``+inf`` child
+    taken at once, ties to the lowest action (children are sorted by action and only a
+    strictly greater score replaces the best), MCTS-Solver skipping proven children.
+    ``choice = (c, solver, rave_k, knowledge)``. Written from the entry when this module
+    is imported; inlined into the descent (a call would pass the whole Tree struct each
+    step)."""
+    assert info.terms is not None, f"{info.name!r} has a chooser of its own"
+    call = score_call(info.score, _READS.__getitem__, lambda i: f"t[{i}]")
+    scope: dict[str, Any] = {
+        "math": math,
+        "NONE": NONE,
+        "UNPROVEN": UNPROVEN,
+        "SQUARES": SQUARES,
+        "AMAF_VISITS": AMAF_VISITS,
+        "AMAF_SUM": AMAF_SUM,
+        "BIAS": BIAS,
+        "KNOW_VISITS": KNOW_VISITS,
+        "KNOW_WINS": KNOW_WINS,
+        "SCORE": compiled_twin(info.score),
+        "TERMS": compiled_twin(info.terms),
+    }
+    exec(_ARGMAX_SOURCE.format(call=call), scope)
+    fn = scope["choose"]
+    fn.__name__ = fn.__qualname__ = info.name.replace("-", "_") + "_child"
+    fn.__doc__ = f"The child with the highest {info.title} score ({info.formula})."
+    return njit(inline="always")(fn)
+
+
+#: PUCT's score and Gumbel's root score, compiled from the registry's functions.
+puct_score = compiled_twin(RULES["puct"].score)
+gumbel_root_score = compiled_twin(RULES["gumbel"].score)
 
 
 @njit(inline="always")
 def puct_child(tree, node, choice):  # type: ignore[no-untyped-def]
     """The child of ``node`` with the highest PUCT score, as the reference's
-    ``_best_puct_child``: ``Q + explore * P / (1 + N)`` with ``explore = sqrt(N_parent) *
-    c(N_parent)`` and ``Q = value_sum / N`` (``fpu`` when unvisited), the same float
-    expression as :func:`~mctslab.search.puct.puct_score`; at the root with noise on,
+    ``puct_child``: the registry's :func:`~mctslab.search.puct.puct_score` compiled,
+    ``Q + explore * P / (1 + N)`` with ``explore = sqrt(N_parent) * c(N_parent)`` (as
+    :func:`~mctslab.search.puct.puct_exploration`) and ``Q = value_sum / N`` (``fpu``
+    when unvisited); at the root with noise on,
     ``root_prior[action]``; ties to the lowest action; MCTS-Solver skips proven children.
     ``choice = (c, c_base, fpu, solver, prior, root_prior, noisy)`` (``c_base <= 0``:
     constant ``c``)."""
@@ -211,10 +190,8 @@ def puct_child(tree, node, choice):  # type: ignore[no-untyped-def]
     ch = tree.first_child[node]
     while ch >= 0:
         if not (solver and proven[ch] != UNPROVEN):
-            n = visits[ch]
-            q = value_sum[ch] / n if n else fpu
             p = root_prior[PRIOR_ROW, action[ch]] if at_root else prior[ch]
-            value = q + explore * p / (1.0 + n)
+            value = puct_score(value_sum[ch], visits[ch], p, explore, fpu)
             if value > best_value:
                 best = ch
                 best_value = value
@@ -224,10 +201,11 @@ def puct_child(tree, node, choice):  # type: ignore[no-untyped-def]
 
 @njit(inline="always")
 def gumbel_child(tree, node, choice):  # type: ignore[no-untyped-def]
-    """Gumbel search's choice, as the reference's ``_best_gumbel_child`` and
+    """Gumbel search's choice, as the reference's ``gumbel_child`` and
     :mod:`~mctslab.search.gumbel`'s formulas, float for float: completed Q-values
     ``sigma``; at the root, among the children whose visits are Sequential Halving's
-    count due, the best ``max(-1e9, g + (logit - max logit) + sigma)``; below, the best
+    count due, the best :func:`~mctslab.search.gumbel.root_score` (the registry's
+    function compiled), ``max(-1e9, g + (logit - max logit) + sigma)``; below, the best
     ``softmax(logits + sigma) - N / (1 + sum N)``. ``choice = (prior, raw, root_rows,
     halving, num_actions, value_scale, maxvisit_init, solver)``."""
     prior, raw, root_rows, halving, num_actions, value_scale, maxvisit_init, solver = choice
@@ -294,7 +272,8 @@ def gumbel_child(tree, node, choice):  # type: ignore[no-untyped-def]
                 cq = 2.0 * (value_sum[ch] / n) - 1.0 if n > 0 else v_mix
                 sigma = scale * ((cq - low) / spread)
                 logit = math.log(max(prior[ch], TINY))
-                value = max(-1e9, root_rows[RAW_ROW, tree.action[ch]] + (logit - max_logit) + sigma)
+                g = root_rows[RAW_ROW, tree.action[ch]]
+                value = gumbel_root_score(g, logit, max_logit, sigma)
                 if n != due:
                     value -= math.inf
                 if best < 0 or value > best_value:
@@ -335,16 +314,27 @@ def gumbel_child(tree, node, choice):  # type: ignore[no-untyped-def]
     return best
 
 
-#: UCT's family of rules by their registry names (:data:`mctslab.search.rules.RULES`):
-#: the rules the UCT chunk can descend by. PUCT and Gumbel (:func:`puct_child`,
+#: UCT's family of rules by their registry names (:data:`mctslab.search.rules.RULES`), in
+#: the order of their codes: the rules the UCT chunk can descend by, each written by
+#: :func:`argmax_chooser` from its entry. PUCT and Gumbel (:func:`puct_child`,
 #: :func:`gumbel_child`) take the PUCT chunk's arrays and run there.
 COMPILED_RULES = {
-    "uct": uct_child,
-    "rave": rave_child,
-    "ucb1-tuned": ucb1_tuned_child,
+    info.name: argmax_chooser(info)
+    for info in sorted(
+        (info for info in RULES.values() if info.family == "uct"), key=lambda info: info.code or 0
+    )
 }
-#: A rule's code (``Options.rule``): its index in :data:`COMPILED_RULES`.
+#: A rule's code (``Options.rule``): its entry's ``code``, its index in
+#: :data:`COMPILED_RULES` (the chunk's ``select_by_rule`` tests the codes in turn).
 RULE_CODES = {name: code for code, name in enumerate(COMPILED_RULES)}
+if any(RULES[name].code != code for name, code in RULE_CODES.items()):
+    raise ValueError(f"UCT's family needs the codes 0, 1, ...: {RULE_CODES}")
+
+
+# UCT's family by the names the engine's face and the docs know them.
+uct_child = COMPILED_RULES["uct"]
+ucb1_tuned_child = COMPILED_RULES["ucb1-tuned"]
+rave_child = COMPILED_RULES["rave"]
 
 
 @njit(cache=True)

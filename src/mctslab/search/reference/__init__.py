@@ -1,8 +1,9 @@
 """The reference MCTS engine's parts, one module per concept, in the order of an iteration:
 
 - :mod:`~mctslab.search.reference.tree`: the tree (``Node``, ``SearchTree``, ``open_node``);
-- :mod:`~mctslab.search.reference.selection`: the selection rules (UCT, RAVE and
-  progressive bias, PUCT, Gumbel) and their registry, ``SELECTION_RULES``;
+- :mod:`~mctslab.search.reference.selection`: the selection rules' choosers (UCT,
+  UCB1-Tuned, RAVE and progressive bias, PUCT, Gumbel), ``SELECTION_RULES``, derived from
+  the rules' registry :data:`mctslab.search.rules.RULES`;
 - :mod:`~mctslab.search.reference.phases`: the four phases (``select``, ``expand``,
   ``simulate``, ``backpropagate``), ``iterate``, which calls them, and its observer
   (``Recorder``).

@@ -52,6 +52,7 @@ from mctslab.search.reference.tree import (
     open_node,
     scaled_rewards,
 )
+from mctslab.search.rules import puct_config
 from mctslab.search.solver import value_for
 
 __all__ = [
@@ -125,7 +126,7 @@ def should_expand(leaf: Node, tree: SearchTree) -> bool:
     """
     if leaf.outcomes is not None:
         return tree.outcome is not None
-    if tree.config.puct is not None:  # PUCT evaluates a node the first time it is reached
+    if tree.rule.evaluated:  # PUCT evaluates a node the first time it is reached
         return bool(leaf.untried) and leaf.proven is None
     return bool(leaf.untried) and leaf.proven is None and (leaf.visits > 0 or leaf is tree.root)
 
@@ -153,7 +154,7 @@ def expand(node: Node, tree: SearchTree) -> Node:
         tree.outcome = None
         open_node(child, node.state.child(child.action), tree)
         return child
-    if config.puct is not None:
+    if tree.rule.evaluated:  # all children at once, with the evaluator's priors
         if config.max_nodes is not None and tree.nodes + len(node.untried) > config.max_nodes:
             raise NodeBudgetReached
         evaluate_nodes([node], tree)
@@ -350,8 +351,8 @@ def evaluation(leaf: Node, tree: SearchTree, recorder: Recorder | None = None) -
     """Phase 3 under PUCT: the rewards of the leaf's evaluation, in place of a playout
     (mixed with one, ``(1 - mix) * v + mix * z``, AlphaGo's ``lambda``); a playout alone
     for the ``"uniform+rollout"`` evaluator and at a chance node (no player to move)."""
-    puct = tree.config.puct
-    assert puct is not None and leaf.state is not None
+    puct = puct_config(tree.config)
+    assert leaf.state is not None
     estimate, leaf.estimate = leaf.estimate, None  # used once: the node's first visit
     if estimate is None:
         rewards = playout(leaf, tree, None, recorder)
@@ -501,7 +502,7 @@ def iterate(tree: SearchTree, recorder: Recorder | None = None) -> None:
     moves: list[tuple[int, int]] | None = [] if tree.config.rave else None
     rewards = leaf_rewards(leaf)
     if rewards is None:
-        if tree.config.puct is not None:
+        if tree.rule.evaluated:
             rewards = evaluation(leaf, tree, recorder)
         else:
             rewards = playout(leaf, tree, moves, recorder)
@@ -520,8 +521,7 @@ def iterate_batch(tree: SearchTree, limit: int) -> int:
     call (:func:`evaluate_nodes`), the virtual loss comes off, and each leaf's value is
     backed up. Returns the iterations done.
     """
-    puct, config = tree.config.puct, tree.config
-    assert puct is not None
+    puct, config = puct_config(tree.config), tree.config
     vl = puct.virtual_loss
     pending: list[list[Node]] = []
     waiting: set[int] = set()

@@ -28,12 +28,12 @@ expanded decision node.
 A rule is a pair of functions of ``(node, tree)`` (:class:`SelectionRule`): ``choose``
 returns the child the descent takes, ``scores`` every child's score as the rule sees it
 (what the step-by-step trace shows, :mod:`mctslab.search.trace`). :data:`SELECTION_RULES`
-maps a rule's name (``SearchConfig.selection_rule``, a key of the rules' registry
-:data:`mctslab.search.rules.RULES`) to its pair; selection looks the rule up once per
-descent (:func:`mctslab.search.reference.phases.select`). Adding a rule is writing its
-pair and registering it here, beside its compiled twin (UCT's family:
-:data:`mctslab.search.compiled.selection.COMPILED_RULES`, the functions of the same
-names).
+maps a rule's name (``SearchConfig.selection_rule``) to its pair, one for each entry of the
+rules' registry :data:`mctslab.search.rules.RULES`, from which it is derived: a rule of
+UCT's family gets :func:`argmax_rule`'s pair, written from its registered score function
+and per-node terms; a rule with a ``chooser`` of its own (PUCT, Gumbel) the functions of
+that name here. Selection looks the rule up once per descent
+(:func:`mctslab.search.reference.phases.select`).
 """
 
 from __future__ import annotations
@@ -54,14 +54,17 @@ from mctslab.search.puct import puct_exploration, puct_score
 from mctslab.search.reference.tree import Node, SearchTree
 from mctslab.search.result import gumbel_stats
 from mctslab.search.rules import (
+    RULES,
     UCT_INV,
     UCT_INV_SQRT,
     UCT_SQRT_LOG,
     UCT_TABLE_SIZE,
+    RuleInfo,
+    child_score,
     exploration,
+    puct_config,
     rave_beta,
     rave_score,
-    ucb1_tuned_score,
     uct_score,
 )
 
@@ -72,6 +75,7 @@ __all__ = [
     "UCT_SQRT_LOG",
     "UCT_TABLE_SIZE",
     "SelectionRule",
+    "argmax_rule",
     "best_child",
     "exploration",
     "gumbel_child",
@@ -92,133 +96,72 @@ __all__ = [
     "uct_value",
 ]
 
+ChooseFn = Callable[[Node, SearchTree], Node]
+ScoresFn = Callable[[Node, SearchTree], list[float]]
+
+
+@dataclass(frozen=True)
+class SelectionRule:
+    """A selection rule: ``choose(node, tree)``, the child a descent takes at a fully
+    expanded decision node (ties to the lowest action; under MCTS-Solver, proven children
+    skipped), and ``scores(node, tree)``, each child's score as the rule sees it."""
+
+    name: SelectionRuleName
+    choose: ChooseFn
+    scores: ScoresFn
+
+
+def argmax_rule(info: RuleInfo) -> SelectionRule:
+    """The pair of a rule that picks the child with the highest registered score: its
+    per-node terms once (``info.terms(c, k, N_parent)``), then each child's score.
+
+    Children are sorted by action, and only a strictly greater score replaces the best
+    so far, so ties go to the lowest action; a child scoring ``+inf`` (unvisited) is taken
+    at once. Under MCTS-Solver proven children are skipped: a proven child's value is
+    known, so visiting it teaches nothing, and an unproven, fully expanded node always has
+    an unproven child (else it would be proven), so proven losses are never selected, and
+    proven draws don't soak up the visits that the unproven siblings need."""
+    terms = info.terms
+    assert terms is not None, f"{info.name!r} has a chooser of its own"
+    score = child_score(info.score)  # f(child, terms), the registered score of a child
+
+    def choose(node: Node, tree: SearchTree) -> Node:
+        config = tree.config
+        t = terms(config.c, config.rave, node.visits)
+        solver = config.solver
+        best: Node | None = None
+        best_value = -math.inf
+        for ch in node.children:
+            if solver and ch.proven is not None:
+                continue
+            value = score(ch, t)
+            if value == math.inf:
+                return ch
+            if value > best_value:
+                best, best_value = ch, value
+        assert best is not None
+        return best
+
+    def scores(node: Node, tree: SearchTree) -> list[float]:
+        # Proven children too: the scores choose compares, for a reader.
+        t = terms(tree.config.c, tree.config.rave, node.visits)
+        return [score(ch, t) for ch in node.children]
+
+    choose.__doc__ = f"The child with the highest {info.title} score ({info.formula})."
+    scores.__doc__ = f"Every child's {info.title} score under ``node``."
+    return SelectionRule(info.name, choose, scores)
+
 
 def uct_value(parent: Node, child: Node, c: float) -> float:
     """:func:`uct_score` of ``child`` under ``parent``."""
     return uct_score(child.value_sum, child.visits, exploration(c, parent.visits))
 
 
-def uct_child(node: Node, tree: SearchTree) -> Node:
-    """The child with the highest :func:`uct_score`.
-
-    Children are sorted by action, and only a strictly greater value replaces the
-    best so far, so ties go to the lowest action; unvisited children come first.
-    """
-    config = tree.config
-    explore = exploration(config.c, node.visits)
-    best: Node | None = None
-    best_value = -math.inf
-    children = node.children
-    if config.solver:
-        # MCTS-Solver: a proven child's value is known, so visiting it teaches nothing.
-        # An unproven, fully expanded node always has an unproven child (else it would
-        # be proven), so proven losses are never selected, and proven draws don't soak
-        # up the visits that the unproven siblings need to be proven in turn.
-        children = [ch for ch in children if ch.proven is None]
-    for ch in children:
-        value = uct_score(ch.value_sum, ch.visits, explore)
-        if value == math.inf:
-            return ch
-        if value > best_value:
-            best, best_value = ch, value
-    assert best is not None
-    return best
-
-
-def uct_scores(node: Node, tree: SearchTree) -> list[float]:
-    """Every child's :func:`uct_score` under ``node`` (proven children too: the scores
-    :func:`uct_child` compares, for a reader)."""
-    explore = exploration(tree.config.c, node.visits)
-    return [uct_score(ch.value_sum, ch.visits, explore) for ch in node.children]
-
-
-def rave_child(node: Node, tree: SearchTree) -> Node:
-    """The child with the highest :func:`rave_score`: ties to the lowest action, under
-    MCTS-Solver proven children skipped, as in :func:`uct_child`."""
-    config = tree.config
-    explore = exploration(config.c, node.visits)
-    beta = rave_beta(config.rave, node.visits)
-    best: Node | None = None
-    best_value = -math.inf
-    for ch in node.children:
-        if config.solver and ch.proven is not None:
-            continue
-        value = rave_score(
-            ch.value_sum,
-            ch.visits,
-            ch.amaf_sum,
-            ch.amaf_visits,
-            explore,
-            beta,
-            ch.bias,
-            ch.prior_visits,
-            ch.prior_wins,
-        )
-        if value == math.inf:
-            return ch
-        if value > best_value:
-            best, best_value = ch, value
-    assert best is not None
-    return best
-
-
-def rave_scores(node: Node, tree: SearchTree) -> list[float]:
-    """Every child's :func:`rave_score` under ``node``, as :func:`rave_child` compares them."""
-    config = tree.config
-    explore = exploration(config.c, node.visits)
-    beta = rave_beta(config.rave, node.visits)
-    return [
-        rave_score(
-            ch.value_sum,
-            ch.visits,
-            ch.amaf_sum,
-            ch.amaf_visits,
-            explore,
-            beta,
-            ch.bias,
-            ch.prior_visits,
-            ch.prior_wins,
-        )
-        for ch in node.children
-    ]
-
-
-def ucb1_tuned_child(node: Node, tree: SearchTree) -> Node:
-    """The child with the highest :func:`~mctslab.search.rules.ucb1_tuned_score`
-    (UCB1-Tuned): ties to the lowest action, unvisited children first, under MCTS-Solver
-    proven children skipped, as in :func:`uct_child`."""
-    config = tree.config
-    c, solver = config.c, config.solver
-    log_parent = math.log(node.visits) if node.visits else 0.0
-    best: Node | None = None
-    best_value = -math.inf
-    for ch in node.children:
-        if solver and ch.proven is not None:
-            continue
-        value = ucb1_tuned_score(ch.value_sum, ch.squares, ch.visits, log_parent, c)
-        if value == math.inf:
-            return ch
-        if value > best_value:
-            best, best_value = ch, value
-    assert best is not None
-    return best
-
-
-def ucb1_tuned_scores(node: Node, tree: SearchTree) -> list[float]:
-    """Every child's :func:`~mctslab.search.rules.ucb1_tuned_score` under ``node``."""
-    c = tree.config.c
-    log_parent = math.log(node.visits) if node.visits else 0.0
-    return [
-        ucb1_tuned_score(ch.value_sum, ch.squares, ch.visits, log_parent, c) for ch in node.children
-    ]
-
-
 def puct_child(node: Node, tree: SearchTree) -> Node:
     """The child with the highest :func:`~mctslab.search.puct.puct_score` (at the root,
     with this search's noisy priors); ties go to the lowest action, and under
     MCTS-Solver proven children are skipped, as in :func:`uct_child`."""
-    puct = tree.config.puct
-    assert puct is not None
+    puct = puct_config(tree.config)
     explore = puct_exploration(puct.c, puct.c_base, node.visits)
     if node is tree.root and tree.noise_due:
         root_noise(tree)
@@ -248,8 +191,7 @@ def puct_scores(node: Node, tree: SearchTree) -> list[float]:
     """Every child's :func:`~mctslab.search.puct.puct_score` under ``node``, with the priors
     :func:`puct_child` reads (:func:`selection_priors`). Gumbel's rule shows these too: its
     root choice follows Sequential Halving's schedule, not a score of each child alone."""
-    puct = tree.config.puct
-    assert puct is not None
+    puct = puct_config(tree.config)
     explore = puct_exploration(puct.c, puct.c_base, node.visits)
     priors = selection_priors(node, tree)
     return [
@@ -263,8 +205,7 @@ def gumbel_child(node: Node, tree: SearchTree) -> Node:
     actions whose visits are the count Sequential Halving has due, the best
     ``g + logits + sigma(q)``; below, the action that lags most behind the improved
     policy. Under MCTS-Solver proven children are skipped."""
-    puct = tree.config.puct
-    assert puct is not None
+    puct = puct_config(tree.config)
     if node is tree.root and tree.noise_due:
         root_noise(tree)
     children = node.children
@@ -294,8 +235,7 @@ def root_noise(tree: SearchTree) -> None:
     ``(1 - f) * P + f * eta`` with ``eta ~ Dir(noise_alpha)`` (``f = noise_fraction``).
     Drawn once per search, at its first selection at the expanded root (so both
     engines draw it at the same point of the generator's stream)."""
-    puct = tree.config.puct
-    assert puct is not None
+    puct = puct_config(tree.config)
     tree.noise_due = False
     children = tree.root.children
     if puct.gumbel:
@@ -311,30 +251,29 @@ def root_noise(tree: SearchTree) -> None:
     tree.root_priors = [(1.0 - f) * ch.prior + f * e for ch, e in zip(children, eta, strict=True)]
 
 
-ChooseFn = Callable[[Node, SearchTree], Node]
-ScoresFn = Callable[[Node, SearchTree], list[float]]
+def _rule_pair(info: RuleInfo) -> SelectionRule:
+    """The registry entry's pair: :func:`argmax_rule`'s, or for a rule with a chooser of
+    its own the functions ``NAME_child`` and ``NAME_scores`` of this module."""
+    if info.chooser is None:
+        return argmax_rule(info)
+    own = globals()
+    scores = info.chooser.removesuffix("_child") + "_scores"
+    return SelectionRule(info.name, own[info.chooser], own[scores])
 
 
-@dataclass(frozen=True)
-class SelectionRule:
-    """A selection rule: ``choose(node, tree)``, the child a descent takes at a fully
-    expanded decision node (ties to the lowest action; under MCTS-Solver, proven children
-    skipped), and ``scores(node, tree)``, each child's score as the rule sees it."""
-
-    name: SelectionRuleName
-    choose: ChooseFn
-    scores: ScoresFn
-
+# Gumbel's root choice follows Sequential Halving's schedule, not a score of each child
+# alone: the trace shows its children's PUCT scores.
+gumbel_scores = puct_scores
 
 #: The selection rules by name (``SearchConfig.selection_rule``): one pair for each rule of
-#: :data:`mctslab.search.rules.RULES` (a test holds the two registries together).
-SELECTION_RULES: dict[str, SelectionRule] = {
-    "uct": SelectionRule("uct", uct_child, uct_scores),
-    "ucb1-tuned": SelectionRule("ucb1-tuned", ucb1_tuned_child, ucb1_tuned_scores),
-    "rave": SelectionRule("rave", rave_child, rave_scores),
-    "puct": SelectionRule("puct", puct_child, puct_scores),
-    "gumbel": SelectionRule("gumbel", gumbel_child, puct_scores),
-}
+#: :data:`mctslab.search.rules.RULES`, derived from its entry.
+SELECTION_RULES: dict[str, SelectionRule] = {name: _rule_pair(info) for name, info in RULES.items()}
+
+# UCT's family by the names the engine's face and the docs know them.
+uct_child, uct_scores = SELECTION_RULES["uct"].choose, SELECTION_RULES["uct"].scores
+rave_child, rave_scores = SELECTION_RULES["rave"].choose, SELECTION_RULES["rave"].scores
+ucb1_tuned_child = SELECTION_RULES["ucb1-tuned"].choose
+ucb1_tuned_scores = SELECTION_RULES["ucb1-tuned"].scores
 
 
 def rule_of(tree: SearchTree) -> SelectionRule:

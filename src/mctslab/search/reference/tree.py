@@ -18,6 +18,7 @@ from mctslab.core.game import CHANCE, TERMINAL, GameInfo, State, heuristic_or_no
 from mctslab.core.rng import Rng
 from mctslab.search.config import SearchConfig
 from mctslab.search.evaluators import Evaluator
+from mctslab.search.rules import RuleInfo, puct_config, rule_of_config
 from mctslab.search.solver import win_loss_draw
 from mctslab.search.tree_reader import NodeStats
 
@@ -139,13 +140,20 @@ class SearchTree:
         # the search's first selection at the expanded root.
         self.evaluator: Evaluator | None = None
         self.root_priors: list[float] | None = None
-        puct = config.puct
-        self.noise_due = puct is not None and (puct.noise_fraction > 0.0 or puct.gumbel)
+        self.noise_due = self.rule.evaluated and (
+            puct_config(config).noise_fraction > 0.0 or puct_config(config).gumbel
+        )
         # Gumbel: the root actions' noise (by action) and Sequential Halving's schedule.
         self.gumbel: dict[int, float] = {}
         self.halving: list[int] = []
         # The statistics beyond N and Q that backpropagation keeps for the rule.
         self.squares = "squares" in config.statistics
+
+    @property
+    def rule(self) -> RuleInfo:
+        """The registry entry of the search's selection rule (read from the config each
+        time: a caller may hand the tree another config between searches)."""
+        return rule_of_config(self.config)
 
 
 class NodeBudgetReached(Exception):
