@@ -74,6 +74,18 @@ def test_no_caller_outside_search_asks_which_engine_a_searcher_is() -> None:
     assert engine_class_checks() == []
 
 
+def test_a_search_option_is_named_in_at_most_four_source_files() -> None:
+    # Its declaration (search/config.py), the reference phase that reads it, the compiled
+    # phase and the compiled Options field: the spec parser, the tuner, the web's request
+    # model, the page and the command line read the declaration.
+    assert files_naming("cutoff_depth") == [
+        "search/compiled/options.py",
+        "search/compiled/phases.py",
+        "search/config.py",
+        "search/reference/phases.py",
+    ]
+
+
 def test_the_regexes_find_what_they_look_for() -> None:
     # Without this, a regex that matches nothing would pass the two tests above.
     assert _CONFIG_WRITE.search("    searcher.config = replace(config, time=1)")

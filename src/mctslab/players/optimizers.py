@@ -36,6 +36,7 @@ from mctslab.core.game import Game, State
 from mctslab.core.options import options_of
 from mctslab.core.text import strict_float, strict_int
 from mctslab.games.kernels import KernelGame
+from mctslab.games.tsp import BASELINES as TSP_BASELINES
 from mctslab.search.single import NMCSConfig, NRPAConfig, SPMCTSConfig, nmcs, nrpa, spmcts
 from mctslab.search.single.result import (
     BestTracker,
@@ -80,13 +81,9 @@ OPTIMIZERS: dict[str, dict[str, Callable[[str], Any]]] = {
     "sp-mcts": _spec_options(SPMCTSConfig),
     "random": {},
     "greedy": {},
-    "nn": {},
-    "2opt": {},
-    "sa": {},
-    "ga": {},
-    "exact": {},
+    # The travelling salesman's own searches, as its game declares them.
+    **{name: {} for name in TSP_BASELINES},
 }
-_TSP_ONLY = ("nn", "2opt", "sa", "ga", "exact")
 # What a result's playouts count where they are not playouts (None: one tour built).
 _COUNTS: dict[str, str | None] = {
     "sa": "moves", "ga": "generations", "nn": None, "2opt": None, "exact": None, "greedy": None,
@@ -138,7 +135,7 @@ class Optimizer:
             raise InvalidSpecError("the position has no game to read the number of players from")
         check_single_player(state, info.num_players)
         compiled = self._compiled(game)
-        if self.kind in _TSP_ONLY:
+        if self.kind in TSP_BASELINES:
             return _tsp_baseline(
                 self.kind, state, seed, Budget(time, playouts, None, watch), on_improve
             )

@@ -16,8 +16,8 @@ tree search methods") repeats four phases until the budget is spent:
    second visit (the root at once), so a new leaf is first simulated as it is.
 3. :func:`simulate`: play the game out from the new node: uniformly random moves
    (``"random"``), a heavy playout that wins at once when it can and otherwise
-   avoids letting the opponent win at once (``"heavy"``), or at most
-   ``cutoff_depth`` random plies scored with the game's ``heuristic()``
+   avoids letting the opponent win at once (``"heavy"``), or a few random plies
+   (the config's cut-off depth) scored with the game's ``heuristic()``
    (``"cutoff"``), or random moves with the position judged every
    ``verdict_every`` plies, a clear verdict (a player's heuristic at least
    ``verdict_threshold``) ending the playout as that player's win (``"verdict"``).

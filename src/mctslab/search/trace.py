@@ -197,7 +197,7 @@ class Simulation:
     (PUCT: the evaluator's value of the leaf, with a playout's moves too when ``mix`` >
     0), ``"terminal"`` (the leaf is the end of the game: its exact rewards, no moves) or
     ``"proven"`` (MCTS-Solver knows the leaf's value). ``cutoff``: the playout stopped
-    at ``cutoff_depth`` and the heuristic scored it. ``rewards``: per player, in
+    at the config's cut-off depth and the heuristic scored it. ``rewards``: per player, in
     ``[0, 1]``: what is backed up.
 
     Under PUCT: ``evaluator`` names the evaluator (``None`` under UCT); ``value`` is the
