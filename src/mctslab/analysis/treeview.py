@@ -248,11 +248,11 @@ class _Scorer:
 
     @property
     def rave(self) -> float:
-        return self.config.rave if self.config.puct is None else 0.0
+        return self.config.rave  # 0 under PUCT: the config refuses RAVE there
 
     @property
     def progressive_bias(self) -> float:
-        return self.config.progressive_bias if self.config.puct is None else 0.0
+        return self.config.progressive_bias  # 0 under PUCT, as rave
 
     def __call__(self, s: NodeStats, parent_visits: int) -> float:
         return RULES[self.config.selection_rule].view_score(s, parent_visits, self.config)

@@ -124,8 +124,8 @@ def timed_config(config: C, *, own: bool, seconds: float | None) -> C:
     an own time longer than the clock is cut to it. A Gumbel search is left as it is.
     """
     cfg: Any = config
-    puct = getattr(cfg, "puct", None)
-    if puct is not None and puct.gumbel:
+    rule = getattr(cfg, "rule", None)  # a SearchConfig's; ISMCTS and PIMC have none
+    if rule is not None and rule.root_halving:
         return config
     time = clock_time(own, cfg.time, seconds)
     if time is None:

@@ -19,7 +19,7 @@ from mctslab.core.game import GameInfo, State, has_chance_nodes, heuristic_or_no
 from mctslab.core.options import check_options, option
 from mctslab.search.options import MAX_ITERATIONS, MAX_SECONDS, check_budget
 from mctslab.search.puct import PuctConfig
-from mctslab.search.rules import RULES, selectable_rules
+from mctslab.search.rules import RULES, RuleInfo, selectable_rules
 
 __all__ = [
     "Expansion",
@@ -297,6 +297,14 @@ class SearchConfig:
         if self.rave or self.progressive_bias or self.knowledge:
             return "rave"
         return self.selection
+
+    @property
+    def rule(self) -> RuleInfo:
+        """The registry entry of the search's rule (:data:`RULES`): what a caller asks of
+        the search's kind, instead of testing whether ``puct`` is set: ``evaluated`` (an
+        evaluator's priors and values: PUCT's family), ``root_halving`` (Gumbel's
+        Sequential Halving at the root)."""
+        return RULES[self.selection_rule]
 
     @property
     def statistics(self) -> tuple[str, ...]:

@@ -305,7 +305,7 @@ class MCTS:
         """A reader of the kept tree (what the tree view walks); ``None`` without one."""
         if self.root is None:
             return None
-        return ReferenceReader(self.root, self._root_history, self.config.puct is not None)
+        return ReferenceReader(self.root, self._root_history, self.config.rule.evaluated)
 
     def tree_size(self) -> tuple[int, int]:
         """``(nodes, root visits)`` of the kept tree; ``(0, 0)`` without one."""
@@ -438,7 +438,7 @@ class MCTS:
             check_puct(config, info, state)
             if self._evaluator is None:
                 self._evaluator = config.puct.make_evaluator()
-        if config.puct is not None and config.puct.gumbel:
+        if config.rule.root_halving:
             self.reset()  # Sequential Halving plans its budget from an empty root
         root = self._root_for(state, info, config.reuse_tree)
         root.player = -1

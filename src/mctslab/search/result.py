@@ -254,7 +254,7 @@ def make_result(
             visits=ch.visits,
             value=utility(ch.mean) if ch.visits else 0.0,
             proven=None if ch.proven is None else value_for(ch.proven, p),
-            prior=getattr(ch, "prior", None) if config.puct is not None else None,
+            prior=getattr(ch, "prior", None) if config.rule.evaluated else None,
             policy=policy[i],
         )
         for i, ch in enumerate(children)

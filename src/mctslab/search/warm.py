@@ -35,6 +35,7 @@ from mctslab.search.config import SearchConfig
 from mctslab.search.engine import search
 from mctslab.search.evaluators import LeafBatch
 from mctslab.search.puct import PuctConfig
+from mctslab.search.rules import puct_config
 
 __all__ = [
     "PATHS",
@@ -119,14 +120,11 @@ PATHS = ("uct", "puct", "network", "batch")
 
 def path_of(config: SearchConfig) -> str:
     """The :data:`PATHS` entry a search with ``config`` runs on."""
-    if config.puct is None:
+    if not config.rule.evaluated:
         return "uct"
-    return (
-        "puct"
-        if isinstance(config.puct.evaluator, str)
-        and not config.puct.evaluator.startswith("network")
-        else "network"
-    )
+    evaluator = puct_config(config).evaluator
+    named = isinstance(evaluator, str) and not evaluator.startswith("network")
+    return "puct" if named else "network"
 
 
 def warm_path(name: str, path: str) -> float:

@@ -122,7 +122,7 @@ def reference_node_bytes(state: State, native_state_bytes: int | None = None) ->
 def compiled_node_bytes(config: SearchConfig) -> int:
     """The bytes of one node of the compiled engine's tree under ``config``."""
     rows = compiled.stats_rows(config.statistics)
-    extra = 2 if config.puct is not None else 0
+    extra = 2 if config.rule.evaluated else 0
     return compiled.bytes_per_node() + 8 * (rows + extra)
 
 
@@ -218,7 +218,9 @@ def compiled_tree_nodes(bound: int, one: bool) -> int:
 def one_node_an_iteration(config: SearchConfig) -> bool:
     """Whether the compiled engine makes one node an iteration under ``config``."""
     return (
-        config.expansion == "one" and not (config.rave or config.knowledge) and config.puct is None
+        config.expansion == "one"
+        and not (config.rave or config.knowledge)
+        and not config.rule.evaluated
     )
 
 

@@ -484,7 +484,7 @@ class GtpEngine:
         if type(player) is not MCTSPlayer:
             raise GtpFailure(f"{command} needs an MCTS player")
         config = player.config
-        if config.puct is not None and config.puct.gumbel:
+        if config.rule.root_halving:
             raise GtpFailure(f"{command} needs an MCTS player (gumbel plans a fixed budget)")
         if config.workers > 1:
             raise GtpFailure(f"{command} needs an MCTS player with one worker")

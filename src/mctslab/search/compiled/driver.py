@@ -288,7 +288,7 @@ class CompiledMCTS:
         """A reader of the kept tree (what the tree view walks); ``None`` without one."""
         if self.tree is None:
             return None
-        prior = self.prior if self.config.puct is not None else None
+        prior = self.prior if self.config.rule.evaluated else None
         return CompiledReader(self.tree, self._history, prior)
 
     def tree_size(self) -> tuple[int, int]:
@@ -485,7 +485,7 @@ class CompiledMCTS:
         num_actions = info.num_actions
         entered = time.perf_counter()  # re-rooting a kept tree is search time too
         root_state = state.array.copy()  # type: ignore[attr-defined]
-        if puct is not None and puct.gumbel:
+        if config.rule.root_halving:
             self.reset()  # Sequential Halving plans its budget from an empty root
         if not self._reuse(state, num_actions, config):
             self._new_tree(state, num_actions, config)
@@ -566,7 +566,7 @@ class CompiledMCTS:
                 # (self-play's hundreds of simulations) allocates a small tree.
                 cap = min(cap, (config.iterations + puct.batch + 1) * num_actions + 1)
         self.tree = allocate(cap, stats_rows(config.statistics))
-        self.extra = np.zeros((2, cap if puct is not None else 0), dtype=np.float64)
+        self.extra = np.zeros((2, cap if config.rule.evaluated else 0), dtype=np.float64)
         self.nodes = 1
         self._slots = (1, NONE)
         tree = self.tree
@@ -601,7 +601,7 @@ class CompiledMCTS:
         if code == NEED_SPACE:
             assert self.tree is not None
             self.tree = grow(self.tree, 2 * len(self.tree.first_child))
-            if config.puct is not None:
+            if config.rule.evaluated:
                 grown = np.zeros((2, len(self.tree.first_child)), dtype=np.float64)
                 grown[:, : self.extra.shape[1]] = self.extra
                 self.extra = grown

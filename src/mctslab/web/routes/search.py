@@ -48,7 +48,7 @@ async def iterations(sid: str, body: IterationsIn, request: Request, lab: LabDep
         # (RAVE adds a node's children at once, as PUCT does).
         one_each = (
             session.config.expansion == "one"
-            and session.config.puct is None
+            and not session.config.rule.evaluated
             and not session.config.rave
         )
         if one_each and nodes + body.k > cap:
