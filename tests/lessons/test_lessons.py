@@ -19,13 +19,20 @@ import pytest
 from conftest import require_extra
 
 LESSONS = Path(__file__).resolve().parents[2] / "lessons"
-#: What a lesson may import: mctslab's public API (the package and its teaching aids),
-#: the standard library, numpy and matplotlib.
+#: What a lesson may import: mctslab's public API (the package's front door, the faces
+#: and modules of what left it: the arena, hidden-information search, minimax,
+#: exploitability, the generator; the teaching aids), the standard library, numpy and
+#: matplotlib.
 ALLOWED = {
     "mctslab",
+    "mctslab.analysis.exploitability",
     "mctslab.analysis.player_policy",
+    "mctslab.arena",
     "mctslab.arena.ratings",
     "mctslab.core.fixed_chance",
+    "mctslab.core.rng",
+    "mctslab.search.ismcts",
+    "mctslab.search.minimax",
     "mctslab.teaching.bandits",
     "mctslab.search.trace",
     "mctslab.teaching.grader",

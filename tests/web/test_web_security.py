@@ -316,14 +316,33 @@ def test_a_compiled_move_sizes_its_tree_by_its_budget(
 
     made: list[Any] = []
     real = bot.make_searcher
-    monkeypatch.setattr(bot, "make_searcher", lambda *a: made.append(real(*a)) or made[-1])
+
+    def make(*args: Any) -> Any:
+        searcher = real(*args)
+        searcher.allocated = 0
+        # The move releases its tree once answered: note the size it was allocated first.
+        release = searcher.release
+
+        def noted() -> None:
+            searcher.allocated = len(searcher.tree.first_child)
+            release()
+
+        searcher.release = noted
+        made.append(searcher)
+        return searcher
+
+    def allocated() -> int:
+        tree = made[-1].tree
+        return len(tree.first_child) if tree is not None else made[-1].allocated
+
+    monkeypatch.setattr(bot, "make_searcher", make)
     body = {"game": "connect_four", "iterations": 500, "config": {**config, "engine": "compiled"}}
     with TestClient(create_app(Settings()), base_url=LOCAL) as c:
         sized = c.post("/api/move", json=body).json()
-        assert len(made[-1].tree.first_child) <= 1 << 16  # was max_nodes, 1,000,000
+        assert 0 < allocated() <= 1 << 16  # was max_nodes, 1,000,000
         monkeypatch.setattr(bot, "compiled_node_bound", lambda *a: None)  # the cap, as before
         capped = c.post("/api/move", json=body).json()
-        assert len(made[-1].tree.first_child) == Settings().max_nodes
+        assert allocated() == Settings().max_nodes
     timings = ("seconds", "compile_seconds", "sims_per_s")
     assert {k: v for k, v in sized.items() if k not in timings} == {
         k: v for k, v in capped.items() if k not in timings

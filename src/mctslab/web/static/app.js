@@ -348,9 +348,11 @@ function rateKey() {
   return [$("game").value, $("engine").value, $("simulation").value, $("selection").value].join("|");
 }
 
-/** Remember the pace of an AI move (iterations a second) for drawEngineNote. */
+/** Remember the pace of an AI move (iterations a second) for drawEngineNote. A move of
+ * under 10 ms is too short to time (the engines count only their search's own seconds:
+ * 200 reference iterations of Connect Four take about 30 ms). */
 function notePace(last) {
-  if (!last || !app.spec || !(last.seconds > 0.05) || !(last.iterations > 0)) return;
+  if (!last || !app.spec || !(last.seconds > 0.01) || !(last.iterations > 0)) return;
   const c = app.spec.config;
   app.rates[[app.spec.game, c.engine, c.simulation, c.selection].join("|")] = last.iterations / last.seconds;
   drawEngineNote();
