@@ -15,6 +15,7 @@ the errors and :func:`check_game`. Everything else is in its subpackage:
 ``import mctslab`` imports neither the arena nor its SQLite store.
 """
 
+import mctslab.core.compiled_cache  # first: clears numba's cache if the sources changed
 import mctslab.games  # noqa: F401  (registers the built-in games)
 from mctslab.core import registry as _registry
 from mctslab.core.errors import (

@@ -352,9 +352,9 @@ def test_openspiel_random_is_reproducible_with_a_seed() -> None:
 @pytest.mark.parametrize(
     ("spec", "match"),
     [
-        ("openspiel-mcts:iterations=5", r"unknown openspiel-mcts option 'iterations'; valid options: backend, max_memory_mb, max_simulations"),
+        ("openspiel-mcts:iterations=5", r"unknown openspiel-mcts option 'iterations' \(did you mean simulations\?\); valid options: backend, max_memory_mb, rollouts"),
         ("openspiel-mcts:time=1", r"'time'.*no time budget"),
-        ("openspiel-mcts:uct_c=x", r"bad value 'x' for openspiel-mcts option 'uct_c'"),
+        ("openspiel-mcts:uct_c=x", r"bad value 'x' for 'uct_c': expected a number"),
         ("openspiel-mcts:simulations=0", r"simulations must be a positive integer"),
         ("openspiel-mcts:backend=gpu", r"backend must be one of auto, cpp, python"),
         ("openspiel-random:depth=2", r"unknown openspiel-random option 'depth'; valid options: seed"),

@@ -12,7 +12,9 @@
 - :mod:`~mctslab.core.errors`: the typed errors (every user error is a ``ValueError``);
 - :mod:`~mctslab.core.rng`: the SplitMix64 generator behind every random choice;
 - :mod:`~mctslab.core.text`: numbers as a user types them (ASCII digits only);
-- :mod:`~mctslab.core.testing`: ``check_game``, the conformance checker.
+- :mod:`~mctslab.core.testing`: ``check_game``, the conformance checker;
+- :mod:`~mctslab.core.compiled_cache`: numba's on-disk cache, cleared when the sources of
+  the compiled code change (imported first by :mod:`mctslab`).
 
 May import: the standard library and numpy only.
 """

@@ -76,6 +76,9 @@ class PlayerKind:
         help: one line on what the player does.
         takes_command: everything after ``kind:`` is one option, ``command`` (``gtp:``),
             not ``key=value`` pairs.
+        timed: a clock can give its search the budget
+            (:func:`mctslab.players.time_control.timed_spec`): the kind's search reads
+            ``time=`` (``mcts``, ``puct``, ``ismcts``, ...).
     """
 
     name: str
@@ -84,6 +87,7 @@ class PlayerKind:
     options: tuple[type, ...] = ()
     help: str = ""
     takes_command: bool = False
+    timed: bool = False
 
 
 def unknown_option(kind: str, key: str, valid: Iterable[str]) -> InvalidSpecError:

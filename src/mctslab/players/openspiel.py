@@ -42,13 +42,14 @@ one ``numpy.random.RandomState``, as OpenSpiel's ``examples/mcts.py`` does.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+import math
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from mctslab.core.errors import InvalidConfigError, InvalidSpecError, UnknownGameError
 from mctslab.core.game import CHANCE, TERMINAL, GameInfo, State
-from mctslab.core.player_kinds import PlayerKind
-from mctslab.core.text import strict_float, strict_int
+from mctslab.core.options import option
+from mctslab.core.player_kinds import PlayerKind, spec_config
 
 __all__ = [
     "KINDS",
@@ -230,13 +231,18 @@ class SpielGameView:
 class OpenSpielMCTSConfig:
     """The options of ``openspiel-mcts`` (see the module docstring); checked on construction."""
 
-    uct_c: float = 2.0
-    simulations: int = 1000
-    rollouts: int = 1
-    solve: bool = True
-    max_memory_mb: int = 1000
-    seed: int = 0
-    backend: Backend = "auto"
+    uct_c: float = option(
+        2.0, "the exploration constant, on rewards in [-1, 1]", low=0, high=math.inf,
+        high_open=True, check=False,
+    )  # fmt: skip
+    simulations: int = option(
+        1000, "simulations a move", low=1, aliases=("max_simulations",), check=False
+    )
+    rollouts: int = option(1, "random rollouts a leaf", low=1, aliases=("n_rollouts",), check=False)
+    solve: bool = option(True, "MCTS-Solver: back proven values up", check=False)
+    max_memory_mb: int = option(1000, "the C++ tree's memory limit (MB)", low=1, check=False)
+    seed: int = option(0, "the bot's seed (else the one make_player is given)", check=False)
+    backend: Backend = option("auto", "cpp, python or auto (cpp where it can)", check=False)
 
     def __post_init__(self) -> None:
         def bad(msg: str) -> InvalidConfigError:
@@ -361,46 +367,23 @@ class OpenSpielRandomPlayer:
         pass
 
 
-_MCTS_KEYS = {f.name for f in fields(OpenSpielMCTSConfig)}
-_ALIASES = {"max_simulations": "simulations", "n_rollouts": "rollouts"}
-_TRUE = ("1", "true", "yes", "on")
-_FALSE = ("0", "false", "no", "off")
+@dataclass(frozen=True)
+class OpenSpielRandomOptions:
+    """The options of ``openspiel-random``."""
 
-
-def _convert(key: str, raw: str) -> Any:
-    """A raw option string as the type of :class:`OpenSpielMCTSConfig`'s field ``key``."""
-    try:
-        if key == "solve":
-            if raw.lower() in _TRUE + _FALSE:
-                return raw.lower() in _TRUE
-            raise ValueError
-        if key == "uct_c":
-            return strict_float(raw)
-        if key == "backend":
-            return raw
-        return strict_int(raw)
-    except ValueError:
-        raise InvalidSpecError(f"bad value {raw!r} for openspiel-mcts option {key!r}") from None
+    seed: int = option(0, "the bot's seed (else the one make_player is given)")
 
 
 def openspiel_mcts_config(options: dict[str, str], seed: int = 0) -> OpenSpielMCTSConfig:
-    """An :class:`OpenSpielMCTSConfig` from raw ``key=value`` options (unknown keys are errors)."""
-    values: dict[str, Any] = {"seed": seed}
-    for key, raw in options.items():
-        name = _ALIASES.get(key, key)
-        if name not in _MCTS_KEYS:
-            valid = ", ".join(sorted(_MCTS_KEYS | set(_ALIASES)))
-            hint = (
-                " (OpenSpiel's MCTS has no time budget: give simulations)" if key == "time" else ""
-            )
-            raise InvalidSpecError(
-                f"unknown openspiel-mcts option {key!r}; valid options: {valid}{hint}"
-            )
-        values[name] = _convert(name, raw)
-    try:
-        return OpenSpielMCTSConfig(**values)
-    except InvalidConfigError as err:
-        raise InvalidSpecError(str(err)) from None
+    """An :class:`OpenSpielMCTSConfig` from raw ``key=value`` options, read by its option
+    schema (:func:`~mctslab.core.player_kinds.spec_config`: unknown keys and bad values are
+    :class:`InvalidSpecError`)."""
+    if "time" in options:
+        raise InvalidSpecError(
+            "unknown openspiel-mcts option 'time' (OpenSpiel's MCTS has no time budget: "
+            "give simulations)"
+        )
+    return spec_config("openspiel-mcts", OpenSpielMCTSConfig, options, seed=seed)
 
 
 def make_openspiel_player(
@@ -413,19 +396,9 @@ def make_openspiel_player(
     if kind == "openspiel-mcts":
         return OpenSpielMCTSPlayer(info, openspiel_mcts_config(options, seed))
     if kind == "openspiel-random":
-        unknown = sorted(set(options) - {"seed"})
-        if unknown:
-            raise InvalidSpecError(
-                f"unknown openspiel-random option {unknown[0]!r}; valid options: seed"
-            )
-        if "seed" in options:
-            try:
-                seed = int(options["seed"])
-            except ValueError:
-                raise InvalidSpecError(
-                    f"bad value {options['seed']!r} for openspiel-random option 'seed'"
-                ) from None
-        return OpenSpielRandomPlayer(seed)
+        return OpenSpielRandomPlayer(
+            spec_config("openspiel-random", OpenSpielRandomOptions, options, seed=seed).seed
+        )
     raise InvalidSpecError(f"unknown OpenSpiel player {kind!r}; valid: {', '.join(KINDS)}")
 
 
@@ -453,6 +426,7 @@ PLAYER_KINDS = (
         "openspiel-random",
         _random_player,
         reads_hidden_information=False,
+        options=(OpenSpielRandomOptions,),
         help="OpenSpiel's UniformRandomBot, seeded",
     ),
 )

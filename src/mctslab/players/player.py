@@ -632,7 +632,8 @@ def _network(kind: str) -> PlayerFactory:
 
 #: The built-in player kinds, one row each (:class:`~mctslab.core.player_kinds.PlayerKind`):
 #: the kind, its factory, whether it reads hidden information, the configs its spec sets,
-#: its help. A game adds its own (:func:`player_kinds`).
+#: its help, whether a clock sets its search's budget. A game adds its own
+#: (:func:`player_kinds`).
 BUILT_IN_KINDS: tuple[PlayerKind, ...] = (
     PlayerKind(
         "mcts",
@@ -640,6 +641,7 @@ BUILT_IN_KINDS: tuple[PlayerKind, ...] = (
         reads_hidden_information=True,
         options=(SearchConfig,),
         help="UCT (the reference or the compiled engine), tree kept between moves",
+        timed=True,
     ),
     PlayerKind(
         "puct",
@@ -647,6 +649,7 @@ BUILT_IN_KINDS: tuple[PlayerKind, ...] = (
         reads_hidden_information=True,
         options=(PuctConfig, SearchConfig),
         help="AlphaGo's PUCT with an evaluator's priors and values (800 simulations)",
+        timed=True,
     ),
     PlayerKind(
         "gumbel",
@@ -661,6 +664,7 @@ BUILT_IN_KINDS: tuple[PlayerKind, ...] = (
         reads_hidden_information=False,
         options=(ISMCTSConfig,),
         help="Information Set MCTS, searching what its seat knows",
+        timed=True,
     ),
     PlayerKind(
         "pimc",
@@ -668,6 +672,7 @@ BUILT_IN_KINDS: tuple[PlayerKind, ...] = (
         reads_hidden_information=False,
         options=(PIMCConfig,),
         help="determinized UCT: worlds drawn from what its seat knows",
+        timed=True,
     ),
     PlayerKind(
         "minimax",
@@ -687,6 +692,7 @@ BUILT_IN_KINDS: tuple[PlayerKind, ...] = (
         reads_hidden_information=True,
         options=(PuctConfig, SearchConfig),
         help="PUCT with a trained network, model=NAME_OR_PATH (200 simulations)",
+        timed=True,
     ),
     PlayerKind(
         "policy",

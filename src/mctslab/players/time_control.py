@@ -5,7 +5,8 @@ Used by every caller that has a clock: the arena (``--time-per-move``, a constan
 ``mctslab play --time-per-move``, ``mctslab gtp`` (a clock that changes each move:
 ``time_settings``, ``time_left``) and the Bohnenspiel client.
 
-The rule, for the searching kinds (:data:`TIMED_KINDS`):
+The rule, for the kinds whose search a clock can budget (their row's ``timed``:
+:class:`~mctslab.core.player_kinds.PlayerKind`):
 
 1. **A spec with no budget of its own searches the clock's seconds, with no iteration
    cap.** The kinds' default budgets (``SearchConfig``'s 1,000 iterations, ``puct``'s 800
@@ -38,12 +39,12 @@ import dataclasses
 from typing import Any, Protocol, TypeVar, cast, runtime_checkable
 
 from mctslab.core.errors import InvalidSpecError
-from mctslab.players.player import Player, parse_spec
+from mctslab.core.options import options_of
+from mctslab.players.player import Player, parse_spec, player_kinds
 from mctslab.search.mcts import SearchConfig
 
 __all__ = [
     "BUDGET_KEYS",
-    "TIMED_KINDS",
     "Rebudgetable",
     "base_config",
     "clock_time",
@@ -53,10 +54,13 @@ __all__ = [
     "timed_spec",
 ]
 
-#: The player kinds whose search a clock can give its budget.
-TIMED_KINDS = frozenset({"mcts", "puct", "gumbel", "az", "ismcts", "pimc"})
-#: The spec keys that name a budget (aliases included).
-BUDGET_KEYS = frozenset({"time", "iterations", "iters", "n", "simulations", "max_nodes", "nodes"})
+#: The spec keys that name a budget: the search config's budget options, their aliases
+#: included (``time``, ``iterations``, ``iters``, ``n``, ``simulations``, ``max_nodes``, ...).
+BUDGET_KEYS = frozenset(
+    name
+    for field in ("time", "iterations", "max_nodes")
+    for name in options_of(SearchConfig)[field].names
+)
 
 _TRUE = ("1", "true", "yes", "on")
 
@@ -100,7 +104,8 @@ def timed_spec(spec: str, seconds: float | None) -> str:
     rule of this module. The result is a spec string: the arena makes the player from it
     and stores it as the spec played."""
     kind, options = parse_spec(spec)
-    if seconds is None or kind not in TIMED_KINDS or _gumbel(kind, options):
+    row = player_kinds().get(kind)
+    if seconds is None or row is None or not row.timed or _gumbel(kind, options):
         return spec
     own_time = None
     if "time" in options:

@@ -543,7 +543,9 @@ class CompiledMCTS:
 
     def _options(self, info: GameInfo, evaluator: int, config: SearchConfig) -> Options:
         """The search's :class:`~.options.Options` (``evaluator``: PUCT's evaluator's code)."""
-        rule = RULE_CODES.get(config.selection_rule, 0)
+        entry = config.rule
+        # UCT's family by its code; PUCT's family runs in its own chunk, which reads none.
+        rule = RULE_CODES[entry.name] if entry.family == "uct" else 0
         return make_options(config, info, evaluator=evaluator, rule=rule)
 
     def _new_tree(self, state: State, num_actions: int, config: SearchConfig) -> None:
