@@ -69,6 +69,7 @@ from here (this module is the engine's public face):
 - :mod:`mctslab.search.reference.phases`: :func:`select`, :func:`expand`,
   :func:`simulate`, :func:`backpropagate`, and :func:`iterate`, which calls them;
 - :mod:`mctslab.search.solver`: MCTS-Solver's proofs and checks;
+- :mod:`mctslab.search.budget`: the budget and early stop's lead (:func:`visit_lead`);
 - :mod:`mctslab.search.result`: :class:`SearchResult` and the final-move rules.
 
 Here: :class:`MCTS` (tree reuse, the search loop) and :func:`search`.
@@ -82,7 +83,7 @@ import time
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import CHANCE, GameInfo, State, heuristic_or_none, same_rules, state_key
 from mctslab.core.rng import Rng
-from mctslab.search.budget import SLICE, SLICE_SECONDS, Budget
+from mctslab.search.budget import SLICE, SLICE_SECONDS, Budget, visit_lead
 from mctslab.search.config import (
     Expansion,
     FinalRule,
@@ -474,15 +475,6 @@ def game_info_of(state: State) -> GameInfo:
             "pass game_info=game.info: the state has no .game attribute to read it from"
         )
     return info
-
-
-def visit_lead(visits: list[int]) -> int:
-    """The most visited child's visits minus the second's (the only child's visits; 0
-    without children): what early stop compares with the iterations left."""
-    if not visits:
-        return 0
-    top = sorted(visits, reverse=True)
-    return top[0] - (top[1] if len(top) > 1 else 0)
 
 
 def _run(tree: SearchTree) -> SearchResult:
