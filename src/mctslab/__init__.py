@@ -33,7 +33,9 @@ from mctslab.players.player import Player, make_player, play_game
 from mctslab.search.compiled import CompiledMCTS
 from mctslab.search.engine import make_searcher, search
 from mctslab.search.evaluators import Evaluator, make_evaluator
-from mctslab.search.mcts import MCTS, SearchConfig, SearchResult
+from mctslab.search.config import SearchConfig
+from mctslab.search.mcts import MCTS
+from mctslab.search.result import SearchResult
 from mctslab.search.minimax import solve
 from mctslab.search.puct import PuctConfig
 

@@ -24,7 +24,8 @@ from mctslab.cli.main import app
 from mctslab.core.errors import InvalidConfigError, MctslabError
 from mctslab.core.game import State
 from mctslab.search.compiled import CompiledMCTS
-from mctslab.search.mcts import MCTS, SearchConfig
+from mctslab.search.config import SearchConfig
+from mctslab.search.mcts import MCTS
 from mctslab.search.parallel import RootParallelSearcher
 from mctslab.search.puct import PuctConfig
 

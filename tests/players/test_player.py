@@ -35,7 +35,7 @@ from mctslab.players.player import (
     reads_hidden_information,
 )
 from mctslab.search.ismcts import ISMCTSConfig, PIMCConfig
-from mctslab.search.mcts import SearchConfig
+from mctslab.search.config import SearchConfig
 from mctslab.search.puct import PuctConfig
 
 TIC = mctslab.make("tic_tac_toe").info

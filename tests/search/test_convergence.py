@@ -17,7 +17,7 @@ from ttt_positions import reachable_positions
 
 import mctslab
 from mctslab.search.engine import search
-from mctslab.search.mcts import SearchConfig
+from mctslab.search.config import SearchConfig
 
 TTT = mctslab.make("tic_tac_toe")
 CHUNKS = 4

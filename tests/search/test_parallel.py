@@ -7,7 +7,7 @@ import pytest
 import mctslab
 from mctslab.players.player import parse_spec, search_config
 from mctslab.search.engine import make_searcher, search
-from mctslab.search.mcts import SearchConfig
+from mctslab.search.config import SearchConfig
 from mctslab.search.parallel import RootParallelSearcher
 
 
@@ -198,7 +198,7 @@ def test_a_worker_that_dies_is_reported_not_waited_for() -> None:
 
 
 def test_a_configuration_error_in_a_worker_stays_a_user_error_of_its_type() -> None:
-    from mctslab.search.mcts import NotWinLossDrawError
+    from mctslab.search.solver import NotWinLossDrawError
 
     state = mctslab.make("kuhn_poker").state_from_actions([2, 0])
     searcher = RootParallelSearcher(SearchConfig(iterations=500, workers=2, solver=True))

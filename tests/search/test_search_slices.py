@@ -10,7 +10,7 @@ import pytest
 import mctslab
 from mctslab.core.errors import InvalidConfigError
 from mctslab.search.engine import SLICE, make_searcher
-from mctslab.search.mcts import SearchConfig
+from mctslab.search.config import SearchConfig
 from mctslab.search.parallel import RootParallelSearcher
 from mctslab.search.puct import PuctConfig
 

@@ -29,7 +29,9 @@ from mctslab.search.compiled import CompiledMCTS
 from mctslab.search.compiled.selection import COMPILED_RULES, RULE_CODES, compiled_twin
 from mctslab.search.compiled.tree import SQUARES
 from mctslab.search.gumbel import root_score
-from mctslab.search.mcts import MCTS, Node, SearchConfig
+from mctslab.search.config import SearchConfig
+from mctslab.search.mcts import MCTS
+from mctslab.search.reference.tree import Node
 from mctslab.search.puct import puct_score
 from mctslab.search.reference.selection import SELECTION_RULES
 from mctslab.search.reference.tree import SearchTree

@@ -13,7 +13,9 @@ import pytest
 import mctslab
 from mctslab.core.errors import InvalidConfigError
 from mctslab.search.evaluators import LeafBatch
-from mctslab.search.mcts import MCTS, Node, SearchConfig
+from mctslab.search.config import SearchConfig
+from mctslab.search.mcts import MCTS
+from mctslab.search.reference.tree import Node
 from mctslab.search.puct import PuctConfig
 from mctslab.search.trace import IterationTrace, node_id, traced_iteration, tree_at, tree_size
 

@@ -9,7 +9,10 @@ import mctslab
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.rng import Rng
 from mctslab.search.engine import search
-from mctslab.search.mcts import MCTS, SearchConfig, SearchTree, simulate
+from mctslab.search.config import SearchConfig
+from mctslab.search.mcts import MCTS
+from mctslab.search.reference.phases import simulate
+from mctslab.search.reference.tree import SearchTree
 from mctslab.search.puct import PuctConfig
 
 C4 = mctslab.make("connect_four")

@@ -38,7 +38,8 @@ with warnings.catch_warnings():
 
 import mctslab
 from mctslab.analysis import treeview
-from mctslab.search.mcts import MCTS, SearchConfig
+from mctslab.search.config import SearchConfig
+from mctslab.search.mcts import MCTS
 from mctslab.search.puct import PuctConfig
 from mctslab.web.app import create_app
 from mctslab.web.runner import run_chunks

@@ -39,7 +39,7 @@ from typing import Any, Protocol, TypeVar, cast, runtime_checkable
 
 from mctslab.core.errors import InvalidSpecError
 from mctslab.players.player import Player, parse_spec
-from mctslab.search.mcts import SearchConfig
+from mctslab.search.config import SearchConfig
 
 __all__ = [
     "BUDGET_KEYS",

@@ -13,7 +13,9 @@ from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import GameInfo, State, has_chance_nodes
 from mctslab.search.budget import SLICE, SLICE_SECONDS
 from mctslab.search.compiled import CompiledMCTS
-from mctslab.search.mcts import MCTS, SearchConfig, SearchResult
+from mctslab.search.config import SearchConfig
+from mctslab.search.mcts import MCTS
+from mctslab.search.result import SearchResult
 from mctslab.search.result import Slices
 from mctslab.search.tree_reader import TreeReader
 

@@ -22,7 +22,8 @@ from mctslab.search.choice import (
     single_searcher,
 )
 from mctslab.search.compiled import CompiledMCTS
-from mctslab.search.mcts import SearchConfig, SearchResult
+from mctslab.search.config import SearchConfig
+from mctslab.search.result import SearchResult
 from mctslab.search.parallel import RootParallelSearcher
 
 __all__ = [

@@ -29,7 +29,8 @@ from mctslab.core.errors import InvalidConfigError, MctslabError
 from mctslab.core.game import GameInfo, State, same_rules
 from mctslab.search.budget import SLICE_SECONDS
 from mctslab.search.choice import compiled_refusal, single_searcher
-from mctslab.search.mcts import RootChild, SearchConfig, SearchResult, make_result
+from mctslab.search.config import SearchConfig
+from mctslab.search.result import RootChild, SearchResult, make_result
 from mctslab.search.result import Slices
 
 __all__ = ["RootParallelSearcher", "SearchWorkerError"]

@@ -32,11 +32,11 @@ Under another rule of UCT's family (``SearchConfig.selection``, e.g. UCB1-Tuned)
 score is that rule's, read from the rules' registry (``IterationTrace.rule`` names it).
 
 With RAVE or progressive bias (``SearchConfig.rave``, ``progressive_bias``) each child's
-score is :func:`mctslab.search.mcts.rave_score`, with its all-moves-as-first statistics
-``N~``, ``Q~/N~`` and progressive bias's ``w * H`` beside it and each level's RAVE
-weight ``beta``; each update of phase 4 counts the node's children whose AMAF statistics
-the iteration updated (``amaf_updates``: the path's child and the siblings whose move
-the same player played later in the iteration).
+score is :func:`mctslab.search.reference.selection.rave_score`, with its
+all-moves-as-first statistics ``N~``, ``Q~/N~`` and progressive bias's ``w * H`` beside
+it and each level's RAVE weight ``beta``; each update of phase 4 counts the node's
+children whose AMAF statistics the iteration updated (``amaf_updates``: the path's child
+and the siblings whose move the same player played later in the iteration).
 
 Under PUCT (``SearchConfig.puct``, :mod:`mctslab.search.puct`) the same phases are
 recorded with PUCT's quantities: each child's prior ``P`` and its PUCT score
@@ -64,7 +64,8 @@ from typing import Any, Literal
 
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import GameInfo, State
-from mctslab.search.mcts import MCTS, SearchConfig
+from mctslab.search.config import SearchConfig
+from mctslab.search.mcts import MCTS
 from mctslab.search.reference.phases import iterate
 from mctslab.search.reference.selection import (
     SELECTION_RULES,
@@ -132,9 +133,10 @@ class ChildScore:
     PUCT its PUCT score; ``prior`` its prior ``P`` under PUCT (the one selection used:
     at the root, with the search's noise), ``None`` under UCT; ``eligible`` is false
     for a child that MCTS-Solver skips because it is proven. With RAVE, ``uct`` is
-    :func:`~mctslab.search.mcts.rave_score` and ``amaf_visits`` / ``amaf_mean`` the
-    child's all-moves-as-first ``N~`` and ``Q~/N~`` (``None`` without RAVE; the mean also
-    while ``N~ = 0``); with progressive bias, ``bias`` its ``w * H`` (else ``None``).
+    :func:`~mctslab.search.reference.selection.rave_score` and ``amaf_visits`` /
+    ``amaf_mean`` the child's all-moves-as-first ``N~`` and ``Q~/N~`` (``None`` without
+    RAVE; the mean also while ``N~ = 0``); with progressive bias, ``bias`` its ``w * H``
+    (else ``None``).
     """
 
     action: int

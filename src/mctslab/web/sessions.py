@@ -22,7 +22,9 @@ from typing import Any
 from mctslab.core.game import CHANCE, Game, State, sample_chance_outcome
 from mctslab.core.rng import Rng
 from mctslab.search.engine import Searcher, make_searcher
-from mctslab.search.mcts import MCTS, Node, SearchConfig, release_nodes
+from mctslab.search.config import SearchConfig
+from mctslab.search.mcts import MCTS
+from mctslab.search.reference.tree import Node, release_nodes
 from mctslab.search.trace import tree_at, tree_size
 from mctslab.search.warm import is_ready, path_of
 from mctslab.web.limits import MemoryBudget
@@ -280,9 +282,10 @@ def _freeze_after_full_collection(phase: str, info: dict[str, Any]) -> None:
 def release(root: Node | None, keep: Node | None = None) -> None:
     """Unlink a discarded reference tree (all of it but ``keep``'s subtree: what a move
     left behind) so that reference counting frees it at once
-    (:func:`mctslab.search.mcts.release_nodes`: a dropped tree is a reference cycle, and a
-    full collection would stop every thread, the event loop included, for as long as it
-    takes to walk every object of the process: up to 0.4 s with 20 busy sessions)."""
+    (:func:`mctslab.search.reference.tree.release_nodes`: a dropped tree is a reference
+    cycle, and a full collection would stop every thread, the event loop included, for as
+    long as it takes to walk every object of the process: up to 0.4 s with 20 busy
+    sessions)."""
     release_nodes(root, keep)
 
 
