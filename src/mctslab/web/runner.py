@@ -19,7 +19,8 @@ import anyio
 import anyio.to_thread
 
 from mctslab.core.game import State
-from mctslab.search.engine import SLICE, Searcher
+from mctslab.search.budget import SLICE
+from mctslab.search.engine import Searcher
 from mctslab.search.config import SearchConfig
 from mctslab.search.result import SearchResult
 
