@@ -54,8 +54,8 @@ from numba import njit
 import mctslab
 from mctslab.games.kernels import generic_playout
 from mctslab.search.compiled import CompiledMCTS, borrow
-from mctslab.search.engine import make_searcher
 from mctslab.search.config import SearchConfig
+from mctslab.search.engine import make_searcher
 from mctslab.search.mcts import MCTS
 from mctslab.search.parallel import RootParallelSearcher
 

@@ -14,8 +14,8 @@ import pytest
 
 import mctslab
 from mctslab.search.compiled import UNPROVEN, CompiledMCTS
-from mctslab.search.engine import make_searcher, search
 from mctslab.search.config import SearchConfig
+from mctslab.search.engine import make_searcher, search
 from mctslab.search.mcts import MCTS
 from mctslab.search.reference.tree import Node
 
@@ -269,7 +269,13 @@ def test_reciprocal_tables_hold_the_computed_doubles() -> None:
     import math
 
     from mctslab.search import compiled
-    from mctslab.search.reference.selection import UCT_INV, UCT_INV_SQRT, UCT_SQRT_LOG, exploration, uct_score
+    from mctslab.search.reference.selection import (
+        UCT_INV,
+        UCT_INV_SQRT,
+        UCT_SQRT_LOG,
+        exploration,
+        uct_score,
+    )
 
     for n in (1, 2, 3, 7, 1000, 4095):
         assert UCT_INV[n] == 1.0 / n and UCT_INV_SQRT[n] == 1.0 / math.sqrt(n)

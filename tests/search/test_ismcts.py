@@ -7,8 +7,8 @@ import pytest
 import mctslab
 from mctslab.core.errors import InvalidConfigError, InvalidSpecError
 from mctslab.players.player import ISMCTSPlayer, make_player, play_game
-from mctslab.search.ismcts import ISMCTS, PIMC, ISMCTSConfig, PIMCConfig, visit_policy
 from mctslab.search.config import SearchConfig
+from mctslab.search.ismcts import ISMCTS, PIMC, ISMCTSConfig, PIMCConfig, visit_policy
 from mctslab.search.mcts import search
 
 PASS, BET = 0, 1

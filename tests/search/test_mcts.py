@@ -10,9 +10,9 @@ import mctslab
 from mctslab.core.rng import Rng
 from mctslab.search.config import SearchConfig
 from mctslab.search.mcts import MCTS, search
+from mctslab.search.minimax import solve
 from mctslab.search.reference.phases import heavy_action
 from mctslab.search.reference.selection import uct_value
-from mctslab.search.minimax import solve
 
 TTT = mctslab.make("tic_tac_toe")
 C4 = mctslab.make("connect_four")

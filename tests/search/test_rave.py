@@ -17,9 +17,9 @@ from mctslab.core.errors import InvalidConfigError
 from mctslab.search.compiled import AMAF_SUM, AMAF_VISITS, BIAS, CompiledMCTS
 from mctslab.search.config import SearchConfig
 from mctslab.search.mcts import MCTS
+from mctslab.search.puct import PuctConfig
 from mctslab.search.reference.selection import rave_beta, rave_score
 from mctslab.search.reference.tree import Node
-from mctslab.search.puct import PuctConfig
 
 Stats = dict[tuple[int, ...], tuple[int, float, float, float, float]]
 

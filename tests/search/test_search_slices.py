@@ -10,8 +10,8 @@ import pytest
 import mctslab
 from mctslab.core.errors import InvalidConfigError
 from mctslab.search.budget import SLICE
-from mctslab.search.engine import make_searcher
 from mctslab.search.config import SearchConfig
+from mctslab.search.engine import make_searcher
 from mctslab.search.parallel import RootParallelSearcher
 from mctslab.search.puct import PuctConfig
 

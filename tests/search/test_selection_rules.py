@@ -28,13 +28,12 @@ from mctslab.players.player import parse_spec, search_config
 from mctslab.search.compiled import CompiledMCTS
 from mctslab.search.compiled.selection import COMPILED_RULES, RULE_CODES, compiled_twin
 from mctslab.search.compiled.tree import SQUARES
-from mctslab.search.gumbel import root_score
 from mctslab.search.config import SearchConfig
+from mctslab.search.gumbel import root_score
 from mctslab.search.mcts import MCTS
-from mctslab.search.reference.tree import Node
 from mctslab.search.puct import puct_score
 from mctslab.search.reference.selection import SELECTION_RULES
-from mctslab.search.reference.tree import SearchTree
+from mctslab.search.reference.tree import Node, SearchTree
 from mctslab.search.rules import (
     RULES,
     exploration,

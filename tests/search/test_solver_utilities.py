@@ -13,8 +13,8 @@ import pytest
 import mctslab
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import TERMINAL, GameInfo
-from mctslab.search.engine import make_searcher, search
 from mctslab.search.config import SearchConfig
+from mctslab.search.engine import make_searcher, search
 from mctslab.search.mcts import MCTS
 from mctslab.search.solver import NotWinLossDrawError
 

@@ -32,8 +32,8 @@ from typing import Any, TypeVar
 from mctslab.core.errors import InvalidConfigError, MctslabError
 from mctslab.core.game import CHANCE, TERMINAL, State
 from mctslab.search.compiled import CompiledMCTS
-from mctslab.search.engine import Searcher
 from mctslab.search.config import SearchConfig
+from mctslab.search.engine import Searcher
 from mctslab.search.mcts import MCTS
 from mctslab.search.rules import RULES
 from mctslab.search.tree_reader import NodeStats, TreeReader

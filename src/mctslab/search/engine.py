@@ -121,13 +121,22 @@ def compiled_refusal(state: State) -> str | None:
     return None
 
 
-def single_searcher(config: SearchConfig, state: State, engine: str = "auto") -> Searcher:
-    """One searcher (no worker processes) for ``state``'s game with the chosen engine."""
+def _checked_refusal(state: State, engine: str) -> str | None:
+    """:func:`compiled_refusal` of ``state`` once ``engine`` is known to be one of
+    :data:`ENGINES` and, if ``"compiled"``, one that can search the game."""
     if engine not in ENGINES:
         raise InvalidConfigError(f"unknown engine {engine!r}; valid engines: {', '.join(ENGINES)}")
     refusal = compiled_refusal(state)
     if engine == "compiled" and refusal is not None:
         raise InvalidConfigError(refusal)
+    return refusal
+
+
+def single_searcher(config: SearchConfig, state: State, engine: str = "auto") -> Searcher:
+    """One searcher (no worker processes) for ``state``'s game with the chosen engine: the
+    factory :class:`~mctslab.search.parallel.RootParallelSearcher` is passed for its
+    workers."""
+    refusal = _checked_refusal(state, engine)
     if engine == "compiled" or (engine == "auto" and refusal is None):
         return CompiledMCTS(config)
     return MCTS(config)
@@ -136,13 +145,7 @@ def single_searcher(config: SearchConfig, state: State, engine: str = "auto") ->
 def make_searcher(config: SearchConfig, state: State, engine: str = "auto") -> Searcher:
     """A searcher for ``state``'s game with the chosen engine (``"auto"``: compiled if it can)."""
     if config.workers > 1:
-        if engine not in ENGINES:
-            raise InvalidConfigError(
-                f"unknown engine {engine!r}; valid engines: {', '.join(ENGINES)}"
-            )
-        refusal = compiled_refusal(state)
-        if engine == "compiled" and refusal is not None:
-            raise InvalidConfigError(refusal)
+        _checked_refusal(state, engine)
         return RootParallelSearcher(config, engine, single=single_searcher)
     return single_searcher(config, state, engine)
 

@@ -85,10 +85,10 @@ from mctslab.core.rng import Rng
 from mctslab.search.budget import Budget
 from mctslab.search.config import SearchConfig
 from mctslab.search.mcts import MCTS, game_info_of
+from mctslab.search.options import check_budget
 from mctslab.search.reference.selection import exploration, uct_score
 from mctslab.search.reference.tree import scaled_rewards
 from mctslab.search.result import ChildStats, SearchResult
-from mctslab.search.options import check_budget
 
 __all__ = [
     "ISMCTS",

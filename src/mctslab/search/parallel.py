@@ -34,8 +34,7 @@ from mctslab.core.errors import InvalidConfigError, MctslabError
 from mctslab.core.game import GameInfo, State, same_rules
 from mctslab.search.budget import SLICE_SECONDS
 from mctslab.search.config import SearchConfig
-from mctslab.search.result import RootChild, SearchResult, make_result
-from mctslab.search.result import Slices
+from mctslab.search.result import RootChild, SearchResult, Slices, make_result
 
 __all__ = ["RootParallelSearcher", "SearchWorkerError", "SingleSearcher"]
 

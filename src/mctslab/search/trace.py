@@ -73,7 +73,7 @@ from mctslab.search.reference.selection import (
     rule_of,
     selection_priors,
 )
-from mctslab.search.reference.tree import Node, NodeBudgetReached, SearchTree
+from mctslab.search.reference.tree import Node, NodeBudgetReached, SearchTree, release_nodes
 from mctslab.search.rules import RULES, puct_config
 
 __all__ = [
@@ -85,6 +85,7 @@ __all__ = [
     "Simulation",
     "TraceRecorder",
     "Update",
+    "move_root",
     "node_id",
     "score_label",
     "traced_iteration",
@@ -109,6 +110,23 @@ def tree_at(searcher: MCTS, state: State, game_info: GameInfo | None = None) -> 
     subtree kept, or a fresh root), and the tree's node count. Draws no random number."""
     tree = searcher.prepare(state, game_info)
     return tree.root, tree.nodes
+
+
+def move_root(searcher: MCTS, state: State) -> None:
+    """Re-root the searcher's tree at ``state``, the position a move led to, as
+    :func:`tree_at` does (at a terminal ``state`` the tree is forgotten), and unlink what
+    the move left behind (the old tree but the kept subtree) so that reference counting
+    frees it at once (:func:`~mctslab.search.reference.tree.release_nodes`: a dropped
+    tree is a reference cycle, and a full collection would stop every thread, a server's
+    event loop included, for as long as it takes to walk every object of the process:
+    up to 0.4 s with 20 busy sessions of the web lab)."""
+    old = searcher.root
+    if state.is_terminal():
+        searcher.reset()
+    else:
+        tree_at(searcher, state)
+    if searcher.root is not old:
+        release_nodes(old, keep=searcher.root)
 
 
 def tree_size(searcher: MCTS) -> tuple[int, int]:

@@ -20,8 +20,8 @@ import anyio.to_thread
 
 from mctslab.core.game import State
 from mctslab.search.budget import SLICE
-from mctslab.search.engine import Searcher
 from mctslab.search.config import SearchConfig
+from mctslab.search.engine import Searcher
 from mctslab.search.result import SearchResult
 
 __all__ = ["ChunkedRun", "run_chunks"]

@@ -39,8 +39,8 @@ from mctslab.games.go import Go
 from mctslab.games.kernels import KernelState
 from mctslab.players.gtp import action_to_vertex
 from mctslab.search.budget import SLICE
-from mctslab.search.engine import Searcher
 from mctslab.search.config import SearchConfig
+from mctslab.search.engine import Searcher
 from mctslab.search.result import ChildStats, SearchResult
 
 __all__ = [
