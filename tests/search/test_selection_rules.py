@@ -170,7 +170,8 @@ SEARCH_BOTH = """
 import json, sys
 import mctslab
 from mctslab.search.compiled import CompiledMCTS
-from mctslab.search.mcts import MCTS, SearchConfig
+from mctslab.search.config import SearchConfig
+from mctslab.search.mcts import MCTS
 
 def tree_of(result):
     return [(ch.action, ch.visits, ch.value) for ch in result.children]
