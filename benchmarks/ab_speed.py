@@ -38,7 +38,7 @@ import json, sys, time
 import numpy as np
 import mctslab
 from mctslab.search.compiled import CompiledMCTS, search_many
-from mctslab.search.mcts import SearchConfig
+from mctslab.search.config import SearchConfig
 from mctslab.search.puct import PuctConfig
 
 def uct(game, n, seed):

@@ -54,8 +54,9 @@ from numba import njit
 import mctslab
 from mctslab.games.kernels import generic_playout
 from mctslab.search.compiled import CompiledMCTS, borrow
+from mctslab.search.config import SearchConfig
 from mctslab.search.engine import make_searcher
-from mctslab.search.mcts import MCTS, SearchConfig
+from mctslab.search.mcts import MCTS
 from mctslab.search.parallel import RootParallelSearcher
 
 try:
@@ -515,7 +516,7 @@ import json, sys, time
 t0 = time.perf_counter()
 import mctslab
 from mctslab.search.compiled import CompiledMCTS
-from mctslab.search.mcts import SearchConfig
+from mctslab.search.config import SearchConfig
 state = mctslab.make(sys.argv[1]).new_initial_state()
 r = CompiledMCTS(SearchConfig(c=1.0, iterations=1000, seed=0)).search(state)
 print(json.dumps({"in_process_s": time.perf_counter() - t0,

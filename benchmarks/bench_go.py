@@ -277,7 +277,7 @@ def part_policies(args: argparse.Namespace) -> None:
 def _compiled(setting: str, iterations: int, seed: int) -> float:
     from mctslab.core.registry import make
     from mctslab.search.compiled import CompiledMCTS
-    from mctslab.search.mcts import SearchConfig
+    from mctslab.search.config import SearchConfig
 
     if setting == "uniform":
         game = _uniform_game()

@@ -61,8 +61,8 @@ import numpy as np
 
 import mctslab
 from mctslab.search.compiled import CompiledMCTS, search_many
+from mctslab.search.config import SearchConfig
 from mctslab.search.evaluators import LeafBatch, TorchEvaluator
-from mctslab.search.mcts import SearchConfig
 from mctslab.search.puct import PuctConfig
 
 try:

@@ -89,7 +89,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--output", type=Path, default=OUT, help="where to write the JSON")
     args = parser.parse_args(argv)
 
-    from mctslab.search.mcts import MCTS, SearchConfig
+    from mctslab.search.config import SearchConfig
+    from mctslab.search.mcts import MCTS
     from mctslab.search.puct import PuctConfig
 
     started = time.perf_counter()

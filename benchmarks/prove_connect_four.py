@@ -27,7 +27,7 @@ from typing import Any
 
 import mctslab
 from mctslab.search.compiled import CompiledMCTS
-from mctslab.search.mcts import SearchConfig
+from mctslab.search.config import SearchConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "connect4_Test_L3_R1.txt"

@@ -44,7 +44,7 @@ import pyspiel
 
 import mctslab
 from mctslab.search.compiled import CompiledMCTS
-from mctslab.search.mcts import SearchConfig
+from mctslab.search.config import SearchConfig
 
 RESULTS = Path(__file__).resolve().parent / "results" / "strength_connect_four.json"
 OPENSPIEL_UCT_C = 2.0  # OpenSpiel's uct_c on returns in [-1, 1] (mctslab c=1.0 on [0, 1])

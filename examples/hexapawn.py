@@ -28,7 +28,8 @@ from collections.abc import Hashable, Sequence
 
 from mctslab import TERMINAL, GameInfo, IllegalActionError, InvalidConfigError
 from mctslab.core.testing import check_game
-from mctslab.search.mcts import SearchConfig, search
+from mctslab.search.config import SearchConfig
+from mctslab.search.mcts import search
 from mctslab.search.minimax import solve
 
 WHITE, BLACK = 0, 1

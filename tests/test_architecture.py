@@ -6,13 +6,16 @@ change which brings a habit back fails here, with the places named:
   ``MCTS`` or a ``CompiledMCTS``;
 - a search option is declared once: ``cutoff_depth`` (a typical option) is named in few
   source files;
-- the web lab reads what games declare: no web module imports a game's class.
+- the web lab reads what games declare: no web module imports a game's class;
+- the two engines stand on the shared base alone: the compiled engine (``search/compiled``)
+  imports no name from the reference engine (``search/mcts.py``, ``search/reference``).
 
 ``python tests/test_architecture.py`` prints the counts.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -66,6 +69,40 @@ def web_modules_importing_games() -> list[str]:
     ]
 
 
+_REFERENCE_ENGINE = ("mctslab.search.mcts", "mctslab.search.reference")
+
+
+def reference_names(source: str) -> list[str]:
+    """``module.name`` for each name ``source`` imports from the reference engine
+    (``mcts.py`` or ``reference/``), function-level imports included."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.module is not None:
+            pairs = [(node.module, f"{node.module}.{a.name}") for a in node.names]
+            if node.module == "mctslab.search":  # ``from mctslab.search import mcts``
+                pairs = [(name, name) for _, name in pairs]
+        elif isinstance(node, ast.Import):
+            pairs = [(a.name, a.name) for a in node.names]
+        else:
+            continue
+        found += [
+            name
+            for module, name in pairs
+            if any(module == r or module.startswith(r + ".") for r in _REFERENCE_ENGINE)
+        ]
+    return found
+
+
+def reference_names_in_compiled() -> list[str]:
+    """``file: module.name`` for each name a module of ``search/compiled`` imports from the
+    reference engine."""
+    return [
+        f"{path.relative_to(SRC).as_posix()}: {name}"
+        for path in sorted((SRC / "search" / "compiled").rglob("*.py"))
+        for name in reference_names(path.read_text())
+    ]
+
+
 def test_no_caller_outside_search_writes_a_searchers_config() -> None:
     assert config_writes() == []
 
@@ -96,6 +133,12 @@ def test_puct_is_asked_of_the_rules_registry_not_tested_as_a_mode() -> None:
     assert len(puct_mode_tests()) <= 24, puct_mode_tests()
 
 
+def test_the_compiled_engine_imports_no_name_of_the_reference_engine() -> None:
+    # 12 before issue 53 (compiled/driver.py's 11 names from mcts.py, visit_lead among
+    # them, and batch.py's SearchResult): each comes from the base module that defines it.
+    assert reference_names_in_compiled() == []
+
+
 def test_the_regexes_find_what_they_look_for() -> None:
     # Without this, a regex that matches nothing would pass the two tests above.
     assert _CONFIG_WRITE.search("    searcher.config = replace(config, time=1)")
@@ -103,6 +146,18 @@ def test_the_regexes_find_what_they_look_for() -> None:
     assert _ENGINE_CHECK.search("if isinstance(searcher, MCTS | CompiledMCTS):")
     assert not _ENGINE_CHECK.search("if isinstance(player, MCTSPlayer):")
     assert _GAME_IMPORT.search("from mctslab.games.go import Go\n")
+    source = (
+        "from mctslab.search.mcts import MCTS, SearchConfig\n"
+        "from mctslab.search.config import SearchConfig\n"
+        "from mctslab.search import mcts, parallel\n"
+        "def f():\n    import mctslab.search.reference.tree\n"
+    )
+    assert reference_names(source) == [
+        "mctslab.search.mcts.MCTS",
+        "mctslab.search.mcts.SearchConfig",
+        "mctslab.search.mcts",
+        "mctslab.search.reference.tree",
+    ]
 
 
 if __name__ == "__main__":
@@ -112,3 +167,5 @@ if __name__ == "__main__":
     print("files naming cutoff_depth:", len(named), named)
     print("web modules importing games:", web_modules_importing_games())
     print("puct is (not) None tests:", len(puct_mode_tests()))
+    names = reference_names_in_compiled()
+    print("names compiled/ imports from mcts.py or reference/:", len(names), names)

@@ -32,11 +32,13 @@ from mctslab.core.testing import check_game
 from mctslab.players.optimizers import optimize
 from mctslab.players.player import Player, make_player, play_game
 from mctslab.search.compiled import CompiledMCTS
+from mctslab.search.config import SearchConfig
 from mctslab.search.engine import make_searcher, search
 from mctslab.search.evaluators import Evaluator, make_evaluator
-from mctslab.search.mcts import MCTS, SearchConfig, SearchResult
+from mctslab.search.mcts import MCTS
 from mctslab.search.minimax import solve
 from mctslab.search.puct import PuctConfig
+from mctslab.search.result import SearchResult
 
 __version__ = "0.1.0"
 

@@ -24,7 +24,9 @@ from mctslab.cli.main import app
 from mctslab.core.errors import InvalidConfigError, MctslabError
 from mctslab.core.game import State
 from mctslab.search.compiled import CompiledMCTS
-from mctslab.search.mcts import MCTS, SearchConfig
+from mctslab.search.config import SearchConfig
+from mctslab.search.engine import single_searcher
+from mctslab.search.mcts import MCTS
 from mctslab.search.parallel import RootParallelSearcher
 from mctslab.search.puct import PuctConfig
 
@@ -235,7 +237,7 @@ def test_wrong_state_no_tree_and_parallel_searchers_are_refused() -> None:
         treeview.from_reference(MCTS(), fresh)
     with pytest.raises(InvalidConfigError, match="run a search first"):
         treeview.from_compiled(CompiledMCTS(), fresh)
-    parallel = RootParallelSearcher(SearchConfig(workers=2))
+    parallel = RootParallelSearcher(SearchConfig(workers=2), single=single_searcher)
     with pytest.raises(InvalidConfigError, match="workers=1"):
         treeview.from_searcher(parallel, fresh)
 

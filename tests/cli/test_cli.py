@@ -134,7 +134,7 @@ def test_search_stops_as_the_engines_search_does() -> None:
     of the same config, as from the web (``tests/web/test_web_api.py``: the runner, ``POST
     /api/move``) and GTP (``tests/cli/test_gtp_engine.py``)."""
     import mctslab
-    from mctslab.search.mcts import SearchConfig
+    from mctslab.search.config import SearchConfig
 
     state = mctslab.make("connect_four").state_from_actions([3])
     for options, config in (

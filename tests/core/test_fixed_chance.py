@@ -12,7 +12,8 @@ from mctslab.core.fixed_chance import ChanceStream, FixedChanceState, fix_chance
 from mctslab.core.game import CHANCE, outcome_at
 from mctslab.core.rng import Rng
 from mctslab.games.pig import ROLL, STOP
-from mctslab.search.mcts import MCTS, SearchConfig
+from mctslab.search.config import SearchConfig
+from mctslab.search.mcts import MCTS
 
 
 def chance_outcomes_played(state: FixedChanceState, start: int) -> list[int]:

@@ -12,7 +12,8 @@ import pytest
 import mctslab
 from mctslab.core.testing import check_game
 from mctslab.players.player import MCTSPlayer, MinimaxPlayer, play_game
-from mctslab.search.mcts import SearchConfig, search
+from mctslab.search.config import SearchConfig
+from mctslab.search.mcts import search
 from mctslab.search.minimax import alphabeta, solve
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "hexapawn.py"

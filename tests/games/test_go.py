@@ -410,7 +410,7 @@ def test_light_playouts_end_with_returns_of_the_game() -> None:
 
 def test_compiled_mcts_plays_a_5x5_game_to_the_end() -> None:
     from mctslab.search.compiled import CompiledMCTS
-    from mctslab.search.mcts import SearchConfig
+    from mctslab.search.config import SearchConfig
 
     game = Go(board_size=5)
     state = game.new_initial_state()
@@ -425,7 +425,8 @@ def test_compiled_mcts_plays_a_5x5_game_to_the_end() -> None:
 
 def test_both_engines_search_the_same_go_tree() -> None:
     from mctslab.search.compiled import CompiledMCTS
-    from mctslab.search.mcts import MCTS, SearchConfig
+    from mctslab.search.config import SearchConfig
+    from mctslab.search.mcts import MCTS
 
     game = Go(board_size=5)
     state = game.state_from_actions([12, 6, 18])

@@ -33,7 +33,8 @@ from mctslab.players.openspiel import (  # noqa: E402
     SpielStateView,
 )
 from mctslab.players.player import MCTSPlayer, make_player, play_game  # noqa: E402
-from mctslab.search.mcts import SearchConfig, search  # noqa: E402
+from mctslab.search.config import SearchConfig  # noqa: E402
+from mctslab.search.mcts import search  # noqa: E402
 from mctslab.search.minimax import solve  # noqa: E402
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "hexapawn.py"

@@ -24,7 +24,8 @@ from mctslab.games.bohnenspiel import MAX_PLIES, Bohnenspiel
 from mctslab.games.kernels import KernelState, rng_randint
 from mctslab.games.nim import Nim
 from mctslab.search.compiled import CompiledMCTS
-from mctslab.search.mcts import MCTS, SearchConfig
+from mctslab.search.config import SearchConfig
+from mctslab.search.mcts import MCTS
 
 NIM_VARIANTS = [
     ("nim", {}),

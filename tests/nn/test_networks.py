@@ -12,8 +12,8 @@ torch = require_extra("torch", "nn")
 import mctslab  # noqa: E402
 from mctslab.core.errors import InvalidConfigError  # noqa: E402
 from mctslab.nn.networks import MLP, ResNet, make_network, parameter_count  # noqa: E402
+from mctslab.search.config import SearchConfig  # noqa: E402
 from mctslab.search.engine import search  # noqa: E402
-from mctslab.search.mcts import SearchConfig  # noqa: E402
 from mctslab.search.puct import PuctConfig  # noqa: E402
 
 

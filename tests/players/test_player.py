@@ -34,8 +34,8 @@ from mctslab.players.player import (
     player_kinds,
     reads_hidden_information,
 )
+from mctslab.search.config import SearchConfig
 from mctslab.search.ismcts import ISMCTSConfig, PIMCConfig
-from mctslab.search.mcts import SearchConfig
 from mctslab.search.puct import PuctConfig
 
 TIC = mctslab.make("tic_tac_toe").info

@@ -19,7 +19,7 @@ from mctslab.players.time_control import (
     timed_config,
     timed_spec,
 )
-from mctslab.search.mcts import SearchConfig
+from mctslab.search.config import SearchConfig
 
 
 def _config(spec: str, seconds: float | None, game: str = "tic_tac_toe") -> object:

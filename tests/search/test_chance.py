@@ -19,7 +19,8 @@ from mctslab.analysis.treeview import from_reference, to_text
 from mctslab.core.rng import Rng
 from mctslab.core.testing import check_game
 from mctslab.players.player import RandomPlayer, play_game
-from mctslab.search.mcts import MCTS, SearchConfig, search
+from mctslab.search.config import SearchConfig
+from mctslab.search.mcts import MCTS, search
 
 # A tree: ("t", returns) | ("p", player, {action: tree}) | ("c", {action: (prob, tree)})
 Tree = tuple[Any, ...]

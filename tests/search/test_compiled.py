@@ -14,8 +14,10 @@ import pytest
 
 import mctslab
 from mctslab.search.compiled import UNPROVEN, CompiledMCTS
+from mctslab.search.config import SearchConfig
 from mctslab.search.engine import make_searcher, search
-from mctslab.search.mcts import MCTS, Node, SearchConfig
+from mctslab.search.mcts import MCTS
+from mctslab.search.reference.tree import Node
 
 Signature = dict[tuple[int, ...], tuple[int, float, int | None]]
 
@@ -252,7 +254,7 @@ def test_scores_above_the_reciprocal_tables_identical() -> None:
     """Past ``UCT_TABLE_SIZE`` visits UCT's reciprocals are computed instead of read
     from the tables: a child with thousands of visits (x wins at once with c1) keeps
     the engines identical on both sides of the boundary."""
-    from mctslab.search.mcts import UCT_TABLE_SIZE
+    from mctslab.search.reference.selection import UCT_TABLE_SIZE
 
     state = mctslab.make("tic_tac_toe").state_from_actions([0, 3, 1, 4])
     config = SearchConfig(iterations=12_000, seed=4)
@@ -267,7 +269,13 @@ def test_reciprocal_tables_hold_the_computed_doubles() -> None:
     import math
 
     from mctslab.search import compiled
-    from mctslab.search.mcts import UCT_INV, UCT_INV_SQRT, UCT_SQRT_LOG, exploration, uct_score
+    from mctslab.search.reference.selection import (
+        UCT_INV,
+        UCT_INV_SQRT,
+        UCT_SQRT_LOG,
+        exploration,
+        uct_score,
+    )
 
     for n in (1, 2, 3, 7, 1000, 4095):
         assert UCT_INV[n] == 1.0 / n and UCT_INV_SQRT[n] == 1.0 / math.sqrt(n)

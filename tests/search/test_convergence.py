@@ -16,8 +16,8 @@ from test_minimax import C4, connect4_positions
 from ttt_positions import reachable_positions
 
 import mctslab
+from mctslab.search.config import SearchConfig
 from mctslab.search.engine import search
-from mctslab.search.mcts import SearchConfig
 
 TTT = mctslab.make("tic_tac_toe")
 CHUNKS = 4

@@ -12,9 +12,10 @@ import pytest
 import mctslab
 from mctslab.core.errors import InvalidConfigError
 from mctslab.players.player import parse_spec, search_config
-from mctslab.search.budget import Budget
+from mctslab.search.budget import Budget, visit_lead
 from mctslab.search.compiled import CompiledMCTS
-from mctslab.search.mcts import MCTS, SearchConfig, visit_lead
+from mctslab.search.config import SearchConfig
+from mctslab.search.mcts import MCTS
 
 
 def test_the_lead_is_the_top_two_visits_apart() -> None:

@@ -7,8 +7,9 @@ import pytest
 import mctslab
 from mctslab.core.errors import InvalidConfigError, InvalidSpecError
 from mctslab.players.player import ISMCTSPlayer, make_player, play_game
+from mctslab.search.config import SearchConfig
 from mctslab.search.ismcts import ISMCTS, PIMC, ISMCTSConfig, PIMCConfig, visit_policy
-from mctslab.search.mcts import SearchConfig, search
+from mctslab.search.mcts import search
 
 PASS, BET = 0, 1
 J, Q, K = 0, 1, 2

@@ -23,8 +23,9 @@ from conftest import require_extra
 from mctslab.core.rng import Rng
 from mctslab.core.testing import check_game
 from mctslab.search.compiled import CompiledMCTS
+from mctslab.search.config import SearchConfig
 from mctslab.search.engine import make_searcher
-from mctslab.search.mcts import MCTS, SearchConfig
+from mctslab.search.mcts import MCTS
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "kernel_game.py"
 

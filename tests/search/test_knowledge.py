@@ -26,7 +26,10 @@ from mctslab.search.compiled import (
     KNOW_WINS,
     CompiledMCTS,
 )
-from mctslab.search.mcts import MCTS, Node, SearchConfig, rave_score
+from mctslab.search.config import SearchConfig
+from mctslab.search.mcts import MCTS
+from mctslab.search.reference.selection import rave_score
+from mctslab.search.reference.tree import Node
 
 Stats = dict[tuple[int, ...], tuple[int, float, float, float, float, float]]
 

@@ -8,8 +8,11 @@ import pytest
 
 import mctslab
 from mctslab.core.rng import Rng
-from mctslab.search.mcts import MCTS, SearchConfig, _heavy_action, search, uct_value
+from mctslab.search.config import SearchConfig
+from mctslab.search.mcts import MCTS, search
 from mctslab.search.minimax import solve
+from mctslab.search.reference.phases import heavy_action
+from mctslab.search.reference.selection import uct_value
 
 TTT = mctslab.make("tic_tac_toe")
 C4 = mctslab.make("connect_four")
@@ -57,7 +60,7 @@ def test_expansion_all_adds_every_child_at_once() -> None:
 
 
 def test_uct_formula() -> None:
-    from mctslab.search.mcts import Node
+    from mctslab.search.reference.tree import Node
 
     parent, child = Node(-1, -1, None), Node(0, 0, None)
     parent.visits, child.visits, child.value_sum = 100, 10, 7.0
@@ -195,9 +198,9 @@ def test_tree_reuse_keeps_the_subtree_of_played_moves() -> None:
 def test_heavy_playout_wins_at_once_then_blocks() -> None:
     rng = Rng(0)
     win = C4.state_from_actions([0, 6, 1, 6, 2])  # o to move; x threatens column 4 (3)
-    assert all(_heavy_action(win, rng) == 3 for _ in range(20))  # block
+    assert all(heavy_action(win, rng) == 3 for _ in range(20))  # block
     win.apply_action(5)
-    assert all(_heavy_action(win, rng) == 3 for _ in range(20))  # x wins at once
+    assert all(heavy_action(win, rng) == 3 for _ in range(20))  # x wins at once
 
 
 def test_heavy_and_cutoff_simulations_run_and_differ() -> None:

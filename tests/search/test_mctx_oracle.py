@@ -33,8 +33,9 @@ if importlib.util.find_spec("mctx") is None:
 
 from mctx_oracle import RandomTree, mctx_gumbel, mctx_muzero
 
+from mctslab.search.config import SearchConfig
 from mctslab.search.evaluators import LeafBatch
-from mctslab.search.mcts import MCTS, SearchConfig
+from mctslab.search.mcts import MCTS
 from mctslab.search.puct import PuctConfig
 
 

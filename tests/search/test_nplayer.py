@@ -10,8 +10,9 @@ import mctslab
 from mctslab import TERMINAL, GameInfo, IllegalActionError
 from mctslab.core.testing import check_game
 from mctslab.players.player import make_player, play_game
+from mctslab.search.config import SearchConfig
 from mctslab.search.ismcts import ISMCTS, ISMCTSConfig
-from mctslab.search.mcts import SearchConfig, search
+from mctslab.search.mcts import search
 
 
 class ThreeTake:

@@ -6,8 +6,8 @@ import pytest
 
 import mctslab
 from mctslab.players.player import parse_spec, search_config
-from mctslab.search.engine import make_searcher, search
-from mctslab.search.mcts import SearchConfig
+from mctslab.search.config import SearchConfig
+from mctslab.search.engine import make_searcher, search, single_searcher
 from mctslab.search.parallel import RootParallelSearcher
 
 
@@ -61,7 +61,7 @@ def test_auto_runs_compiled_workers_in_threads_and_reference_ones_in_processes()
     config = SearchConfig(iterations=200, workers=2)
     ttt = mctslab.make("tic_tac_toe").new_initial_state()
     kuhn = mctslab.make("kuhn_poker").state_from_actions([2, 0])  # chance nodes: reference
-    searcher = RootParallelSearcher(config)
+    searcher = RootParallelSearcher(config, single=single_searcher)
     try:
         searcher.search(ttt)
         assert searcher.mode == "threads" and searcher._procs == []
@@ -71,7 +71,7 @@ def test_auto_runs_compiled_workers_in_threads_and_reference_ones_in_processes()
         assert searcher.mode == "threads" and searcher._procs == []
     finally:
         searcher.close()
-    reference = RootParallelSearcher(config, "reference")
+    reference = RootParallelSearcher(config, "reference", single=single_searcher)
     try:
         reference.search(ttt)
         assert reference.mode == "processes"
@@ -103,7 +103,7 @@ def test_a_worker_thread_crash_is_reported_as_a_crash(caplog: pytest.LogCaptureF
 
     state = _BuggyGame(crash_at=2).new_initial_state()
     config = SearchConfig(iterations=50, workers=2, parallel="threads")
-    searcher = RootParallelSearcher(config, "reference")
+    searcher = RootParallelSearcher(config, "reference", single=single_searcher)
     with pytest.raises(SearchWorkerError, match="ZeroDivisionError: a bug in the rules"):
         searcher.search(state)  # type: ignore[arg-type]
     assert "Traceback" in caplog.text and searcher.mode is None  # the workers were stopped
@@ -180,7 +180,9 @@ def test_a_worker_crash_is_reported_as_a_crash_with_its_traceback_logged(
     from mctslab.search.parallel import SearchWorkerError
 
     state = _BuggyGame(crash_at=2).new_initial_state()
-    searcher = RootParallelSearcher(SearchConfig(iterations=50, workers=2), "reference")
+    searcher = RootParallelSearcher(
+        SearchConfig(iterations=50, workers=2), "reference", single=single_searcher
+    )
     with pytest.raises(SearchWorkerError, match="ZeroDivisionError: a bug in the rules") as err:
         searcher.search(state)  # type: ignore[arg-type]
     assert not isinstance(err.value, ValueError)  # not a user error
@@ -192,16 +194,20 @@ def test_a_worker_that_dies_is_reported_not_waited_for() -> None:
     from mctslab.search.parallel import SearchWorkerError
 
     state = _BuggyGame(crash_at=2, hard=True).new_initial_state()
-    searcher = RootParallelSearcher(SearchConfig(iterations=50, workers=2), "reference")
+    searcher = RootParallelSearcher(
+        SearchConfig(iterations=50, workers=2), "reference", single=single_searcher
+    )
     with pytest.raises(SearchWorkerError, match=r"worker 0 died \(exit code 3\)"):
         searcher.search(state)  # type: ignore[arg-type]
 
 
 def test_a_configuration_error_in_a_worker_stays_a_user_error_of_its_type() -> None:
-    from mctslab.search.mcts import NotWinLossDrawError
+    from mctslab.search.solver import NotWinLossDrawError
 
     state = mctslab.make("kuhn_poker").state_from_actions([2, 0])
-    searcher = RootParallelSearcher(SearchConfig(iterations=500, workers=2, solver=True))
+    searcher = RootParallelSearcher(
+        SearchConfig(iterations=500, workers=2, solver=True), single=single_searcher
+    )
     with pytest.raises(NotWinLossDrawError, match="kuhn_poker ended a game"):
         searcher.search(state)
 

@@ -15,9 +15,10 @@ from ttt_positions import reachable_positions
 
 import mctslab
 from mctslab.core.errors import InvalidConfigError
+from mctslab.search.config import SearchConfig
 from mctslab.search.engine import search
 from mctslab.search.evaluators import EvaluatorError, LeafBatch, make_evaluator
-from mctslab.search.mcts import MCTS, SearchConfig
+from mctslab.search.mcts import MCTS
 from mctslab.search.minimax import solve
 from mctslab.search.puct import PuctConfig, puct_exploration, puct_score
 

@@ -15,8 +15,11 @@ import pytest
 import mctslab
 from mctslab.core.errors import InvalidConfigError
 from mctslab.search.compiled import AMAF_SUM, AMAF_VISITS, BIAS, CompiledMCTS
-from mctslab.search.mcts import MCTS, Node, SearchConfig, rave_beta, rave_score
+from mctslab.search.config import SearchConfig
+from mctslab.search.mcts import MCTS
 from mctslab.search.puct import PuctConfig
+from mctslab.search.reference.selection import rave_beta, rave_score
+from mctslab.search.reference.tree import Node
 
 Stats = dict[tuple[int, ...], tuple[int, float, float, float, float]]
 

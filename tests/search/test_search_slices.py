@@ -9,8 +9,9 @@ import pytest
 
 import mctslab
 from mctslab.core.errors import InvalidConfigError
-from mctslab.search.engine import SLICE, make_searcher
-from mctslab.search.mcts import SearchConfig
+from mctslab.search.budget import SLICE
+from mctslab.search.config import SearchConfig
+from mctslab.search.engine import make_searcher
 from mctslab.search.parallel import RootParallelSearcher
 from mctslab.search.puct import PuctConfig
 

@@ -28,11 +28,12 @@ from mctslab.players.player import parse_spec, search_config
 from mctslab.search.compiled import CompiledMCTS
 from mctslab.search.compiled.selection import COMPILED_RULES, RULE_CODES, compiled_twin
 from mctslab.search.compiled.tree import SQUARES
+from mctslab.search.config import SearchConfig
 from mctslab.search.gumbel import root_score
-from mctslab.search.mcts import MCTS, Node, SearchConfig
+from mctslab.search.mcts import MCTS
 from mctslab.search.puct import puct_score
 from mctslab.search.reference.selection import SELECTION_RULES
-from mctslab.search.reference.tree import SearchTree
+from mctslab.search.reference.tree import Node, SearchTree
 from mctslab.search.rules import (
     RULES,
     exploration,
@@ -169,7 +170,8 @@ SEARCH_BOTH = """
 import json, sys
 import mctslab
 from mctslab.search.compiled import CompiledMCTS
-from mctslab.search.mcts import MCTS, SearchConfig
+from mctslab.search.config import SearchConfig
+from mctslab.search.mcts import MCTS
 
 def tree_of(result):
     return [(ch.action, ch.visits, ch.value) for ch in result.children]

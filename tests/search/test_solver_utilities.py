@@ -13,8 +13,10 @@ import pytest
 import mctslab
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import TERMINAL, GameInfo
+from mctslab.search.config import SearchConfig
 from mctslab.search.engine import make_searcher, search
-from mctslab.search.mcts import MCTS, NotWinLossDrawError, SearchConfig
+from mctslab.search.mcts import MCTS
+from mctslab.search.solver import NotWinLossDrawError
 
 # Bohnenspiel end game: few beans left, so the search reaches terminal positions at once.
 PITS = [1, 0, 0, 0, 0, 2, 0, 1, 0, 0, 3, 0]

@@ -12,9 +12,9 @@ from conftest import require_extra
 torch = require_extra("torch", "nn")
 
 import mctslab  # noqa: E402
+from mctslab.search.config import SearchConfig  # noqa: E402
 from mctslab.search.engine import search  # noqa: E402
 from mctslab.search.evaluators import EvaluatorError  # noqa: E402
-from mctslab.search.mcts import SearchConfig  # noqa: E402
 from mctslab.search.puct import PuctConfig  # noqa: E402
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import itertools
 import json
 import math
@@ -12,10 +13,19 @@ import pytest
 
 import mctslab
 from mctslab.core.errors import InvalidConfigError
+from mctslab.search.config import SearchConfig
 from mctslab.search.evaluators import LeafBatch
-from mctslab.search.mcts import MCTS, Node, SearchConfig
+from mctslab.search.mcts import MCTS
 from mctslab.search.puct import PuctConfig
-from mctslab.search.trace import IterationTrace, node_id, traced_iteration, tree_at, tree_size
+from mctslab.search.reference.tree import Node
+from mctslab.search.trace import (
+    IterationTrace,
+    move_root,
+    node_id,
+    traced_iteration,
+    tree_at,
+    tree_size,
+)
 
 
 def signature(node: Node) -> tuple[Any, ...]:
@@ -293,3 +303,37 @@ def test_uniform_rollout_steps_are_playouts_and_uct_steps_have_no_priors() -> No
     uct = traced_iteration(MCTS(SearchConfig(seed=1)), state)
     assert uct.selection_rule == "uct" and uct.expansion is not None
     assert uct.expansion.priors is None and uct.simulation.evaluator is None
+
+
+def test_move_root_frees_what_the_move_left_behind_without_the_cyclic_collector() -> None:
+    state = mctslab.make("tic_tac_toe").new_initial_state()
+    searcher = MCTS(SearchConfig(iterations=2000, seed=0))
+    searcher.search(state)
+    root = searcher.root
+    assert root is not None
+    keep = max(root.children, key=lambda n: n.visits)
+    kept_visits = keep.visits
+    state.apply_action(keep.action)
+    gc.collect()
+    gc.disable()
+    try:
+        move_root(searcher, state)
+        assert searcher.root is keep and keep.visits == kept_visits and keep.children
+        assert root.children == []  # the rest of the old tree, unlinked
+        del root
+        assert gc.collect() < 50  # nothing of the 2000-node tree was left to the collector
+    finally:
+        gc.enable()
+
+
+def test_move_root_at_a_terminal_position_forgets_the_tree() -> None:
+    state = mctslab.make("tic_tac_toe").new_initial_state()
+    searcher = MCTS(SearchConfig(iterations=200, seed=0))
+    searcher.search(state)
+    old = searcher.root
+    assert old is not None and old.children
+    for action in (4, 0, 1, 2, 7):  # the centre column: X wins
+        state.apply_action(action)
+    assert state.is_terminal()
+    move_root(searcher, state)
+    assert searcher.root is None and old.children == []

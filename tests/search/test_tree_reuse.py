@@ -14,8 +14,9 @@ import pytest
 
 import mctslab
 from mctslab.core.game import Game, rules_fingerprint, same_rules
+from mctslab.search.config import SearchConfig
 from mctslab.search.engine import make_searcher
-from mctslab.search.mcts import MCTS, SearchConfig
+from mctslab.search.mcts import MCTS
 from mctslab.search.parallel import RootParallelSearcher
 
 # Pairs of games whose initial states have the same (empty) history.

@@ -8,9 +8,12 @@ import pytest
 import mctslab
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.rng import Rng
+from mctslab.search.config import SearchConfig
 from mctslab.search.engine import search
-from mctslab.search.mcts import MCTS, SearchConfig, SearchTree, simulate
+from mctslab.search.mcts import MCTS
 from mctslab.search.puct import PuctConfig
+from mctslab.search.reference.phases import simulate
+from mctslab.search.reference.tree import SearchTree
 
 C4 = mctslab.make("connect_four")
 

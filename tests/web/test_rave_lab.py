@@ -22,7 +22,9 @@ with warnings.catch_warnings():
 
 import mctslab
 from mctslab.analysis import treeview
-from mctslab.search.mcts import MCTS, SearchConfig, exploration, rave_beta, rave_score
+from mctslab.search.config import SearchConfig
+from mctslab.search.mcts import MCTS
+from mctslab.search.reference.selection import exploration, rave_beta, rave_score
 from mctslab.web.app import create_app
 from mctslab.web.settings import Settings
 

@@ -45,7 +45,8 @@ require_browser()
 from playwright.sync_api import Page, Route, expect  # noqa: E402
 
 import mctslab  # noqa: E402
-from mctslab.search.mcts import MCTS, SearchConfig  # noqa: E402
+from mctslab.search.config import SearchConfig  # noqa: E402
+from mctslab.search.mcts import MCTS  # noqa: E402
 
 browser = browser_fixture()
 page = page_fixture()

@@ -129,7 +129,7 @@ def test_delete_frees_the_clients_place(client: TestClient, clock: Clock) -> Non
 def test_the_pages_defaults_are_the_apis_and_the_librarys(client: TestClient) -> None:
     """Item 8: the page reads its settings' defaults from GET /engine-config.json, the
     model /openapi.json describes a session's config with: c is SearchConfig's sqrt(2)."""
-    from mctslab.search.mcts import SearchConfig
+    from mctslab.search.config import SearchConfig
 
     page = client.get("/engine-config.json").json()["properties"]
     api = client.get("/openapi.json").json()["components"]["schemas"]["EngineConfig"]

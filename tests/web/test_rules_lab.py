@@ -22,7 +22,8 @@ with warnings.catch_warnings():
 
 import mctslab
 from mctslab.analysis import treeview
-from mctslab.search.mcts import MCTS, SearchConfig
+from mctslab.search.config import SearchConfig
+from mctslab.search.mcts import MCTS
 from mctslab.search.rules import RULES, ucb1_tuned_score
 from mctslab.web.app import create_app
 from mctslab.web.settings import Settings

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import importlib.util
 import itertools
 import json
@@ -38,11 +37,11 @@ with warnings.catch_warnings():
 
 import mctslab
 from mctslab.analysis import treeview
-from mctslab.search.mcts import MCTS, SearchConfig
+from mctslab.search.config import SearchConfig
+from mctslab.search.mcts import MCTS
 from mctslab.search.puct import PuctConfig
 from mctslab.web.app import create_app
 from mctslab.web.runner import run_chunks
-from mctslab.web.sessions import release
 from mctslab.web.settings import Settings
 
 TTT = "tic_tac_toe"
@@ -817,24 +816,6 @@ def test_a_cancelled_chunked_search_stops_at_once() -> None:
         )
     )
     assert run.result is None and run.iterations == 0 and run.stopped_by == "cancelled"
-
-
-def test_release_frees_a_dropped_tree_without_the_cyclic_collector() -> None:
-    searcher = MCTS(SearchConfig(iterations=2000, seed=0))
-    searcher.search(mctslab.make(TTT).new_initial_state())
-    root = searcher.root
-    assert root is not None
-    keep = max(root.children, key=lambda n: n.visits)
-    kept_visits = keep.visits
-    gc.collect()
-    gc.disable()
-    try:
-        release(root, keep=keep)
-        assert root.children == [] and keep.visits == kept_visits and keep.children
-        del root, searcher
-        assert gc.collect() < 50  # nothing of the 2000-node tree was left to the collector
-    finally:
-        gc.enable()
 
 
 def test_serve_prints_its_address_and_answers() -> None:

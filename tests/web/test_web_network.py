@@ -33,7 +33,7 @@ from mctslab.nn.checkpoint import save_checkpoint
 from mctslab.nn.networks import make_network
 from mctslab.players import network
 from mctslab.players.network import NetworkPolicyPlayer, network_evaluator
-from mctslab.search.mcts import SearchConfig
+from mctslab.search.config import SearchConfig
 from mctslab.search.puct import PuctConfig
 from mctslab.web import networks
 from mctslab.web.app import create_app

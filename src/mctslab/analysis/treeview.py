@@ -32,8 +32,9 @@ from typing import Any, TypeVar
 from mctslab.core.errors import InvalidConfigError, MctslabError
 from mctslab.core.game import CHANCE, TERMINAL, State
 from mctslab.search.compiled import CompiledMCTS
+from mctslab.search.config import SearchConfig
 from mctslab.search.engine import Searcher
-from mctslab.search.mcts import MCTS, SearchConfig
+from mctslab.search.mcts import MCTS
 from mctslab.search.rules import RULES
 from mctslab.search.tree_reader import NodeStats, TreeReader
 
@@ -83,8 +84,8 @@ class TreeNode:
         uct: the node's selection score seen from its parent: under UCT, with the
             search's ``c``, ``Q/N + c * sqrt(ln N_parent / N)`` (``math.inf`` when
             unvisited: selection tries it first); with RAVE or progressive bias,
-            :func:`mctslab.search.mcts.rave_score` (the AMAF mean blended in with
-            ``beta = sqrt(k / (3 N_parent + k))``, ``w * H / (N + 1)`` added); under PUCT,
+            :func:`mctslab.search.reference.selection.rave_score` (the AMAF mean blended
+            in with ``beta = sqrt(k / (3 N_parent + k))``, ``w * H / (N + 1)`` added); under PUCT,
             ``Q/N + c(N_parent) * P * sqrt(N_parent) / (1 + N)`` (``Q/N`` is ``fpu``
             when unvisited; without the root's exploration noise). ``None`` at the root.
         prior: the evaluator's prior ``P`` of the move into this node under PUCT;

@@ -70,9 +70,10 @@ from mctslab.players.player import (
 )
 from mctslab.players.time_control import timed_spec
 from mctslab.search import minimax
+from mctslab.search.config import SearchConfig
 from mctslab.search.engine import make_searcher
-from mctslab.search.mcts import ChildStats, SearchConfig, SearchResult
 from mctslab.search.puct import PuctConfig
+from mctslab.search.result import ChildStats, SearchResult
 
 # The shared pieces live in mctslab.cli.app; they are re-exported here for the code that
 # has always imported them from mctslab.cli.main (the web lab: app, EXIT_USER_ERROR, parse_value,

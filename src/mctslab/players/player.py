@@ -76,11 +76,12 @@ from mctslab.players.network import (
     network_game,
 )
 from mctslab.players.openspiel import PLAYER_KINDS as OPENSPIEL_KINDS
+from mctslab.search.config import SearchConfig
 from mctslab.search.engine import ENGINES, Searcher, make_searcher
 from mctslab.search.ismcts import ISMCTS, PIMC, ISMCTSConfig, PIMCConfig
-from mctslab.search.mcts import SearchConfig, SearchResult
 from mctslab.search.minimax import MinimaxResult, alphabeta, iterative_deepening, solve
 from mctslab.search.puct import PuctConfig
+from mctslab.search.result import SearchResult
 
 __all__ = [
     "BUILT_IN_KINDS",

@@ -41,7 +41,7 @@ from typing import Any, Protocol, TypeVar, cast, runtime_checkable
 from mctslab.core.errors import InvalidSpecError
 from mctslab.core.options import options_of
 from mctslab.players.player import Player, parse_spec, player_kinds
-from mctslab.search.mcts import SearchConfig
+from mctslab.search.config import SearchConfig
 
 __all__ = [
     "BUDGET_KEYS",

@@ -1,11 +1,12 @@
 """Search: the algorithms that choose a move from a position.
 
-- :mod:`~mctslab.search.mcts`: the reference MCTS engine's public face (``MCTS``: tree
-  reuse and the search loop; every name of its parts): :mod:`~mctslab.search.reference`
-  holds the parts (tree, the selection rules and their registry, the four phases as
-  four functions); :mod:`~mctslab.search.config` (``SearchConfig``),
-  :mod:`~mctslab.search.result` (``SearchResult``, the final-move rules) and
-  :mod:`~mctslab.search.solver` (MCTS-Solver's proofs) are shared with its twin;
+- :mod:`~mctslab.search.mcts`: the reference MCTS engine's searcher (``MCTS``: tree
+  reuse and the search loop; ``search``): :mod:`~mctslab.search.reference` holds its
+  parts (tree, the selection rules' choosers, the four phases as four functions);
+  :mod:`~mctslab.search.config` (``SearchConfig``), :mod:`~mctslab.search.result`
+  (``SearchResult``, the final-move rules), :mod:`~mctslab.search.solver`
+  (MCTS-Solver's proofs) and :mod:`~mctslab.search.budget` (when a search stops) are
+  the base both engines stand on, each name imported from the module that defines it;
 - :mod:`~mctslab.search.compiled`: its compiled twin over rule kernels (numba);
 - :mod:`~mctslab.search.puct`: AlphaGo's PUCT rule and its options (``PuctConfig``);
 - :mod:`~mctslab.search.evaluators`: priors and values for PUCT (built in, functions,

@@ -49,7 +49,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-__all__ = ["SLICE", "SLICE_SECONDS", "Budget"]
+__all__ = ["SLICE", "SLICE_SECONDS", "Budget", "visit_lead"]
 
 #: The ``stopped_by`` of an interim result of a search in slices
 #: (:meth:`mctslab.search.engine.Searcher.search_slices`): its slice ended and the
@@ -113,10 +113,10 @@ class Budget:
         to go on.
 
         ``agree()`` is robust-max's test on the current tree
-        (:func:`~mctslab.search.mcts.rules_agree`); it is
+        (:func:`~mctslab.search.result.rules_agree`); it is
         called only under robust-max, when the budget is spent or extended. ``lead()``
         is the most visited root child's visits minus the second's (its only child's
-        visits if it has one), read only under ``early_stop``.
+        visits if it has one; :func:`visit_lead`), read only under ``early_stop``.
         """
         out_of_time = seconds >= self._max_seconds
         if iterations >= self._max_iterations or out_of_time:
@@ -151,6 +151,20 @@ class Budget:
     def seconds_left(self, seconds: float) -> float:
         """How many more seconds the time budget allows (``inf``: no limit)."""
         return max(0.0, self._max_seconds - seconds)
+
+
+def visit_lead(visits: list[int]) -> int:
+    """The most visited child's visits minus the second's (the only child's visits; 0
+    without children): what early stop compares with the iterations left, the ``lead()``
+    that both engines pass to :meth:`Budget.stop`.
+
+    >>> visit_lead([3, 10, 7]), visit_lead([5]), visit_lead([])
+    (3, 5, 0)
+    """
+    if not visits:
+        return 0
+    top = sorted(visits, reverse=True)
+    return top[0] - (top[1] if len(top) > 1 else 0)
 
 
 class BudgetOptions(Protocol):

@@ -56,10 +56,11 @@ Smooth UCT's average strategy does in poker (empirically, as fictitious play).
 The policy a search plays is :meth:`ISMCTSResult.policy` (root visit counts
 normalised, the average strategy) or, for moves, the final-move rule.
 
-ISMCTS shares the reference engine's formula (:func:`~mctslab.search.mcts.uct_score`
-and :func:`~mctslab.search.mcts.exploration`, here over availability counts) and its
-reward scale (:func:`~mctslab.search.mcts.scaled_rewards`), but not its phase functions
-(:mod:`mctslab.search.reference.phases`): those walk a tree of positions, each node
+ISMCTS shares the reference engine's formula
+(:func:`~mctslab.search.reference.selection.uct_score` and
+:func:`~mctslab.search.reference.selection.exploration`, here over availability counts)
+and its reward scale (:func:`~mctslab.search.reference.tree.scaled_rewards`), but not its
+phase functions (:mod:`mctslab.search.reference.phases`): those walk a tree of positions, each node
 holding its state, its sorted children and their statistics, while an ISMCTS node is an
 information set met by many states, found in a table by its key, with one statistic per
 edge and the legal actions of the current determinization as its only children; and
@@ -82,17 +83,12 @@ from mctslab.core.infoset import determinize, information_key
 from mctslab.core.options import check_options, option
 from mctslab.core.rng import Rng
 from mctslab.search.budget import Budget
-from mctslab.search.mcts import (
-    MCTS,
-    ChildStats,
-    SearchConfig,
-    SearchResult,
-    exploration,
-    game_info_of,
-    scaled_rewards,
-    uct_score,
-)
+from mctslab.search.config import SearchConfig
+from mctslab.search.mcts import MCTS, game_info_of
 from mctslab.search.options import check_budget
+from mctslab.search.reference.selection import exploration, uct_score
+from mctslab.search.reference.tree import scaled_rewards
+from mctslab.search.result import ChildStats, SearchResult
 
 __all__ = [
     "ISMCTS",
@@ -317,7 +313,7 @@ def backpropagate(path: list[_Step], rewards: list[float]) -> None:
 
 @dataclass(frozen=True)
 class ISMCTSResult(SearchResult):
-    """A :class:`~mctslab.search.mcts.SearchResult` of an ISMCTS search (``nodes`` counts the
+    """A :class:`~mctslab.search.result.SearchResult` of an ISMCTS search (``nodes`` counts the
     information sets in the tree), with the root's average strategy."""
 
     def policy(self) -> dict[int, float]:

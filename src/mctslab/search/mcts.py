@@ -58,18 +58,21 @@ loss), and the search goes on estimating it.
 :class:`MCTS` keeps its tree between searches (tree reuse);
 :func:`search` is the one-shot form.
 
-The engine's parts are modules by concept, and every name of theirs is importable
-from here (this module is the engine's public face):
+The engine's parts are modules by concept; this module defines the searcher alone, and
+each part is imported from the module that defines it:
 
-- :mod:`mctslab.search.config`: :class:`SearchConfig` (shared with the compiled twin);
+- :mod:`mctslab.search.config`: :class:`~mctslab.search.config.SearchConfig` (shared
+  with the compiled twin, as are the three below);
+- :mod:`mctslab.search.result`: :class:`~mctslab.search.result.SearchResult` and the
+  final-move rules;
+- :mod:`mctslab.search.solver`: MCTS-Solver's proofs and checks;
+- :mod:`mctslab.search.budget`: the budget and early stop's lead (:func:`visit_lead`);
 - :mod:`mctslab.search.reference.tree`: :class:`Node`, :class:`SearchTree`;
 - :mod:`mctslab.search.reference.selection`: the selection rules (:func:`uct_score`,
   :func:`rave_score`, PUCT's and Gumbel's choices) and their registry,
   ``SELECTION_RULES``, from which ``SearchConfig.selection_rule`` picks;
 - :mod:`mctslab.search.reference.phases`: :func:`select`, :func:`expand`,
-  :func:`simulate`, :func:`backpropagate`, and :func:`iterate`, which calls them;
-- :mod:`mctslab.search.solver`: MCTS-Solver's proofs and checks;
-- :mod:`mctslab.search.result`: :class:`SearchResult` and the final-move rules.
+  :func:`simulate`, :func:`backpropagate`, and :func:`iterate`, which calls them.
 
 Here: :class:`MCTS` (tree reuse, the search loop) and :func:`search`.
 """
@@ -82,170 +85,22 @@ import time
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import CHANCE, GameInfo, State, heuristic_or_none, same_rules, state_key
 from mctslab.core.rng import Rng
-from mctslab.search.budget import SLICE, SLICE_SECONDS, Budget
-from mctslab.search.config import (
-    Expansion,
-    FinalRule,
-    SearchConfig,
-    SelectionRuleName,
-    Simulation,
-    check_knowledge,
-    check_puct,
-)
+from mctslab.search.budget import SLICE, SLICE_SECONDS, Budget, visit_lead
+from mctslab.search.config import SearchConfig, check_knowledge, check_puct
 from mctslab.search.evaluators import Evaluator
-from mctslab.search.reference.phases import (
-    Recorder,
-    add_children,
-    backpropagate,
-    evaluate_nodes,
-    evaluation,
-    expand,
-    heavy_action,
-    iterate,
-    iterate_batch,
-    leaf_rewards,
-    playout,
-    playout_actions,
-    prove,
-    random_action,
-    select,
-    should_expand,
-    simulate,
-    update_amaf,
-)
-from mctslab.search.reference.selection import (
-    SELECTION_RULES,
-    UCT_INV,
-    UCT_INV_SQRT,
-    UCT_SQRT_LOG,
-    UCT_TABLE_SIZE,
-    SelectionRule,
-    best_child,
-    exploration,
-    gumbel_child,
-    puct_child,
-    rave_beta,
-    rave_child,
-    rave_score,
-    root_noise,
-    uct_child,
-    uct_score,
-    uct_value,
-)
+from mctslab.search.reference.phases import iterate, iterate_batch
 from mctslab.search.reference.tree import (
     Node,
     NodeBudgetReached,
     ReferenceReader,
     SearchTree,
-    count_nodes,
     open_node,
     release_nodes,
-    scaled_rewards,
 )
-from mctslab.search.result import (
-    C as C,
-)
-from mctslab.search.result import (
-    ChildLike,
-    ChildStats,
-    RootChild,
-    SearchResult,
-    Slices,
-    final_choice,
-    gumbel_stats,
-    make_result,
-    max_child,
-    robust_child,
-    rules_agree,
-    sample_by_visits,
-)
-from mctslab.search.solver import (
-    NotWinLossDrawError,
-    check_solver,
-    not_win_loss_message,
-    value_for,
-    win_loss_draw,
-)
+from mctslab.search.result import SearchResult, Slices, make_result, rules_agree
+from mctslab.search.solver import NotWinLossDrawError, check_solver
 
-__all__ = [
-    "MCTS",
-    "SELECTION_RULES",
-    "UCT_INV",
-    "UCT_INV_SQRT",
-    "UCT_SQRT_LOG",
-    "UCT_TABLE_SIZE",
-    "ChildLike",
-    "ChildStats",
-    "Expansion",
-    "FinalRule",
-    "Node",
-    "NodeBudgetReached",
-    "NotWinLossDrawError",
-    "Recorder",
-    "RootChild",
-    "SearchConfig",
-    "SearchResult",
-    "SearchTree",
-    "SelectionRule",
-    "SelectionRuleName",
-    "Simulation",
-    "add_children",
-    "backpropagate",
-    "best_child",
-    "check_knowledge",
-    "check_puct",
-    "check_solver",
-    "count_nodes",
-    "evaluate_nodes",
-    "evaluation",
-    "expand",
-    "exploration",
-    "final_choice",
-    "game_info_of",
-    "gumbel_child",
-    "gumbel_stats",
-    "heavy_action",
-    "iterate",
-    "iterate_batch",
-    "leaf_rewards",
-    "make_result",
-    "max_child",
-    "not_win_loss_message",
-    "open_node",
-    "playout",
-    "playout_actions",
-    "prove",
-    "puct_child",
-    "random_action",
-    "rave_beta",
-    "rave_child",
-    "rave_score",
-    "release_nodes",
-    "robust_child",
-    "root_noise",
-    "rules_agree",
-    "sample_by_visits",
-    "scaled_rewards",
-    "search",
-    "select",
-    "should_expand",
-    "simulate",
-    "uct_child",
-    "uct_score",
-    "uct_value",
-    "update_amaf",
-    "value_for",
-    "visit_lead",
-    "win_loss_draw",
-]
-
-# The names of this module's helpers before it was split by concept, kept importable.
-_open, _count, _rewards = open_node, count_nodes, scaled_rewards
-_win_loss_draw, _value_for, _gumbel_stats = win_loss_draw, value_for, gumbel_stats
-_best_child, _best_uct_child, _best_rave_child = best_child, uct_child, rave_child
-_best_puct_child, _best_gumbel_child, _root_noise = puct_child, gumbel_child, root_noise
-_add_children, _heavy_action, _playout_actions = add_children, heavy_action, playout_actions
-_random_action, _prove, _update_amaf = random_action, prove, update_amaf
+__all__ = ["MCTS", "game_info_of", "search"]
 
 
 def _most_visited(node: Node) -> Node | None:
@@ -467,6 +322,8 @@ def _same_position(node: Node, state: State) -> bool:
 
 
 def game_info_of(state: State) -> GameInfo:
+    """The :class:`~mctslab.core.game.GameInfo` of ``state``'s game (``state.game.info``);
+    :class:`~mctslab.core.errors.InvalidConfigError` if the state has no ``.game``."""
     game = getattr(state, "game", None)
     info = getattr(game, "info", None)
     if not isinstance(info, GameInfo):
@@ -474,15 +331,6 @@ def game_info_of(state: State) -> GameInfo:
             "pass game_info=game.info: the state has no .game attribute to read it from"
         )
     return info
-
-
-def visit_lead(visits: list[int]) -> int:
-    """The most visited child's visits minus the second's (the only child's visits; 0
-    without children): what early stop compares with the iterations left."""
-    if not visits:
-        return 0
-    top = sorted(visits, reverse=True)
-    return top[0] - (top[1] if len(top) > 1 else 0)
 
 
 def _run(tree: SearchTree) -> SearchResult:

@@ -11,6 +11,10 @@ merged root sums every child's visits and value sums over the workers and takes
 any proof a worker found (proofs are exact); the final-move rule then reads the
 merged root (Chaslot, Winands and van den Herik 2008, "Parallel Monte-Carlo
 tree search": root parallelization).
+
+The workers' searchers come from the ``single`` factory the caller passes
+(:func:`mctslab.search.engine.single_searcher`, which ``make_searcher`` passes): the
+choice of engine stands above this module, which imports neither engine.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import logging
 import multiprocessing as mp
 import time
 import traceback
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from multiprocessing.connection import Connection
@@ -28,13 +33,17 @@ from typing import Any
 from mctslab.core.errors import InvalidConfigError, MctslabError
 from mctslab.core.game import GameInfo, State, same_rules
 from mctslab.search.budget import SLICE_SECONDS
-from mctslab.search.choice import compiled_refusal, single_searcher
-from mctslab.search.mcts import RootChild, SearchConfig, SearchResult, make_result
-from mctslab.search.result import Slices
+from mctslab.search.config import SearchConfig
+from mctslab.search.result import RootChild, SearchResult, Slices, make_result
 
-__all__ = ["RootParallelSearcher", "SearchWorkerError"]
+__all__ = ["RootParallelSearcher", "SearchWorkerError", "SingleSearcher"]
 
 _log = logging.getLogger(__name__)
+
+#: A factory of one searcher with no workers of its own: ``single(config, state, engine)``
+#: makes the searcher of the chosen engine (``"auto"``, ``"reference"`` or ``"compiled"``)
+#: for ``state``'s game, as :func:`mctslab.search.engine.single_searcher` does.
+SingleSearcher = Callable[[SearchConfig, State, str], Any]
 
 
 class SearchWorkerError(RuntimeError):
@@ -46,8 +55,8 @@ class _Worker:
     """One worker's searcher, made anew when the game changes (another game, or other
     rules: never a tree of the old one); a worker thread or process holds one."""
 
-    def __init__(self, config: SearchConfig, engine: str) -> None:
-        self.config, self.engine = config, engine
+    def __init__(self, config: SearchConfig, engine: str, single: SingleSearcher) -> None:
+        self.config, self.engine, self.single = config, engine, single
         self.searcher: Any = None
         self.game: object = None
 
@@ -61,7 +70,7 @@ class _Worker:
         try:
             this_game = getattr(state, "game", None)
             if self.searcher is None or not same_rules(this_game, self.game):
-                self.searcher = single_searcher(self.config, state, self.engine)
+                self.searcher = self.single(self.config, state, self.engine)
                 self.game = this_game
             result = self.searcher.search(state, info, config=config)
             return ("ok", result, self.searcher.root_children())
@@ -71,10 +80,10 @@ class _Worker:
             return ("crash", traceback.format_exc(), None)
 
 
-def _worker(conn: Connection, config: SearchConfig, engine: str) -> None:
+def _worker(conn: Connection, config: SearchConfig, engine: str, single: SingleSearcher) -> None:
     """A worker process: search each state it is sent, reply with :meth:`_Worker.search`'s
     answer."""
-    worker = _Worker(config, engine)
+    worker = _Worker(config, engine, single)
     while True:
         message = conn.recv()
         if message is None:
@@ -96,17 +105,22 @@ class RootParallelSearcher:
     Its :meth:`search_slices` is coarse: one slice, the whole search (the workers search
     apart, in other processes or in compiled code, and are asked once for their trees).
     It keeps no single tree: :meth:`tree_size` is ``(0, 0)`` and :meth:`release` stops
-    the workers, whose trees go with them."""
+    the workers, whose trees go with them. ``single`` makes each worker's searcher (see
+    :data:`SingleSearcher`; a module-level function, so that a spawned worker process
+    can be sent it)."""
 
     #: Its workers' nodes are the compiled engine's or the reference one's; a cap on
     #: nodes (``max_nodes``) binds each worker's tree.
     node_kind = "parallel"
 
-    def __init__(self, config: SearchConfig, engine: str = "auto") -> None:
+    def __init__(
+        self, config: SearchConfig, engine: str = "auto", *, single: SingleSearcher
+    ) -> None:
         if config.workers < 2:
             raise InvalidConfigError("RootParallelSearcher needs workers >= 2")
         self.config = config
         self.engine = engine
+        self.single = single
         self._conns: list[Connection] = []
         self._procs: list[Any] = []
         self._threads: list[_Worker] = []
@@ -116,15 +130,17 @@ class RootParallelSearcher:
 
     def uses_threads(self, state: State) -> bool:
         """Whether the workers for ``state``'s game run in threads: ``parallel="threads"``,
-        or ``"auto"`` and the compiled engine searches the game."""
+        or ``"auto"`` and the compiled engine searches the game (the searcher ``single``
+        makes for it is a compiled one: a searcher is cheap to make, its tree comes with
+        its first search)."""
         if self.config.parallel != "auto":
             return self.config.parallel == "threads"
-        return self.engine != "reference" and compiled_refusal(state) is None
+        return bool(self.single(self.config, state, self.engine).node_kind == "compiled")
 
     def _start_threads(self) -> None:
         for i in range(self.config.workers):
             cfg = replace(self.config, workers=1, seed=self.config.seed + i)
-            self._threads.append(_Worker(cfg, self.engine))
+            self._threads.append(_Worker(cfg, self.engine, self.single))
         self._pool = ThreadPoolExecutor(self.config.workers, thread_name_prefix="mctslab-root")
         self.mode = "threads"
 
@@ -137,7 +153,7 @@ class RootParallelSearcher:
             cfg = replace(self.config, workers=1, seed=self.config.seed + i)
             parent, child = ctx.Pipe()
             proc = ctx.Process(  # type: ignore[attr-defined]
-                target=_worker, args=(child, cfg, self.engine), daemon=True
+                target=_worker, args=(child, cfg, self.engine, self.single), daemon=True
             )
             proc.start()
             child.close()  # the worker's end: a worker that dies then reads as EOF here

@@ -15,7 +15,7 @@ is mctx's ``pb_c_init`` and MuZero's; on values in ``[-1, 1]`` the same search h
 are created at once with their priors (there is no "one child at a time" in PUCT),
 and the evaluator's value is backed up where a playout's result was.
 
-:class:`PuctConfig` is the ``puct`` option of :class:`~mctslab.search.mcts.SearchConfig`:
+:class:`PuctConfig` is the ``puct`` option of :class:`~mctslab.search.config.SearchConfig`:
 both engines run PUCT when it is set.
 """
 

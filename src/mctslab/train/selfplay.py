@@ -38,8 +38,9 @@ import numpy.typing as npt
 
 from mctslab.core.errors import InvalidConfigError
 from mctslab.search.compiled import CompiledMCTS, search_many
-from mctslab.search.mcts import SearchConfig, SearchResult
+from mctslab.search.config import SearchConfig
 from mctslab.search.puct import PuctConfig
+from mctslab.search.result import SearchResult
 
 __all__ = ["Examples", "SelfPlayOptions", "SelfPlayStats", "play_games"]
 

@@ -37,7 +37,7 @@ import numpy as np
 
 from mctslab.core.game import Game, State
 from mctslab.search import compiled
-from mctslab.search.mcts import SearchConfig
+from mctslab.search.config import SearchConfig
 
 __all__ = [
     "ClientSearches",

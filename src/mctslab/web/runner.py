@@ -19,8 +19,10 @@ import anyio
 import anyio.to_thread
 
 from mctslab.core.game import State
-from mctslab.search.engine import SLICE, Searcher
-from mctslab.search.mcts import SearchConfig, SearchResult
+from mctslab.search.budget import SLICE
+from mctslab.search.config import SearchConfig
+from mctslab.search.engine import Searcher
+from mctslab.search.result import SearchResult
 
 __all__ = ["ChunkedRun", "run_chunks"]
 

@@ -6,9 +6,10 @@ moves are searched by the compiled engine, and the tree of an earlier search kep
 the tree view (:class:`KeptSearch`). The :class:`SessionStore` holds them by id and drops
 those idle for longer than ``Settings.session_ttl``.
 
-A dropped tree is freed at once by :func:`release` (a tree is a reference cycle that
-only a full garbage collection would free otherwise), and :func:`tune_process` sets the
-interpreter up for a server whose threads search.
+A dropped tree is freed at once (:func:`release_later`; what a move leaves behind by
+:func:`mctslab.search.trace.move_root`: a tree is a reference cycle that only a full
+garbage collection would free otherwise), and :func:`tune_process` sets the interpreter
+up for a server whose threads search.
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ from typing import Any
 
 from mctslab.core.game import CHANCE, Game, State, sample_chance_outcome
 from mctslab.core.rng import Rng
+from mctslab.search.config import SearchConfig
 from mctslab.search.engine import Searcher, make_searcher
-from mctslab.search.mcts import MCTS, Node, SearchConfig, release_nodes
+from mctslab.search.mcts import MCTS
 from mctslab.search.trace import tree_at, tree_size
 from mctslab.search.warm import is_ready, path_of
 from mctslab.web.limits import MemoryBudget
@@ -34,7 +36,6 @@ __all__ = [
     "KeptSearch",
     "Session",
     "SessionStore",
-    "release",
     "release_later",
     "tune_process",
 ]
@@ -275,15 +276,6 @@ def _freeze_after_full_collection(phase: str, info: dict[str, Any]) -> None:
 
 
 # Freeing trees ------------------------------------------------------------------------------
-
-
-def release(root: Node | None, keep: Node | None = None) -> None:
-    """Unlink a discarded reference tree (all of it but ``keep``'s subtree: what a move
-    left behind) so that reference counting frees it at once
-    (:func:`mctslab.search.mcts.release_nodes`: a dropped tree is a reference cycle, and a
-    full collection would stop every thread, the event loop included, for as long as it
-    takes to walk every object of the process: up to 0.4 s with 20 busy sessions)."""
-    release_nodes(root, keep)
 
 
 def release_later(searcher: Searcher, lock: threading.Lock) -> None:

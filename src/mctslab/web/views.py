@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from mctslab.core.game import Game, State
-from mctslab.search.mcts import SearchResult
+from mctslab.search.result import SearchResult
 from mctslab.web.render import player_names, render, state_text
 from mctslab.web.schemas import ChildView, LegalMove, PlayedMove, StateView
 

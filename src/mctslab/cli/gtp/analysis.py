@@ -38,8 +38,10 @@ from mctslab.core.text import is_ascii_digits
 from mctslab.games.go import Go
 from mctslab.games.kernels import KernelState
 from mctslab.players.gtp import action_to_vertex
-from mctslab.search.engine import SLICE, Searcher
-from mctslab.search.mcts import ChildStats, SearchConfig, SearchResult
+from mctslab.search.budget import SLICE
+from mctslab.search.config import SearchConfig
+from mctslab.search.engine import Searcher
+from mctslab.search.result import ChildStats, SearchResult
 
 __all__ = [
     "ANALYSIS_MAX_NODES",

@@ -50,8 +50,8 @@ from mctslab.players.gtp import action_to_vertex, vertex_to_action
 from mctslab.players.player import MCTSPlayer, Player, make_player, parse_spec
 from mctslab.players.resign import RESIGN_BELOW, RESIGN_MIN_VISITS, resigns, result_resigns
 from mctslab.players.time_control import base_config, own_budget, set_move_time
+from mctslab.search.config import SearchConfig
 from mctslab.search.engine import Searcher, make_searcher
-from mctslab.search.mcts import SearchConfig
 from mctslab.search.options import MAX_SECONDS
 
 __all__ = ["COMMANDS", "RESIGN_BELOW", "RESIGN_MIN_VISITS", "GtpEngine"]

@@ -21,7 +21,7 @@ from mctslab.search.compiled.options import (
 )
 from mctslab.search.compiled.puct_chunk import Pending
 from mctslab.search.evaluators import LeafBatch, check_output, make_evaluator
-from mctslab.search.mcts import SearchResult
+from mctslab.search.result import SearchResult
 
 
 def search_many(

@@ -24,7 +24,7 @@ from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import GameInfo, State, has_chance_nodes, same_rules
 from mctslab.core.rng import Rng
 from mctslab.games.kernels import KernelState
-from mctslab.search.budget import SLICE, SLICE_SECONDS, Budget
+from mctslab.search.budget import SLICE, SLICE_SECONDS, Budget, visit_lead
 from mctslab.search.compiled.chunk import run_chunk
 from mctslab.search.compiled.options import (
     CHUNK_DONE,
@@ -69,22 +69,11 @@ from mctslab.search.compiled.tree import (
     grow,
     stats_rows,
 )
+from mctslab.search.config import SearchConfig, check_knowledge, check_puct
 from mctslab.search.evaluators import LeafBatch, check_output
 from mctslab.search.gumbel import considered_visits
-from mctslab.search.mcts import (
-    NotWinLossDrawError,
-    RootChild,
-    SearchConfig,
-    SearchResult,
-    check_knowledge,
-    check_puct,
-    check_solver,
-    make_result,
-    not_win_loss_message,
-    rules_agree,
-    visit_lead,
-)
-from mctslab.search.result import Slices
+from mctslab.search.result import RootChild, SearchResult, Slices, make_result, rules_agree
+from mctslab.search.solver import NotWinLossDrawError, check_solver, not_win_loss_message
 
 # Rule kernels -> run_chunk (and run_puct_chunk) bound to them in functions numba
 # caches on disk.

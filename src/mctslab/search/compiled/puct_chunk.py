@@ -1,7 +1,7 @@
 """PUCT (AlphaGo's selection rule) in compiled code.
 
 The tree in numba, leaf batches handed to Python. The same search as the reference
-engine's PUCT (:mod:`mctslab.search.puct`, :func:`mctslab.search.mcts.iterate_batch`),
+engine's PUCT (:mod:`mctslab.search.puct`, :func:`mctslab.search.reference.phases.iterate_batch`),
 choice for choice: the phases are UCT's (:mod:`~mctslab.search.compiled.phases`:
 :func:`select` with :func:`puct_child` as its rule, :func:`simulate`, :func:`backpropagate`),
 and what PUCT adds is:

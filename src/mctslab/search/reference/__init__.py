@@ -10,7 +10,8 @@
 
 What both engines share lies beside this package: :mod:`~mctslab.search.config`
 (``SearchConfig``), :mod:`~mctslab.search.result` (``SearchResult``, the final-move
-rules), :mod:`~mctslab.search.solver` (MCTS-Solver's proofs). The engine's public face,
-the searcher (``MCTS``, ``search``) and every name above, is :mod:`mctslab.search.mcts`;
-its compiled twin is :mod:`mctslab.search.compiled`.
+rules), :mod:`~mctslab.search.solver` (MCTS-Solver's proofs), :mod:`~mctslab.search.budget`
+(when a search stops). The engine's searcher (``MCTS``, ``search``) is
+:mod:`mctslab.search.mcts`, which re-exports nothing: each name above is imported from
+its own module. Its compiled twin, :mod:`mctslab.search.compiled`, imports neither.
 """

@@ -23,8 +23,8 @@ from fastapi import Depends, HTTPException, Request
 
 from mctslab.core.game import Game, State
 from mctslab.core.registry import available_games
+from mctslab.search.config import SearchConfig
 from mctslab.search.engine import releases_gil
-from mctslab.search.mcts import SearchConfig
 from mctslab.search.trace import tree_size
 from mctslab.web import networks
 from mctslab.web.limits import ClientSearches, compiled_node_bytes

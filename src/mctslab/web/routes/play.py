@@ -19,12 +19,12 @@ from mctslab.core.game import State
 from mctslab.players import resign as ending
 from mctslab.search.engine import Searcher
 from mctslab.search.mcts import MCTS
-from mctslab.search.trace import tree_at, tree_size
+from mctslab.search.trace import move_root, tree_size
 from mctslab.search.warm import mark_ready, path_of
 from mctslab.web.routes.lab import Lab, LabDep, client_of, exclusive, in_thread, not_over
 from mctslab.web.runner import run_chunks
 from mctslab.web.schemas import AiReport, BudgetIn, PlayIn, SessionView, error_responses
-from mctslab.web.sessions import KeptSearch, Session, release
+from mctslab.web.sessions import KeptSearch, Session
 from mctslab.web.views import move_fields
 
 __all__ = ["reroot", "router"]
@@ -50,13 +50,7 @@ async def reroot(lab: Lab, session: Session, before: State) -> None:
 
     def work() -> None:
         with lock:
-            old = mcts.root
-            if state.is_terminal():
-                mcts.reset()
-            else:
-                tree_at(mcts, state)
-            if mcts.root is not old:
-                release(old, keep=mcts.root)  # what the move left behind
+            move_root(mcts, state)  # what the move left behind is freed at once
 
     await in_thread(work)
     lab.settle(session)
