@@ -159,6 +159,7 @@ from mctslab.search.result import (
     rules_agree,
     sample_by_visits,
 )
+from mctslab.search.rules import puct_config
 from mctslab.search.solver import (
     NotWinLossDrawError,
     check_solver,
@@ -434,10 +435,10 @@ class MCTS:
             )
         if config.knowledge:
             check_knowledge(state, info)
-        if config.puct is not None:
+        if config.rule.evaluated:
             check_puct(config, info, state)
             if self._evaluator is None:
-                self._evaluator = config.puct.make_evaluator()
+                self._evaluator = puct_config(config).make_evaluator()
         if config.rule.root_halving:
             self.reset()  # Sequential Halving plans its budget from an empty root
         root = self._root_for(state, info, config.reuse_tree)
@@ -498,6 +499,7 @@ def _slices(tree: SearchTree, slice_seconds: float | None) -> Slices:
     stopped until the next slice is asked for (``send`` a number: its seconds)."""
     config, root = tree.config, tree.root
     budget = Budget.of(config)
+    batch = puct_config(config).batch if config.rule.evaluated else 1  # PUCT's leaves a round
 
     def agree() -> bool:
         return rules_agree(root.children)
@@ -530,8 +532,8 @@ def _slices(tree: SearchTree, slice_seconds: float | None) -> Slices:
             start, first = time.perf_counter(), iterations
             slice_end = start + length
         try:
-            if config.puct is not None and config.puct.batch > 1:
-                limit = config.puct.batch
+            if batch > 1:
+                limit = batch
                 if config.iterations is not None:
                     limit = max(1, min(limit, config.iterations - iterations))
                 iterations += iterate_batch(tree, limit)
