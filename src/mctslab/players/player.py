@@ -82,6 +82,7 @@ from mctslab.search.ismcts import ISMCTS, PIMC, ISMCTSConfig, PIMCConfig
 from mctslab.search.minimax import MinimaxResult, alphabeta, iterative_deepening, solve
 from mctslab.search.puct import PuctConfig
 from mctslab.search.result import SearchResult
+from mctslab.search.rules import puct_config as puct_parameters
 
 __all__ = [
     "BUILT_IN_KINDS",
@@ -209,12 +210,13 @@ class AzPlayer(MCTSPlayer):
         self.backend_note = ""
 
     def choose(self, state: State) -> int:
-        puct = self.config.puct
-        if puct is not None and isinstance(puct.evaluator, str):
-            evaluator, self.backend, self.backend_note = network_evaluator(
-                self.path, network_game(state), self.backend
-            )
-            self.config = replace(self.config, puct=replace(puct, evaluator=evaluator))
+        if self.config.rule.evaluated:
+            puct = puct_parameters(self.config)
+            if isinstance(puct.evaluator, str):  # the placeholder: load the network
+                evaluator, self.backend, self.backend_note = network_evaluator(
+                    self.path, network_game(state), self.backend
+                )
+                self.config = replace(self.config, puct=replace(puct, evaluator=evaluator))
         return super().choose(state)
 
 

@@ -19,7 +19,7 @@ from mctslab.core.game import GameInfo, State, has_chance_nodes, heuristic_or_no
 from mctslab.core.options import check_options, option
 from mctslab.search.options import MAX_ITERATIONS, MAX_SECONDS, check_budget
 from mctslab.search.puct import PuctConfig
-from mctslab.search.rules import RULES, RuleInfo, selectable_rules
+from mctslab.search.rules import RULES, RuleInfo, puct_config, selectable_rules
 
 __all__ = [
     "Expansion",
@@ -273,13 +273,9 @@ class SearchConfig:
                 "does not play; use final='robust' or 'robust-max'"
             )
         check_budget(where, self.iterations, self.time, other_budget=self.max_nodes is not None)
-        if self.puct is not None and not isinstance(self.puct, PuctConfig):
+        if not isinstance(self.puct, PuctConfig | None):
             raise InvalidConfigError(f"{where}: puct must be a PuctConfig or None")
-        if (
-            self.puct is not None
-            and self.puct.gumbel
-            and (self.iterations is None or self.time is not None)
-        ):
+        if self.rule.root_halving and (self.iterations is None or self.time is not None):
             raise InvalidConfigError(
                 f"{where}: gumbel=True plans Sequential Halving over an iteration budget: "
                 "give iterations, not time"
@@ -328,8 +324,7 @@ def check_puct(config: SearchConfig, info: GameInfo, state: State) -> None:
     """Refuse what PUCT cannot do with this game: an evaluator's value is one number for
     the player to move, so (except for ``"uniform+rollout"``) the game must be two-player
     zero-sum; ``batch > 1`` has no chance nodes to wait at."""
-    puct = config.puct
-    assert puct is not None
+    puct = puct_config(config)
     if puct.evaluator != "uniform+rollout" and (info.num_players != 2 or not info.zero_sum):
         raise InvalidConfigError(
             f"an evaluator's value is for the player to move, which needs a two-player "

@@ -98,6 +98,7 @@ from mctslab.search.reference.tree import (
     release_nodes,
 )
 from mctslab.search.result import SearchResult, Slices, make_result, rules_agree
+from mctslab.search.rules import puct_config
 from mctslab.search.solver import NotWinLossDrawError, check_solver
 
 __all__ = ["MCTS", "game_info_of", "search"]
@@ -289,10 +290,10 @@ class MCTS:
             )
         if config.knowledge:
             check_knowledge(state, info)
-        if config.puct is not None:
+        if config.rule.evaluated:
             check_puct(config, info, state)
             if self._evaluator is None:
-                self._evaluator = config.puct.make_evaluator()
+                self._evaluator = puct_config(config).make_evaluator()
         if config.rule.root_halving:
             self.reset()  # Sequential Halving plans its budget from an empty root
         root = self._root_for(state, info, config.reuse_tree)
@@ -346,6 +347,7 @@ def _slices(tree: SearchTree, slice_seconds: float | None) -> Slices:
     stopped until the next slice is asked for (``send`` a number: its seconds)."""
     config, root = tree.config, tree.root
     budget = Budget.of(config)
+    batch = puct_config(config).batch if config.rule.evaluated else 1  # PUCT's leaves a round
 
     def agree() -> bool:
         return rules_agree(root.children)
@@ -378,8 +380,8 @@ def _slices(tree: SearchTree, slice_seconds: float | None) -> Slices:
             start, first = time.perf_counter(), iterations
             slice_end = start + length
         try:
-            if config.puct is not None and config.puct.batch > 1:
-                limit = config.puct.batch
+            if batch > 1:
+                limit = batch
                 if config.iterations is not None:
                     limit = max(1, min(limit, config.iterations - iterations))
                 iterations += iterate_batch(tree, limit)

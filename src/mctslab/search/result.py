@@ -28,6 +28,7 @@ from mctslab.core.game import GameInfo
 from mctslab.core.rng import Rng
 from mctslab.search.config import SearchConfig
 from mctslab.search.gumbel import final_choice as gumbel_final_choice
+from mctslab.search.rules import puct_config
 from mctslab.search.solver import value_for
 
 __all__ = [
@@ -179,9 +180,9 @@ def final_choice(
 ) -> tuple[C, str]:
     """The move to play: the final-move rule, after MCTS-Solver's proofs have their say;
     under PUCT with a temperature (and no solver) a move sampled by visits from ``rng``."""
-    puct = config.puct
-    if puct is not None and puct.temperature > 0 and not config.solver and children:
-        return sample_by_visits(children, puct.temperature, rng or Rng(config.seed)), "sampled"
+    temperature = puct_config(config).temperature if config.rule.evaluated else 0.0
+    if temperature > 0 and not config.solver and children:
+        return sample_by_visits(children, temperature, rng or Rng(config.seed)), "sampled"
     if config.solver:
         p = to_play
         wins = [n for n in children if n.proven is not None and value_for(n.proven, p) == 1]
@@ -228,9 +229,8 @@ def make_result(
     p = to_play
     policy: list[float | None] = [None] * len(children)
     gumbel_pick: ChildLike | None = None
-    puct = config.puct
-    if puct is not None and puct.gumbel and gumbel is not None and children:
-        noise, raw = gumbel
+    if config.rule.root_halving and gumbel is not None and children:
+        puct, (noise, raw) = puct_config(config), gumbel
         q, counts, priors = gumbel_stats(children, [ch.prior or 0.0 for ch in children])  # type: ignore[attr-defined]
         index, weights = gumbel_final_choice(
             q,

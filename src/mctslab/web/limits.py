@@ -38,6 +38,7 @@ import numpy as np
 from mctslab.core.game import Game, State
 from mctslab.search import compiled
 from mctslab.search.config import SearchConfig
+from mctslab.search.rules import puct_config
 
 __all__ = [
     "ClientSearches",
@@ -200,10 +201,10 @@ def compiled_node_bound(config: SearchConfig, num_actions: int) -> int | None:
     iterations = config.iterations
     if config.final == "robust-max":
         iterations = math.ceil(iterations * (1.0 + config.robust_max_extra))
-    puct = config.puct
     if one_node_an_iteration(config):
         return iterations + num_actions + 1
-    leaves = iterations + 1 + (puct.batch if puct is not None else 0)
+    batch = puct_config(config).batch if config.rule.evaluated else 0
+    leaves = iterations + 1 + batch
     return leaves * num_actions + 1
 
 

@@ -22,6 +22,7 @@ from mctslab.search.compiled.options import (
 from mctslab.search.compiled.puct_chunk import Pending
 from mctslab.search.evaluators import LeafBatch, check_output, make_evaluator
 from mctslab.search.result import SearchResult
+from mctslab.search.rules import puct_config
 
 
 def search_many(
@@ -57,11 +58,12 @@ def rounds_apply(searchers: Sequence[CompiledMCTS], states: Sequence[State]) -> 
     if not searchers:
         return False
     config = searchers[0].config
-    puct = config.puct
+    if not config.rule.evaluated:
+        return False
+    puct = puct_config(config)
     game = getattr(states[0], "game", None)
     return (
-        puct is not None
-        and not (isinstance(puct.evaluator, str) and puct.evaluator in EVALUATOR_CODES)
+        not (isinstance(puct.evaluator, str) and puct.evaluator in EVALUATOR_CODES)
         and config.time is None
         and config.iterations is not None
         and config.final != "robust-max"

@@ -73,6 +73,7 @@ from mctslab.search.config import SearchConfig, check_knowledge, check_puct
 from mctslab.search.evaluators import LeafBatch, check_output
 from mctslab.search.gumbel import considered_visits
 from mctslab.search.result import RootChild, SearchResult, Slices, make_result, rules_agree
+from mctslab.search.rules import puct_config
 from mctslab.search.solver import NotWinLossDrawError, check_solver, not_win_loss_message
 
 # Rule kernels -> run_chunk (and run_puct_chunk) bound to them in functions numba
@@ -466,11 +467,10 @@ class CompiledMCTS:
         check_solver(config, info)
         if config.knowledge:
             check_knowledge(state, info)
-        puct = config.puct
-        if puct is not None:
+        if config.rule.evaluated:
             check_puct(config, info, state)
             if self.evaluator is None:
-                self.evaluator = puct.make_evaluator()
+                self.evaluator = puct_config(config).make_evaluator()
         num_actions = info.num_actions
         entered = time.perf_counter()  # re-rooting a kept tree is search time too
         root_state = state.array.copy()  # type: ignore[attr-defined]
@@ -495,10 +495,11 @@ class CompiledMCTS:
         run.state = state
         run.fbufs = np.zeros((3, info.num_players), dtype=np.float64)
         code = EVAL_EXTERNAL
-        if puct is None:
+        if not config.rule.evaluated:
             run.chunk_fn = self._chunk_fn(kernels)
             run.path = np.zeros(info.max_game_length + 2, dtype=np.int64)
         else:
+            puct = puct_config(config)
             run.chunk_fn = self._puct_chunk_fn(kernels)
             evaluator = self.evaluator
             if getattr(evaluator, "builtin", False):
@@ -539,7 +540,6 @@ class CompiledMCTS:
 
     def _new_tree(self, state: State, num_actions: int, config: SearchConfig) -> None:
         """An empty tree for a search from ``state``, sized for ``config``'s budget."""
-        puct = config.puct
         if config.max_nodes is not None:
             cap = config.max_nodes
         else:
@@ -549,13 +549,14 @@ class CompiledMCTS:
                 config.expansion == "one"
                 and not (config.rave or config.knowledge)
                 and config.time is None
-                and puct is None
+                and not config.rule.evaluated
             )
             cap = (config.iterations or 0) + num_actions + 1 if one else 1 << 16
-            if puct is not None and config.time is None and config.iterations is not None:
+            if config.rule.evaluated and config.time is None and config.iterations is not None:
                 # PUCT adds at most one node's children an iteration: a small search
                 # (self-play's hundreds of simulations) allocates a small tree.
-                cap = min(cap, (config.iterations + puct.batch + 1) * num_actions + 1)
+                batch = puct_config(config).batch
+                cap = min(cap, (config.iterations + batch + 1) * num_actions + 1)
         self.tree = allocate(cap, stats_rows(config.statistics))
         self.extra = np.zeros((2, cap if config.rule.evaluated else 0), dtype=np.float64)
         self.nodes = 1
@@ -634,7 +635,8 @@ class CompiledMCTS:
         assert tree is not None
         to_play = int(tree.to_play[ROOT])
         root_proven = int(tree.proven[ROOT])
-        puct = run.config.puct
+        halving = run.config.rule.root_halving  # Gumbel's move and policy: its root noise
+        gumbel = (self._gumbel, float(self.extra[RAW_ROW, ROOT])) if halving else None
         return make_result(
             self._root_children(),
             to_play,
@@ -647,7 +649,7 @@ class CompiledMCTS:
             stopped_by=stopped_by,
             compile_seconds=run.compile_seconds,
             rng=rng,
-            gumbel=(self._gumbel, float(self.extra[RAW_ROW, ROOT])) if puct is not None else None,
+            gumbel=gumbel,
         )
 
     def leaf_batch(self, pending: Pending, k: int, root: State) -> LeafBatch:
@@ -690,8 +692,8 @@ class CompiledMCTS:
         drawn from the engine's generator where the reference draws it (the first choice
         at the expanded root of a search), written to ``root_prior`` by action (Gumbel:
         its noise and Sequential Halving's schedule)."""
-        puct = config.puct
-        assert puct is not None and self.tree is not None
+        puct = puct_config(config)
+        assert self.tree is not None
         children = self._children(ROOT)
         rng = Rng(int(self.rng[0]))
         actions = [int(self.tree.action[ch]) for ch in children]

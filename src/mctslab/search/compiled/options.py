@@ -22,6 +22,7 @@ from mctslab.core.game import GameInfo
 from mctslab.core.options import options_of
 from mctslab.search.config import SearchConfig
 from mctslab.search.puct import PuctConfig
+from mctslab.search.rules import puct_config
 
 # run_chunk's return codes.
 CHUNK_DONE, STOP_NODES, STOP_PROVEN, STOP_AGREEMENT = 0, 1, 2, 3
@@ -177,7 +178,8 @@ def make_options(config: SearchConfig, info: GameInfo, *, evaluator: int, rule: 
     index among the declared choices; ``None``: -1; a PUCT option without PUCT: 0); the
     rest are the game's utility range, the evaluator's and the rule's codes, and the
     weights of RAVE, progressive bias and knowledge."""
-    search, puct_options, puct = options_of(SearchConfig), options_of(PuctConfig), config.puct
+    search, puct_options = options_of(SearchConfig), options_of(PuctConfig)
+    evaluated = config.rule.evaluated  # PUCT's family: the PuctConfig's options are read
     span = info.max_utility - info.min_utility
     values: dict[str, Any] = {
         "evaluator": evaluator,
@@ -195,10 +197,9 @@ def make_options(config: SearchConfig, info: GameInfo, *, evaluator: int, rule: 
         if name in search:
             values[name] = _coded(search[name].choices, getattr(config, name))
         elif name in puct_options:
-            present = puct is not None
-            values[name] = _coded((), getattr(puct, name)) if present else _ZERO[kind]
-    if puct is not None:
-        values["c"] = puct.c
+            values[name] = _coded((), getattr(config.puct, name)) if evaluated else _ZERO[kind]
+    if evaluated:
+        values["c"] = puct_config(config).c
     return Options(**values)
 
 

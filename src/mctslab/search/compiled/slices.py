@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from mctslab.search.compiled.options import CHUNK_DONE, ITERATIONS, NEED_EVAL, PENDING
 from mctslab.search.evaluators import LeafBatch
 from mctslab.search.result import SearchResult, Slices
+from mctslab.search.rules import puct_config
 
 if TYPE_CHECKING:
     from mctslab.search.compiled.driver import CompiledMCTS, SearchRun
@@ -104,7 +105,7 @@ def _chunk(run: SearchRun, slice_seconds: float | None, chunk: int) -> int:
     budget = run.budget
     if slice_seconds is None or (budget.early_stop and not budget.timed):
         return limit
-    puct = run.config.puct
-    if puct is not None and puct.batch > 1:
-        chunk = max(puct.batch, chunk - chunk % puct.batch)
+    batch = puct_config(run.config).batch if run.config.rule.evaluated else 1
+    if batch > 1:
+        chunk = max(batch, chunk - chunk % batch)
     return min(limit, chunk)

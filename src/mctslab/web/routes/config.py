@@ -44,7 +44,8 @@ def search_config(
     values: dict[type, dict[str, Any]] = {SearchConfig: {}, PuctConfig: {}}
     for name, (owner, opt) in LAB_OPTIONS.items():
         values[owner][opt.name] = getattr(config, name)
-    puct = None
+    puct: PuctConfig | None = None
+    selection = config.selection
     if config.selection == "puct":
         for name, (owner, opt) in LAB_OPTIONS.items():
             value = getattr(config, name)
@@ -58,7 +59,7 @@ def search_config(
         if evaluator is not None:
             values[PuctConfig]["evaluator"] = evaluator
         puct = PuctConfig(**values[PuctConfig])
-    selection = "uct" if puct is not None else config.selection
+        selection = "uct"  # PUCT's rule is the puct field; selection names UCT's family's
     return SearchConfig(
         **values[SearchConfig], puct=puct, selection=selection, iterations=its, time=secs
     )
