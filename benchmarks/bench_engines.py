@@ -53,7 +53,8 @@ from numba import njit
 
 import mctslab
 from mctslab.games.kernels import generic_playout
-from mctslab.search.compiled import CompiledMCTS, borrow
+from mctslab.search.compiled import CompiledMCTS
+from mctslab.search.compiled.tree import borrow
 from mctslab.search.config import SearchConfig
 from mctslab.search.engine import make_searcher
 from mctslab.search.mcts import MCTS

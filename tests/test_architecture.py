@@ -9,6 +9,9 @@ change which brings a habit back fails here, with the places named:
 - the web lab reads what games declare: no web module imports a game's class;
 - the two engines stand on the shared base alone: the compiled engine (``search/compiled``)
   imports no name from the reference engine (``search/mcts.py``, ``search/reference``).
+- each subpackage's face (its ``__init__.py``'s ``__all__``) is curated: at most
+  :data:`FACE_LIMIT` names, what a user of the package needs; layout constants, codes
+  and helpers are imported from their defining module.
 
 ``python tests/test_architecture.py`` prints the counts.
 """
@@ -123,6 +126,47 @@ def test_a_search_option_is_named_in_at_most_four_source_files() -> None:
     ]
 
 
+#: The most names a subpackage's face may hold (``mctslab/__init__.py``, the package's own
+#: front door, is not a subpackage's: tests/test_init.py holds it to its 30 names).
+FACE_LIMIT = 20
+
+#: Faces that truly need more, each with its count as its limit (none today).
+FACE_EXCEPTIONS: dict[str, int] = {}
+
+
+def face_sizes() -> dict[str, int]:
+    """The number of names in ``__all__`` of each subpackage's ``__init__.py`` (0 where it
+    has none), by the package's path relative to ``src/mctslab``."""
+    sizes = {}
+    for path in _sources(".py"):
+        if path.name != "__init__.py" or path.parent == SRC:
+            continue
+        names: list[str] = []
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
+            ):
+                names = list(ast.literal_eval(node.value))
+        sizes[path.parent.relative_to(SRC).as_posix()] = len(names)
+    return sizes
+
+
+def faces_over_the_limit() -> dict[str, int]:
+    return {
+        package: size
+        for package, size in face_sizes().items()
+        if size > FACE_EXCEPTIONS.get(package, FACE_LIMIT)
+    }
+
+
+def test_every_subpackage_face_holds_at_most_twenty_names() -> None:
+    # 126 names in search/compiled's face before issue 53 (its numeric codes among
+    # them), 93 in games/go's and 39 in games/tsp's.
+    sizes = face_sizes()
+    assert sizes["search/compiled"] > 0 and sizes["games/go"] > 0  # the walk reads them
+    assert faces_over_the_limit() == {}
+
+
 def puct_mode_tests() -> list[str]:
     return _where(re.compile(r"\bpuct is (?:not )?None\b"), "no such folder/")
 
@@ -170,3 +214,6 @@ if __name__ == "__main__":
     print("puct is (not) None tests:", len(puct_mode_tests()))
     names = reference_names_in_compiled()
     print("names compiled/ imports from mcts.py or reference/:", len(names), names)
+    faces = sorted(face_sizes().items(), key=lambda item: (-item[1], item[0]))
+    print(f"subpackage faces over {FACE_LIMIT} names:", faces_over_the_limit())
+    print("subpackage face sizes:", ", ".join(f"{p} {n}" for p, n in faces))

@@ -25,8 +25,10 @@ from mctslab.core.declarations import (
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import GameInfo
 from mctslab.core.registry import parameter_schema
-from mctslab.games.tsp import BASELINES, MAX_EXACT_CITIES, form_instance
+from mctslab.games.tsp import BASELINES
 from mctslab.games.tsp import known_optimum as tsp_length
+from mctslab.games.tsp.exact import MAX_EXACT_CITIES
+from mctslab.games.tsp.game import form_instance
 
 
 class Ladder:

@@ -15,20 +15,11 @@ from mctslab.core.testing import check_game, random_game
 from mctslab.games.tsp import (
     TSP,
     Budget,
-    InvalidTourError,
     TsplibError,
-    distance_matrix,
-    format_tsp,
     genetic_algorithm,
     held_karp,
-    instance_from_spec,
-    known_instances,
     known_optimum,
-    load_known,
     nearest_neighbour,
-    parse_tour,
-    parse_tsp,
-    random_instance,
     random_restarts,
     read_tour,
     read_tsp,
@@ -36,6 +27,17 @@ from mctslab.games.tsp import (
     tour_length,
     two_opt,
     write_tour,
+)
+from mctslab.games.tsp.tsplib import (
+    InvalidTourError,
+    distance_matrix,
+    format_tsp,
+    instance_from_spec,
+    known_instances,
+    load_known,
+    parse_tour,
+    parse_tsp,
+    random_instance,
 )
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "tsplib"

@@ -20,16 +20,9 @@ from typer.testing import CliRunner
 
 from mctslab.cli.main import app
 from mctslab.core.errors import InvalidConfigError
-from mctslab.games.tsp import (
-    MAX_CITIES,
-    TSP,
-    TsplibError,
-    distance_matrix,
-    instance_from_spec,
-    parse_tsp,
-    random_instance,
-    read_tsp,
-)
+from mctslab.games.tsp import TSP, TsplibError, read_tsp
+from mctslab.games.tsp.game import MAX_CITIES
+from mctslab.games.tsp.tsplib import distance_matrix, instance_from_spec, parse_tsp, random_instance
 
 #: More than any check here needs; far less than what the old code allocated.
 PEAK_BYTES = 8 << 20

@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 import mctslab
-from mctslab.search.compiled import UNPROVEN, CompiledMCTS
+from mctslab.search.compiled import CompiledMCTS
+from mctslab.search.compiled.tree import UNPROVEN
 from mctslab.search.config import SearchConfig
 from mctslab.search.engine import make_searcher, search
 from mctslab.search.mcts import MCTS
@@ -172,7 +173,7 @@ def test_robust_max_endings_identical(
 
 def test_a_search_chunk_wrapper_with_the_wrong_arguments_is_named() -> None:
     from mctslab.games.kernels import RuleKernels
-    from mctslab.search.compiled import CHUNK_ARGUMENTS
+    from mctslab.search.compiled.driver import CHUNK_ARGUMENTS
 
     game = mctslab.make("tic_tac_toe")
     k = game.kernels  # type: ignore[attr-defined]
@@ -268,7 +269,7 @@ def test_reciprocal_tables_hold_the_computed_doubles() -> None:
     ``uct_score`` and ``exploration`` compute above them."""
     import math
 
-    from mctslab.search import compiled
+    from mctslab.search.compiled.selection import INV, SQRT_LOG
     from mctslab.search.reference.selection import (
         UCT_INV,
         UCT_INV_SQRT,
@@ -280,7 +281,7 @@ def test_reciprocal_tables_hold_the_computed_doubles() -> None:
     for n in (1, 2, 3, 7, 1000, 4095):
         assert UCT_INV[n] == 1.0 / n and UCT_INV_SQRT[n] == 1.0 / math.sqrt(n)
         assert UCT_SQRT_LOG[n] == math.sqrt(math.log(n))
-        assert compiled._INV[n] == UCT_INV[n] and compiled._SQRT_LOG[n] == UCT_SQRT_LOG[n]
+        assert INV[n] == UCT_INV[n] and SQRT_LOG[n] == UCT_SQRT_LOG[n]
     explore = exploration(1.5, 100)
     assert explore == 1.5 * math.sqrt(math.log(100))
     assert uct_score(7.0, 10, explore) == pytest.approx(0.7 + 1.5 * math.sqrt(math.log(100) / 10))
@@ -292,7 +293,8 @@ def test_fully_expanded_nodes_have_their_children_side_by_side() -> None:
     by ``_relocate``) but for the last few, the freed slots are reused, and no slot is lost: the nodes
     reachable from the root are exactly the ``nodes`` reported, and the slots used
     are those plus the free list."""
-    from mctslab.search.compiled import FREE, HIGH, NONE
+    from mctslab.search.compiled.options import FREE, HIGH
+    from mctslab.search.compiled.tree import NONE
 
     game = mctslab.make("connect_four")
     searcher = CompiledMCTS(SearchConfig(iterations=20_000, seed=2))

@@ -19,13 +19,8 @@ import pytest
 import mctslab
 from mctslab.core.errors import InvalidConfigError
 from mctslab.players.player import parse_spec, search_config
-from mctslab.search.compiled import (
-    AMAF_SUM,
-    AMAF_VISITS,
-    KNOW_VISITS,
-    KNOW_WINS,
-    CompiledMCTS,
-)
+from mctslab.search.compiled import CompiledMCTS
+from mctslab.search.compiled.tree import AMAF_SUM, AMAF_VISITS, KNOW_VISITS, KNOW_WINS
 from mctslab.search.config import SearchConfig
 from mctslab.search.mcts import MCTS
 from mctslab.search.reference.selection import rave_score

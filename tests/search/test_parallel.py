@@ -83,6 +83,7 @@ def test_compiled_search_releases_the_gil() -> None:
     """Every built-in game's cached search chunks (UCT's and PUCT's), the generic ones and
     tree compaction are compiled with ``nogil``: threads of one process search in parallel."""
     from mctslab.search import compiled, kernel_chunks
+    from mctslab.search.compiled.tree import compact
 
     chunks = [getattr(kernel_chunks, name) for name in kernel_chunks.__all__]
     # UCT's chunk, PUCT's chunk and round for each kernel game's module: eight (nim's
@@ -93,7 +94,7 @@ def test_compiled_search_releases_the_gil() -> None:
         compiled.run_chunk,
         compiled.run_puct_chunk,
         compiled.run_puct_round,
-        compiled.compact,
+        compact,
     ):
         assert fn.targetoptions.get("nogil") is True, fn
 

@@ -487,7 +487,8 @@ def test_many_searches_in_one_compiled_call_a_round_equal_searches_alone(
 ) -> None:
     """search_many's compiled rounds (one call a round for every search) make each
     search's choices as it makes them alone, whatever it waits for (noise, evaluation)."""
-    from mctslab.search.compiled import CompiledMCTS, _rounds_apply, search_many
+    from mctslab.search.compiled import CompiledMCTS, search_many
+    from mctslab.search.compiled.batch import rounds_apply
 
     c4 = mctslab.make("connect_four")
     states = [c4.state_from_actions(m) for m in ([], [3], [3, 3], [0, 6, 1, 5], [2, 2, 2])]
@@ -495,7 +496,7 @@ def test_many_searches_in_one_compiled_call_a_round_equal_searches_alone(
     puct = PuctConfig(evaluator=observation_evaluator, **options)
     config = SearchConfig(iterations=90, seed=5, solver=solver, puct=puct)
     searchers = [CompiledMCTS(config) for _ in states]
-    assert _rounds_apply(searchers, states)
+    assert rounds_apply(searchers, states)
     together = search_many(searchers, states)
     alone = [CompiledMCTS(config).search(s) for s in states]
     assert [r.children for r in together] == [r.children for r in alone]

@@ -14,7 +14,8 @@ import pytest
 
 import mctslab
 from mctslab.core.errors import InvalidConfigError
-from mctslab.search.compiled import AMAF_SUM, AMAF_VISITS, BIAS, CompiledMCTS
+from mctslab.search.compiled import CompiledMCTS
+from mctslab.search.compiled.tree import AMAF_SUM, AMAF_VISITS, BIAS
 from mctslab.search.config import SearchConfig
 from mctslab.search.mcts import MCTS
 from mctslab.search.puct import PuctConfig

@@ -207,7 +207,8 @@ def _outputs(
         }
         files.append(("--out", out, json.dumps(data, indent=1) + "\n"))
     if tour is not None:
-        from mctslab.games.tsp import TSP, format_tour
+        from mctslab.games.tsp import TSP
+        from mctslab.games.tsp.tsplib import format_tour
 
         assert isinstance(game, TSP)
         cities = game.tour(final)  # type: ignore[arg-type]

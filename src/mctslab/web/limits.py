@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from mctslab.core.game import Game, State
-from mctslab.search import compiled
+from mctslab.search.compiled.tree import bytes_per_node, stats_rows
 from mctslab.search.config import SearchConfig
 from mctslab.search.rules import puct_config
 
@@ -122,9 +122,9 @@ def reference_node_bytes(state: State, native_state_bytes: int | None = None) ->
 
 def compiled_node_bytes(config: SearchConfig) -> int:
     """The bytes of one node of the compiled engine's tree under ``config``."""
-    rows = compiled.stats_rows(config.statistics)
+    rows = stats_rows(config.statistics)
     extra = 2 if config.rule.evaluated else 0
-    return compiled.bytes_per_node() + 8 * (rows + extra)
+    return bytes_per_node() + 8 * (rows + extra)
 
 
 # Single-player searches (POST /api/optimize/runs, /api/optimize/step). ----------------------

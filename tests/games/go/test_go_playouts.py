@@ -17,19 +17,17 @@ import pytest
 
 from mctslab.core.rng import Rng
 from mctslab.games.go import (
-    MOGO_PAT3,
     Go,
     heavy_action,
     heavy_playout,
     light_action,
-    pattern_matches,
     playout,
     rollout_actions,
     uniform_action,
 )
-from mctslab.games.go.layout import P_COLOUR, P_W, S_PLAYER
+from mctslab.games.go.layout import P_A2V, P_COLOUR, P_ELIST, P_EPOS, P_W, S_PLAYER
 from mctslab.games.go.learned import load_patterns
-from mctslab.games.go.patterns import pattern_code
+from mctslab.games.go.patterns import MOGO_PAT3, pattern_code, pattern_matches
 from mctslab.games.go.playouts import PAT3_PLAYOUT_MIN, PAT3_PLAYOUT_UNITS
 from mctslab.games.kernels import KernelState
 
@@ -243,12 +241,10 @@ def test_the_empty_point_list_follows_captures_and_placements() -> None:
     """The state's list of empty points (light_action's candidates) holds exactly the
     empty points, each at the index its position table says, along random games with
     captures (5x5, simple ko: many captures and recaptures)."""
-    from mctslab.games import go
-
     game = Go(board_size=5, ko="simple")
     params = game.params
     elist, epos, a2v, col = (int(params[i]) for i in (18, 19, 16, 5))
-    assert (go._P_ELIST, go._P_EPOS, go._P_A2V, go._P_COLOUR) == (18, 19, 16, 5)
+    assert (P_ELIST, P_EPOS, P_A2V, P_COLOUR) == (18, 19, 16, 5)
     captures = 0
     for seed in range(30):
         rng = Rng(seed)

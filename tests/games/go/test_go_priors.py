@@ -18,7 +18,9 @@ from hypothesis import strategies as st
 
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.rng import Rng
-from mctslab.games.go import (
+from mctslab.games.go import Go
+from mctslab.games.go.patterns import pattern_matches
+from mctslab.games.go.priors import (
     CFG_FAR,
     PRIOR_CAPTURE_MANY,
     PRIOR_CAPTURE_ONE,
@@ -28,10 +30,8 @@ from mctslab.games.go import (
     PRIOR_OWN_EYE,
     PRIOR_PAT3,
     PRIOR_SELFATARI,
-    Go,
     cfg_distances,
     knowledge,
-    pattern_matches,
     prior_table,
 )
 from mctslab.games.kernels import KernelState

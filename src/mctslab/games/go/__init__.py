@@ -66,223 +66,47 @@ face does not import (import them by name):
   Monte-Carlo ownership, the score by agreement (GTP's ``final_status_list``);
 - :mod:`~mctslab.games.go.sgf`: SGF records, written and read.
 
-Every name of the single module this package was is importable from it.
+This face holds the game and its rule kernels, the functions a numba loop over Go's
+arrays calls (its own playout, a benchmark's); the layout's words, the patterns' and the
+priors' tables and the helpers of each concept are imported from their module by name, as
+``from mctslab.games.go.layout import P_COLOUR``.
 """
 
 from __future__ import annotations
 
 from mctslab.games.go.board import (
-    add_liberty,
     apply_action,
-    finish,
-    in_atari,
     init,
     legal_actions,
-    legal_point,
-    merge_strings,
-    neighbour,
     observation,
-    remember,
-    remove_liberty,
-    remove_string,
     returns,
-    seen_before,
 )
-from mctslab.games.go.game import COLUMNS, Go
-from mctslab.games.go.layout import (
-    BLACK,
-    BLOOM_WORDS,
-    EMPTY,
-    GUARD,
-    HEADER,
-    P_A2V,
-    P_BLOOM,
-    P_COLOUR,
-    P_ELIST,
-    P_EPOS,
-    P_HEAD,
-    P_HIST,
-    P_KOMI2,
-    P_LEN,
-    P_LIBS,
-    P_LSQ,
-    P_LSUM,
-    P_MAXLEN,
-    P_N,
-    P_NEXT,
-    P_SHASH,
-    P_SIZE,
-    P_SUPERKO,
-    P_W,
-    P_ZOB,
-    PARAMS_HEADER,
-    S_CAPTURED,
-    S_HASH,
-    S_KO,
-    S_LAST,
-    S_MOVES,
-    S_NEMPTY,
-    S_PASSES,
-    S_PLAYER,
-    S_SCORE2,
-    S_WINNER,
-    WHITE,
-    ZOBRIST_SEED,
-    make_params,
-)
-from mctslab.games.go.patterns import (
-    MOGO_PAT3,
-    MOGO_PATTERNS,
-    PAT_CELLS,
-    PAT_SWAP,
-    PAT_SYMBOLS,
-    Pattern3,
-    pattern_code,
-    pattern_matches,
-    pattern_orientation,
-    pattern_table,
-)
+from mctslab.games.go.game import Go
+from mctslab.games.go.layout import make_params
 from mctslab.games.go.playouts import (
-    around,
     heavy_action,
     heavy_playout,
-    liberties_after,
     light_action,
-    listed,
-    own_eye,
     playout,
     rollout_actions,
     uniform_action,
 )
-from mctslab.games.go.priors import (
-    CFG_FAR,
-    PRIOR_CAPTURE_MANY,
-    PRIOR_CAPTURE_ONE,
-    PRIOR_CFG,
-    PRIOR_EMPTYAREA,
-    PRIOR_EVEN,
-    PRIOR_OWN_EYE,
-    PRIOR_PAT3,
-    PRIOR_SELFATARI,
-    cfg_distances,
-    empty_area,
-    knowledge,
-    prior_table,
-    shape_prior,
-    tactical_prior,
-)
 from mctslab.games.go.scoring import area_score2, heuristic
 
 __all__ = [
-    "BLACK",
-    "BLOOM_WORDS",
-    "CFG_FAR",
-    "COLUMNS",
-    "EMPTY",
-    "GUARD",
-    "HEADER",
-    "MOGO_PAT3",
-    "MOGO_PATTERNS",
-    "PARAMS_HEADER",
-    "PAT_CELLS",
-    "PAT_SWAP",
-    "PAT_SYMBOLS",
-    "PRIOR_CAPTURE_MANY",
-    "PRIOR_CAPTURE_ONE",
-    "PRIOR_CFG",
-    "PRIOR_EMPTYAREA",
-    "PRIOR_EVEN",
-    "PRIOR_OWN_EYE",
-    "PRIOR_PAT3",
-    "PRIOR_SELFATARI",
-    "P_A2V",
-    "P_BLOOM",
-    "P_COLOUR",
-    "P_ELIST",
-    "P_EPOS",
-    "P_HEAD",
-    "P_HIST",
-    "P_KOMI2",
-    "P_LEN",
-    "P_LIBS",
-    "P_LSQ",
-    "P_LSUM",
-    "P_MAXLEN",
-    "P_N",
-    "P_NEXT",
-    "P_SHASH",
-    "P_SIZE",
-    "P_SUPERKO",
-    "P_W",
-    "P_ZOB",
-    "S_CAPTURED",
-    "S_HASH",
-    "S_KO",
-    "S_LAST",
-    "S_MOVES",
-    "S_NEMPTY",
-    "S_PASSES",
-    "S_PLAYER",
-    "S_SCORE2",
-    "S_WINNER",
-    "WHITE",
-    "ZOBRIST_SEED",
     "Go",
-    "Pattern3",
-    "add_liberty",
     "apply_action",
     "area_score2",
-    "around",
-    "cfg_distances",
-    "empty_area",
-    "finish",
     "heavy_action",
     "heavy_playout",
     "heuristic",
-    "in_atari",
     "init",
-    "knowledge",
     "legal_actions",
-    "legal_point",
-    "liberties_after",
     "light_action",
-    "listed",
     "make_params",
-    "merge_strings",
-    "neighbour",
     "observation",
-    "own_eye",
-    "pattern_code",
-    "pattern_matches",
-    "pattern_orientation",
-    "pattern_table",
     "playout",
-    "prior_table",
-    "remember",
-    "remove_liberty",
-    "remove_string",
     "returns",
     "rollout_actions",
-    "seen_before",
-    "shape_prior",
-    "tactical_prior",
     "uniform_action",
 ]
-
-# The names the single module gave its layout words and helpers, kept importable.
-_P_N, _P_W, _P_KOMI2, _P_SUPERKO, _P_MAXLEN = P_N, P_W, P_KOMI2, P_SUPERKO, P_MAXLEN
-_P_COLOUR, _P_HEAD, _P_NEXT, _P_LIBS = P_COLOUR, P_HEAD, P_NEXT, P_LIBS
-_P_LSUM, _P_LSQ, _P_SIZE, _P_SHASH = P_LSUM, P_LSQ, P_SIZE, P_SHASH
-_P_BLOOM, _P_HIST, _P_LEN, _P_A2V, _P_ZOB = P_BLOOM, P_HIST, P_LEN, P_A2V, P_ZOB
-_P_ELIST, _P_EPOS, _PARAMS_HEADER = P_ELIST, P_EPOS, PARAMS_HEADER
-_S_PLAYER, _S_WINNER, _S_MOVES, _S_PASSES = S_PLAYER, S_WINNER, S_MOVES, S_PASSES
-_S_KO, _S_HASH, _S_CAPTURED, _S_LAST = S_KO, S_HASH, S_CAPTURED, S_LAST
-_S_SCORE2, _S_NEMPTY, _HEADER = S_SCORE2, S_NEMPTY, HEADER
-_BLOOM_WORDS, _ZOBRIST_SEED, _make_params = BLOOM_WORDS, ZOBRIST_SEED, make_params
-_remember, _seen, _in_atari, _neighbour = remember, seen_before, in_atari, neighbour
-_legal_point, _add_lib, _remove_lib = legal_point, add_liberty, remove_liberty
-_merge, _remove_string, _finish = merge_strings, remove_string, finish
-_own_eye, _around, _listed, _liberties_after = own_eye, around, listed, liberties_after
-_pattern_orientation, _pattern_table = pattern_orientation, pattern_table
-_pattern_code, _PAT_SYMBOLS = pattern_code, PAT_SYMBOLS
-_PAT_SWAP, _PAT_CELLS, _COLUMNS = PAT_SWAP, PAT_CELLS, COLUMNS

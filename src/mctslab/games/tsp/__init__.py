@@ -16,6 +16,10 @@ One module per concept, in the order a study runs through them:
 
 May import: :mod:`mctslab.core` and :mod:`mctslab.games.kernels`.
 
+This face holds the game, its baselines and their results, and the TSPLIB files' reading
+and writing; the limits and the parsing and checking helpers are imported from their
+module by name, as ``from mctslab.games.tsp.tsplib import parse_tsp``.
+
 An optimal tour, played as a game (its return is minus its length)::
 
     from mctslab.games.tsp import TSP, held_karp
@@ -25,15 +29,8 @@ An optimal tour, played as a game (its return is minus its length)::
     assert game.state_from_actions(tour[1:]).returns() == [-float(length)]
 """
 
-from mctslab.games.tsp.exact import MAX_EXACT_CITIES, held_karp
-from mctslab.games.tsp.game import (
-    BASELINES,
-    MAX_CITIES,
-    MAX_FORM_CITIES,
-    TSP,
-    form_instance,
-    utility_bounds,
-)
+from mctslab.games.tsp.exact import held_karp
+from mctslab.games.tsp.game import BASELINES, TSP
 from mctslab.games.tsp.heuristics import (
     AnytimeResult,
     Budget,
@@ -45,69 +42,34 @@ from mctslab.games.tsp.heuristics import (
     two_opt,
 )
 from mctslab.games.tsp.tsplib import (
-    EDGE_WEIGHT_TYPES,
-    MAX_DIMENSION,
-    InvalidTourError,
     TsplibError,
     TsplibInstance,
     TsplibTour,
-    check_distances,
-    check_tour,
-    distance_matrix,
-    format_tour,
-    format_tsp,
-    instance_from_spec,
-    known_instances,
     known_optimum,
-    load_known,
-    parse_tour,
-    parse_tsp,
-    random_instance,
     read_tour,
     read_tsp,
     tour_length,
     write_tour,
-    write_tsp,
 )
 
 __all__ = [
     "BASELINES",
-    "EDGE_WEIGHT_TYPES",
-    "MAX_CITIES",
-    "MAX_DIMENSION",
-    "MAX_EXACT_CITIES",
-    "MAX_FORM_CITIES",
     "TSP",
     "AnytimeResult",
     "Budget",
-    "InvalidTourError",
     "TourResult",
     "TsplibError",
     "TsplibInstance",
     "TsplibTour",
-    "check_distances",
-    "check_tour",
-    "distance_matrix",
-    "form_instance",
-    "format_tour",
-    "format_tsp",
     "genetic_algorithm",
     "held_karp",
-    "instance_from_spec",
-    "known_instances",
     "known_optimum",
-    "load_known",
     "nearest_neighbour",
-    "parse_tour",
-    "parse_tsp",
-    "random_instance",
     "random_restarts",
     "read_tour",
     "read_tsp",
     "simulated_annealing",
     "tour_length",
     "two_opt",
-    "utility_bounds",
     "write_tour",
-    "write_tsp",
 ]

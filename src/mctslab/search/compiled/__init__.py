@@ -8,7 +8,7 @@ and the same floating-point expressions. Only the data structure differs.
 The modules, in the order of one iteration (as mctx's ``_src/``):
 
 - :mod:`.tree`: the tree is a struct of preallocated arrays (as mctx's ``Tree``; the
-  fields are :data:`TREE_FIELDS`, 31 bytes a node): node ``i`` has ``visits[i]`` and
+  fields are :data:`~.tree.TREE_FIELDS`, 31 bytes a node): node ``i`` has ``visits[i]`` and
   ``value_sum[i]`` (the statistics of the player who moved into it, that is its parent's
   ``to_play``), ``action[i]``, ``n_untried[i]`` (legal actions with no child yet),
   ``to_play[i]``, ``proven[i]`` (1/0/-1 for player 0, else ``UNPROVEN``), ``flags[i]``
@@ -23,10 +23,11 @@ The modules, in the order of one iteration (as mctx's ``_src/``):
   root, and expansion recomputes the legal actions there and takes the k-th one without a
   child, as the reference engine pops the k-th of its sorted list.
 - :mod:`.selection`: the rules that pick a child, ``(tree, node, choice) -> child``:
-  :func:`uct_child`, :func:`rave_child`, :func:`puct_child`, :func:`gumbel_child`.
-- :mod:`.phases`: :func:`select`, :func:`expand`, :func:`simulate`,
-  :func:`backpropagate`, and their helpers (opening a node, MCTS-Solver's proofs, RAVE's
-  AMAF update, progressive bias, prior knowledge).
+  :func:`~.selection.uct_child`, :func:`~.selection.rave_child`,
+  :func:`~.selection.puct_child`, :func:`~.selection.gumbel_child`.
+- :mod:`.phases`: :func:`~.phases.select`, :func:`~.phases.expand`,
+  :func:`~.phases.simulate`, :func:`~.phases.backpropagate`, and their helpers (opening
+  a node, MCTS-Solver's proofs, RAVE's AMAF update, progressive bias, prior knowledge).
 - :mod:`.playouts`: the game's optional kernels (its own playout, playout moves, heavy
   and light moves, observation) chosen by type when compiling, and the generic heavy
   playout.
@@ -35,8 +36,8 @@ The modules, in the order of one iteration (as mctx's ``_src/``):
   searches at once, :func:`run_puct_round`).
 - :mod:`.options`: what Python and the loops exchange: the search's :class:`Options`
   (named fields, read by the loops from the arrays ``cfg_i`` and ``cfg_f`` that cross a
-  game's cached wrapper), the game's :class:`Kernels` and the :class:`Scratch` rows, the
-  counters of ``ctl`` and the chunks' return codes.
+  game's cached wrapper), the game's :class:`Kernels` and the
+  :class:`~.options.Scratch` rows, the counters of ``ctl`` and the chunks' return codes.
 - :mod:`.driver`: :class:`CompiledMCTS`, which calls the chunks from Python, in three
   public steps (``begin``, ``advance``, ``finish``); :mod:`.batch`: :func:`search_many`,
   many PUCT searches stepped together (:class:`SearchRounds`).
@@ -58,284 +59,37 @@ loop; it makes the same draws.
 The wrappers and :func:`run_chunk` are compiled with ``nogil=True``: a chunk runs
 without Python's GIL, so searches in several threads of one process (root
 parallelism's threads, the web lab's concurrent sessions) use every core.
+
+This face holds what a caller of the engine needs: the engine and one search's run, the
+tree, the options and kernels that cross into numba, the many-search driver, and the
+chunks a kernel game's cached wrapper calls. Everything else (the tree's layout, the
+return codes and option codes, the phases and their helpers) is imported from its
+module by name, as ``from mctslab.search.compiled.tree import UNPROVEN``.
 """
 
-from mctslab.games.kernels import rng_next, rng_randint
-from mctslab.search.compiled.batch import (
-    SearchRounds,
-    rounds_apply,
-    search_many,
-    search_rounds,
-    search_stepped,
-)
-from mctslab.search.compiled.chunk import (
-    chunk_stop,
-    iterate,
-    run_chunk,
-    uct_chunk,
-)
+from mctslab.search.compiled.batch import SearchRounds, search_many
+from mctslab.search.compiled.chunk import run_chunk
 from mctslab.search.compiled.driver import (
-    CHUNK_ARGUMENTS,
     CompiledMCTS,
     SearchRun,
     check_wrapper,
-    kernel_tuple,
-    puct_round_fn,
     register_cached_chunk,
 )
-from mctslab.search.compiled.options import (
-    CFG_F_SIZE,
-    CHUNK_DONE,
-    CTL_SIZE,
-    EVAL_EXTERNAL,
-    EVAL_HEURISTIC,
-    EVAL_ROLLOUT,
-    EVAL_UNIFORM,
-    EVALUATOR_CODES,
-    EXPANSION_ALL,
-    EXPANSION_CODE,
-    EXPANSION_ONE,
-    FLOAT_OPTIONS,
-    FREE,
-    GO_ON,
-    HIGH,
-    INT_OPTIONS,
-    IS_EXTENDED,
-    ITERATIONS,
-    NEED_EVAL,
-    NEED_NOISE,
-    NEED_SPACE,
-    NODE_BUDGET,
-    NODES,
-    NOISE_DUE,
-    NOISY,
-    NOT_WIN_LOSS,
-    PENDING,
-    SIMULATION_CODE,
-    SIMULATION_CUTOFF,
-    SIMULATION_HEAVY,
-    SIMULATION_RANDOM,
-    SIMULATION_VERDICT,
-    STOP_AGREEMENT,
-    STOP_NAMES,
-    STOP_NODES,
-    STOP_PROVEN,
-    Kernels,
-    Options,
-    Scratch,
-    make_scratch,
-    option_arrays,
-    read_options,
-)
-from mctslab.search.compiled.phases import (
-    backpropagate,
-    expand,
-    expand_with_priors,
-    leaf_rewards,
-    open_node,
-    prove,
-    select,
-    set_bias,
-    should_expand,
-    simulate,
-    update_amaf,
-    value_rewards,
-)
-from mctslab.search.compiled.playouts import (
-    game_heavy,
-    game_light,
-    game_observation,
-    game_playout,
-    game_rollout,
-    heavy_action,
-    wins,
-)
-from mctslab.search.compiled.puct_chunk import (
-    Pending,
-    Priors,
-    collect_leaves,
-    finish_batch,
-    hand_over,
-    make_pending,
-    puct_chunk,
-    run_puct_chunk,
-    run_puct_round,
-)
-from mctslab.search.compiled.selection import (
-    INV,
-    INV_SQRT,
-    SQRT_LOG,
-    TINY,
-    agree,
-    better,
-    gumbel_child,
-    mean,
-    puct_child,
-    rave_child,
-    uct_child,
-)
-from mctslab.search.compiled.tree import (
-    AMAF_SUM,
-    AMAF_VISITS,
-    BIAS,
-    KNOW_VISITS,
-    KNOW_WINS,
-    NONE,
-    OPENED,
-    PRIOR_ROW,
-    RAW_ROW,
-    ROOT,
-    SQUARES,
-    STATS_ROWS,
-    TERMINAL_FLAG,
-    TREE_FIELDS,
-    UNPROVEN,
-    Tree,
-    allocate,
-    borrow,
-    borrow_tree,
-    bytes_per_node,
-    compact,
-    copy_node,
-    grow,
-    link,
-    new_node,
-    relocate,
-    stats_rows,
-)
+from mctslab.search.compiled.options import Kernels, Options
+from mctslab.search.compiled.puct_chunk import run_puct_chunk, run_puct_round
+from mctslab.search.compiled.tree import Tree
 
-# Private names of compiled.py that tests read, kept importable from here.
-_INV, _INV_SQRT, _SQRT_LOG = INV, INV_SQRT, SQRT_LOG
-_rounds_apply = rounds_apply
-
-#: Every name the engine's modules share with the rest of mctslab (the first eight were
-#: compiled.py's ``__all__``: CompiledMCTS, Tree, register_cached_chunk, rng_next,
-#: rng_randint, run_chunk, run_puct_chunk, search_many).
 __all__ = [
-    "AMAF_SUM",
-    "AMAF_VISITS",
-    "BIAS",
-    "CFG_F_SIZE",
-    "CHUNK_ARGUMENTS",
-    "CHUNK_DONE",
-    "CTL_SIZE",
-    "EVALUATOR_CODES",
-    "EVAL_EXTERNAL",
-    "EVAL_HEURISTIC",
-    "EVAL_ROLLOUT",
-    "EVAL_UNIFORM",
-    "EXPANSION_ALL",
-    "EXPANSION_CODE",
-    "EXPANSION_ONE",
-    "FLOAT_OPTIONS",
-    "FREE",
-    "GO_ON",
-    "HIGH",
-    "INT_OPTIONS",
-    "INV",
-    "INV_SQRT",
-    "IS_EXTENDED",
-    "ITERATIONS",
-    "KNOW_VISITS",
-    "KNOW_WINS",
-    "NEED_EVAL",
-    "NEED_NOISE",
-    "NEED_SPACE",
-    "NODES",
-    "NODE_BUDGET",
-    "NOISE_DUE",
-    "NOISY",
-    "NONE",
-    "NOT_WIN_LOSS",
-    "OPENED",
-    "PENDING",
-    "PRIOR_ROW",
-    "RAW_ROW",
-    "ROOT",
-    "SIMULATION_CODE",
-    "SIMULATION_CUTOFF",
-    "SIMULATION_HEAVY",
-    "SIMULATION_RANDOM",
-    "SIMULATION_VERDICT",
-    "SQRT_LOG",
-    "SQUARES",
-    "STATS_ROWS",
-    "STOP_AGREEMENT",
-    "STOP_NAMES",
-    "STOP_NODES",
-    "STOP_PROVEN",
-    "TERMINAL_FLAG",
-    "TINY",
-    "TREE_FIELDS",
-    "UNPROVEN",
     "CompiledMCTS",
     "Kernels",
     "Options",
-    "Pending",
-    "Priors",
-    "Scratch",
     "SearchRounds",
     "SearchRun",
     "Tree",
-    "agree",
-    "allocate",
-    "backpropagate",
-    "better",
-    "borrow",
-    "borrow_tree",
-    "bytes_per_node",
     "check_wrapper",
-    "chunk_stop",
-    "collect_leaves",
-    "compact",
-    "copy_node",
-    "expand",
-    "expand_with_priors",
-    "finish_batch",
-    "game_heavy",
-    "game_light",
-    "game_observation",
-    "game_playout",
-    "game_rollout",
-    "grow",
-    "gumbel_child",
-    "hand_over",
-    "heavy_action",
-    "iterate",
-    "kernel_tuple",
-    "leaf_rewards",
-    "link",
-    "make_pending",
-    "make_scratch",
-    "mean",
-    "new_node",
-    "open_node",
-    "option_arrays",
-    "prove",
-    "puct_child",
-    "puct_chunk",
-    "puct_round_fn",
-    "rave_child",
-    "read_options",
     "register_cached_chunk",
-    "relocate",
-    "rng_next",
-    "rng_randint",
-    "rounds_apply",
     "run_chunk",
     "run_puct_chunk",
     "run_puct_round",
     "search_many",
-    "search_rounds",
-    "search_stepped",
-    "select",
-    "set_bias",
-    "should_expand",
-    "simulate",
-    "stats_rows",
-    "uct_child",
-    "uct_chunk",
-    "update_amaf",
-    "value_rewards",
-    "wins",
 ]
