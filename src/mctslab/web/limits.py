@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from mctslab.core.game import Game, State
-from mctslab.search.compiled.tree import bytes_per_node, stats_rows
+from mctslab.search.compiled import CompiledMCTS
 from mctslab.search.config import SearchConfig
 from mctslab.search.rules import puct_config
 
@@ -121,10 +121,9 @@ def reference_node_bytes(state: State, native_state_bytes: int | None = None) ->
 
 
 def compiled_node_bytes(config: SearchConfig) -> int:
-    """The bytes of one node of the compiled engine's tree under ``config``."""
-    rows = stats_rows(config.statistics)
-    extra = 2 if config.rule.evaluated else 0
-    return bytes_per_node() + 8 * (rows + extra)
+    """The bytes of one node of the compiled engine's tree under ``config``
+    (:meth:`CompiledMCTS.node_bytes`: the engine knows its layout)."""
+    return CompiledMCTS.node_bytes(config)
 
 
 # Single-player searches (POST /api/optimize/runs, /api/optimize/step). ----------------------

@@ -65,6 +65,7 @@ from mctslab.search.compiled.tree import (
     UNPROVEN,
     Tree,
     allocate,
+    bytes_per_node,
     compact,
     grow,
     stats_rows,
@@ -280,6 +281,14 @@ class CompiledMCTS:
             return None
         prior = self.prior if self.config.rule.evaluated else None
         return CompiledReader(self.tree, self._history, prior)
+
+    @staticmethod
+    def node_bytes(config: SearchConfig) -> int:
+        """The bytes one node of the tree takes under ``config``, exactly: the tree's
+        arrays (:func:`~.tree.bytes_per_node`), its statistics' rows
+        (:func:`~.tree.stats_rows`) and, under an evaluated rule, the two rows of priors."""
+        extra = 2 if config.rule.evaluated else 0
+        return bytes_per_node() + 8 * (stats_rows(config.statistics) + extra)
 
     def tree_size(self) -> tuple[int, int]:
         """``(nodes, root visits)`` of the kept tree; ``(0, 0)`` without one."""
