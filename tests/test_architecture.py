@@ -6,7 +6,8 @@ change which brings a habit back fails here, with the places named:
   ``MCTS`` or a ``CompiledMCTS``;
 - a search option is declared once: ``cutoff_depth`` (a typical option) is named in few
   source files;
-- the web lab reads what games declare: no web module imports a game's class;
+- the web lab reads what games declare: no web module imports a game's module or names
+  a game's class (the SGF download asks the game's declared record format);
 - the two engines stand on the shared base alone: the compiled engine (``search/compiled``)
   imports no name from the reference engine (``search/mcts.py``, ``search/reference``).
 - each subpackage's face (its ``__init__.py``'s ``__all__``) is curated: at most
@@ -106,6 +107,61 @@ def reference_names_in_compiled() -> list[str]:
     ]
 
 
+def game_classes() -> set[str]:
+    """The names of the classes under ``games/`` that are games: those that define
+    ``new_initial_state`` and the classes derived from them (``KernelGame``'s games)."""
+    bases: dict[str, set[str]] = {}
+    games: set[str] = set()
+    for path in _sources(".py"):
+        if path.relative_to(SRC).parts[0] != "games":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ClassDef):
+                bases[node.name] = {b.id for b in node.bases if isinstance(b, ast.Name)}
+                if any(
+                    isinstance(f, ast.FunctionDef) and f.name == "new_initial_state"
+                    for f in node.body
+                ):
+                    games.add(node.name)
+    grown = True
+    while grown:
+        more = {name for name, of in bases.items() if of & games} - games
+        games |= more
+        grown = bool(more)
+    return games
+
+
+def web_modules_knowing_games() -> list[str]:
+    """``file:line`` of each place in ``web/`` that imports a module of ``mctslab.games``
+    or names a game's class (a string, such as a docstring's, does not count)."""
+    classes = game_classes()
+    found = []
+    for path in _sources(".py"):
+        rel = path.relative_to(SRC).as_posix()
+        if not rel.startswith("web/"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                modules = [node.module or ""]
+            elif isinstance(node, ast.Import):
+                modules = [a.name for a in node.names]
+            else:
+                modules = []
+            imports = any(m == "mctslab.games" or m.startswith("mctslab.games.") for m in modules)
+            named = (isinstance(node, ast.Name) and node.id in classes) or (
+                isinstance(node, ast.Attribute) and node.attr in classes
+            )
+            if imports or named:
+                found.append(f"{rel}:{node.lineno}")  # type: ignore[attr-defined]
+    return found
+
+
+def test_no_web_module_imports_a_game_or_names_its_class() -> None:
+    # 1 before issue 53's item 5 was done: the SGF route imported Go; it asks the game's
+    # declared record format now.
+    assert web_modules_knowing_games() == []
+
+
 def test_no_caller_outside_search_writes_a_searchers_config() -> None:
     assert config_writes() == []
 
@@ -203,6 +259,8 @@ def test_the_regexes_find_what_they_look_for() -> None:
         "mctslab.search.mcts",
         "mctslab.search.reference.tree",
     ]
+    assert {"Go", "TicTacToe", "KuhnPoker", "TSP", "OpenSpielGame"} <= game_classes()
+    assert "KernelState" not in game_classes()
 
 
 if __name__ == "__main__":
@@ -211,6 +269,8 @@ if __name__ == "__main__":
     named = files_naming("cutoff_depth")
     print("files naming cutoff_depth:", len(named), named)
     print("web modules importing games:", web_modules_importing_games())
+    knowing = web_modules_knowing_games()
+    print("web places importing a game or naming its class:", len(knowing), knowing)
     print("puct is (not) None tests:", len(puct_mode_tests()))
     names = reference_names_in_compiled()
     print("names compiled/ imports from mcts.py or reference/:", len(names), names)

@@ -17,13 +17,15 @@ import mctslab
 from mctslab.core import registry
 from mctslab.core.declarations import (
     Parameter,
+    Rendering,
     baseline_limits,
     baselines,
     instances,
     known_optimum,
+    record_format,
 )
 from mctslab.core.errors import InvalidConfigError
-from mctslab.core.game import GameInfo
+from mctslab.core.game import GameInfo, player_label
 from mctslab.core.registry import parameter_schema
 from mctslab.games.tsp import BASELINES
 from mctslab.games.tsp import known_optimum as tsp_length
@@ -132,3 +134,43 @@ def test_a_forms_tsp_instance_is_a_shipped_name_or_a_small_random_one() -> None:
     for bad in ("random:301:1", "random:1:1", "/etc/passwd", 51):
         with pytest.raises(InvalidConfigError, match="random:N:SEED with 2 <= N <= 300"):
             form_instance(bad)
+
+
+def test_a_players_name_in_text_is_the_one_its_game_declares() -> None:
+    """core names no game: tic-tac-toe's and Connect Four's x and o and Go's Black and
+    White are their Rendering's labels; a game that declares none has "player N"."""
+
+    class Named:
+        info = GameInfo("named", 1, 3, 2, 2, True, -1.0, 1.0)
+
+        def rendering(self) -> Rendering:
+            return Rendering(labels=("north", "south"))
+
+    labels = {
+        name: [player_label(mctslab.make(name), p) for p in range(2)]
+        for name in ("tic_tac_toe", "connect_four", "go", "nim", "pig")
+    }
+    assert labels == {
+        "tic_tac_toe": ["x", "o"],
+        "connect_four": ["x", "o"],
+        "go": ["Black", "White"],
+        "nim": ["player 1", "player 2"],
+        "pig": ["player 1", "player 2"],
+    }
+    assert [player_label(Named(), p) for p in range(3)] == ["north", "south", "player 3"]
+    assert player_label(Ladder(), 0) == "player 1"
+
+
+def test_go_declares_its_records_as_sgf_and_other_games_none() -> None:
+    go = mctslab.make("go", board_size=5)
+    declared = record_format(go)
+    assert declared is not None
+    assert (declared.format, declared.media_type, declared.filename) == (
+        "sgf",
+        "application/x-go-sgf",
+        "mctslab-go.sgf",
+    )
+    text = declared.write(go.state_from_actions([6, 25]), ("human", "mctslab"))
+    assert text.startswith("(;GM[1]FF[4]") and "PB[human]" in text and "PW[mctslab]" in text
+    assert ";B[bd]" in text and ";W[]" in text
+    assert record_format(mctslab.make("tic_tac_toe")) is None and record_format(Ladder()) is None

@@ -22,7 +22,7 @@ with warnings.catch_warnings():
 
 import mctslab
 from mctslab.core import registry
-from mctslab.core.declarations import Rendering, rendering
+from mctslab.core.declarations import RecordFormat, Rendering, rendering
 from mctslab.core.game import GameInfo
 from mctslab.core.python_state import PythonState
 from mctslab.web.app import create_app
@@ -49,6 +49,12 @@ class Strip:
 
     def rendering(self) -> Rendering:
         return Rendering(kind="grid", players=("Cat", "Dog"), draw=self.grid)
+
+    def record_format(self) -> RecordFormat:
+        return RecordFormat("sgf", "application/x-strip", "strip.sgf", self.record)
+
+    def record(self, state: StripState, players: tuple[str, ...]) -> str:
+        return f"{players} {state.history()}"
 
     def grid(self, state: StripState) -> dict[str, Any]:
         marks = ["", "", ""]
@@ -129,10 +135,23 @@ def test_a_user_game_is_drawn_through_the_api_as_it_declares(strip_registered: N
     assert view["render"]["kind"] == "grid" and view["render"]["cells"] == ["", "", "x"]
 
 
-def test_no_web_module_imports_a_game_but_the_sgf_route() -> None:
+def test_a_user_games_record_is_served_as_it_declares(strip_registered: None) -> None:
+    """The SGF route asks the game's declared record format, not which class it is."""
+    with TestClient(create_app(Settings()), base_url="http://localhost") as client:
+        sid = client.post(
+            "/api/sessions", json={"game": "strip", "actions": [2], "human_player": 1}
+        ).json()["id"]
+        r = client.get(f"/api/sessions/{sid}/sgf")
+    assert r.status_code == 200, r.text
+    assert r.headers["content-type"].startswith("application/x-strip")
+    assert 'filename="strip.sgf"' in r.headers["content-disposition"]
+    assert r.text == "('mctslab', 'human') [2]"
+
+
+def test_no_web_module_imports_a_game() -> None:
     """The acceptance's count: the modules of web/ that import mctslab.games (and so
-    could ask a game's class): the board, the Optimize tab and its routes read the
-    registry and core's declarations; the SGF route, Go's file format, is what is left."""
+    could ask a game's class): none. The board, the Optimize tab and its routes read the
+    registry and core's declarations, the SGF route the game's declared record format."""
     found = []
     for path in sorted(WEB.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -145,4 +164,4 @@ def test_no_web_module_imports_a_game_but_the_sgf_route() -> None:
             )
             if any(n == "mctslab.games" or n.startswith("mctslab.games.") for n in names):
                 found.append(str(path.relative_to(WEB)))
-    assert sorted(set(found)) == ["routes/sgf.py"]
+    assert found == []

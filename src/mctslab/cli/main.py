@@ -54,7 +54,7 @@ from mctslab.cli.app import (
     player_label,
     user_errors,
 )
-from mctslab.core.game import CHANCE, GameInfo, State, sample_chance_outcome
+from mctslab.core.game import CHANCE, Game, GameInfo, State, sample_chance_outcome
 from mctslab.core.infoset import is_perfect_information
 from mctslab.core.options import options_of, read_options
 from mctslab.core.registry import available_games, game_parameters, parameter_schema
@@ -101,12 +101,13 @@ SLOW_SOLVE_SECONDS = 2.0
 # Presentation --------------------------------------------------------------------------------
 
 
-def result_line(state: State, info: GameInfo) -> str:
-    """``"x wins (returns 1, -1)"``, ``"draw (returns 0, 0)"``."""
+def result_line(state: State, game: Game) -> str:
+    """``"x wins (returns 1, -1)"``, ``"draw (returns 0, 0)"`` (the players named as
+    ``game`` names them, :func:`~mctslab.core.game.player_label`)."""
     returns = state.returns()
     shown = ", ".join(f"{r:g}" for r in returns)
     best = max(returns)
-    winners = [player_label(info, p) for p, r in enumerate(returns) if r == best]
+    winners = [player_label(game, p) for p, r in enumerate(returns) if r == best]
     if len(winners) == len(returns):
         return f"draw (returns {shown})"
     verb = "wins" if len(winners) == 1 else "win"
@@ -160,7 +161,7 @@ def value_text(child: ChildStats, info: GameInfo) -> str:
     return f"{value:+g} (proven {_OUTCOMES[child.proven]})" if value else "0 (proven draw)"
 
 
-def mcts_summary(result: SearchResult, info: GameInfo, name: str = "mcts") -> str:
+def mcts_summary(result: SearchResult, game: Game, name: str = "mcts") -> str:
     """One line: visits and value of the chosen move (for the player who played it),
     iterations, speed."""
     chosen = next(c for c in result.children if c.action == result.action)
@@ -169,12 +170,12 @@ def mcts_summary(result: SearchResult, info: GameInfo, name: str = "mcts") -> st
     else:
         work = f"{result.iterations} iterations, {result.sims_per_s:,.0f} sims/s"
     return (
-        f"  {name}: {chosen.visits} visits, value {value_text(chosen, info)} for "
-        f"{player_label(info, result.player)}; {work}"
+        f"  {name}: {chosen.visits} visits, value {value_text(chosen, game.info)} for "
+        f"{player_label(game, result.player)}; {work}"
     )
 
 
-def play_out(state: State, players: list[Player], info: GameInfo, chance_seed: int = 0) -> State:
+def play_out(state: State, players: list[Player], game: Game, chance_seed: int = 0) -> State:
     """Play to the end, drawing the board before each move and naming each move played.
 
     Chance outcomes are drawn from ``Rng(chance_seed)`` and named. The position is
@@ -186,7 +187,7 @@ def play_out(state: State, players: list[Player], info: GameInfo, chance_seed: i
     chance = Rng(chance_seed)
     humans = any(player.name == "human" for player in players)
     # A deal names the card: with a human at a card game, say only that chance moved.
-    secret = humans and not is_perfect_information(getattr(state, "game", None))
+    secret = humans and not is_perfect_information(game)
     hidden = 0  # hidden deals in a row, said in one line (a whist deal is 22 of them)
     while not state.is_terminal():
         p = state.current_player()
@@ -211,15 +212,15 @@ def play_out(state: State, players: list[Player], info: GameInfo, chance_seed: i
             board = getattr(state, "human_view", None)
             print(board() if board is not None else state)
         if player.name == "human":
-            print(f"{player_label(info, p)} to move")
+            print(f"{player_label(game, p)} to move")
         action = player.choose(state.clone())
         name = state.action_to_string(action)  # named in the state it is played in
         state.apply_action(action)
         for each in players:
             each.inform(action)
-        print(f"{player_label(info, p)} ({player.name}) plays {name}")
+        print(f"{player_label(game, p)} ({player.name}) plays {name}")
         if isinstance(player, MCTSPlayer | ISMCTSPlayer) and player.last_result is not None:
-            print(mcts_summary(player.last_result, info, player.name))
+            print(mcts_summary(player.last_result, game, player.name))
         print()
     if hidden:
         print(f"chance: {counted(hidden, 'hidden deal')}")
@@ -232,11 +233,12 @@ def play_out(state: State, players: list[Player], info: GameInfo, chance_seed: i
 TOP_MOVES = 20
 
 
-def show_search(state: State, info: GameInfo, result: SearchResult, top: int = TOP_MOVES) -> None:
+def show_search(state: State, game: Game, result: SearchResult, top: int = TOP_MOVES) -> None:
     """The root's children as a table, the ``top`` most visited first (the rest counted
     in one line), and the chosen move."""
     print(state)
-    mover = player_label(info, result.player)
+    info = game.info
+    mover = player_label(game, result.player)
     table = Table(title=f"{mover} to move")
     # PUCT's results carry each move's prior; UCT's do not (their column would be empty).
     priors = any(child.prior is not None for child in result.children)
@@ -426,20 +428,20 @@ def play(
         info = g.info
         specs = [timed_spec(s, time_per_move) for s in seat_specs(info, player, player1, player2)]
         players = [make_player(spec, info, seed + i) for i, spec in enumerate(specs)]
-        seats = {player_label(info, i): spec for i, spec in enumerate(specs)}
+        seats = {player_label(g, i): spec for i, spec in enumerate(specs)}
         cheats = check_hidden_information(g, seats.items(), allow_cheating)
         note = cheating_note([f"{name} ({seats[name]})" for name in cheats])
     if note:
         print(note)
     try:
         with user_errors():
-            final = play_out(state, players, info, chance_seed)
+            final = play_out(state, players, g, chance_seed)
     except (EOFError, KeyboardInterrupt) as err:
         print()  # end the prompt's line
         print("game abandoned", file=sys.stderr)
         code = EXIT_INTERRUPTED if isinstance(err, KeyboardInterrupt) else 1
         raise typer.Exit(code) from None
-    print(result_line(final, info))
+    print(result_line(final, g))
     score = score_line(g, final)
     if score:
         print(score)
@@ -577,7 +579,7 @@ def search(
     if json_output:
         print(json.dumps(search_json(result, g.info), indent=2))
     else:
-        show_search(state, g.info, result, top)
+        show_search(state, g, result, top)
 
 
 @app.command()
@@ -600,7 +602,7 @@ def solve(
         if max_nodes is not None and max_nodes < 1:
             raise CliError(f"--max-nodes must be a positive integer, got {max_nodes}")
         if state.is_terminal():
-            raise CliError(f"the game is over: {result_line(state, g.info)}")
+            raise CliError(f"the game is over: {result_line(state, g)}")
         with solve_progress() as on_progress:
             result = minimax.solve(state, g.info, max_nodes, values=values, on_progress=on_progress)
     if json_output:
@@ -609,7 +611,7 @@ def solve(
         data["action_values"] = [[a, v] for a, v in result.action_values]
         print(json.dumps(data, indent=2))
         return
-    mover = player_label(g.info, state.current_player())
+    mover = player_label(g, state.current_player())
     best = ", ".join(state.action_to_string(a) for a in result.best_actions)
     print(f"{_OUTCOMES[result.outcome]} for the player to move ({mover}); optimal moves: {best}")
     if result.action_values:

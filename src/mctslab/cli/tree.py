@@ -121,7 +121,7 @@ def tree_command(
         searcher = make_searcher(config, state, engine)
         searcher.search(state, g.info)
         view = treeview.from_searcher(searcher, state, node=node, depth=depth, top=top)
-        names = [player_label(g.info, p) for p in range(g.info.num_players)]
+        names = [player_label(g, p) for p in range(g.info.num_players)]
         text = treeview.export(view, fmt, names)
         if path is None:
             sys.stdout.write(text)

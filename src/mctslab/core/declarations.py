@@ -8,8 +8,10 @@ games`` and ``mctslab optimize`` read these functions and never ask which class 
 is. Adding a game to the lab is thus writing its module (docs/layout.md, "Adding a game
 to the lab").
 
-- ``game.rendering() -> Rendering``: the board's kind, the players' names and the
-  drawing of a position (:func:`rendering`);
+- ``game.rendering() -> Rendering``: the board's kind, the players' names (on the
+  board and in text) and the drawing of a position (:func:`rendering`);
+- ``game.record_format() -> RecordFormat``: the file a game so far is saved as (Go's
+  SGF: :func:`record_format`);
 - ``parameter_schema() -> tuple[Parameter, ...]`` on the game's class (or factory):
   defaults, bounds, choices, a note (read by :func:`mctslab.core.registry.parameter_schema`,
   which adds what the constructor's signature and ``Literal`` annotations say);
@@ -30,12 +32,14 @@ __all__ = [
     "BoardKind",
     "Instance",
     "Parameter",
+    "RecordFormat",
     "Rendering",
     "baseline_limits",
     "baselines",
     "declares_parameters",
     "instances",
     "known_optimum",
+    "record_format",
     "rendering",
     "winning_line",
 ]
@@ -54,14 +58,19 @@ class Rendering:
         kind: the board the page draws (:data:`BoardKind`).
         players: each player's name by id as the board shows them (tic-tac-toe's X and
             O, Connect Four's red and yellow discs, Go's black and white stones); empty:
-            :func:`~mctslab.core.game.player_label`'s ("player 1", ...).
+            the :attr:`labels`, else "player 1", ... (:func:`mctslab.web.render.player_names`).
         draw: a position's drawing fields, the kind's own (documented in
             :mod:`mctslab.web.render`; ``kind`` is added to them); ``None`` for ``text``.
+        labels: each player's name by id in text (the command line's lines, the tree's
+            exports: :func:`~mctslab.core.game.player_label`): the marks of the game's
+            text board (tic-tac-toe's and Connect Four's ``x`` and ``o``), Go's ``Black``
+            and ``White``; empty: "player 1", ...
     """
 
     kind: BoardKind = "text"
     players: tuple[str, ...] = ()
     draw: Callable[[Any], dict[str, Any]] | None = None
+    labels: tuple[str, ...] = ()
 
 
 def rendering(game: object) -> Rendering:
@@ -69,6 +78,32 @@ def rendering(game: object) -> Rendering:
     board with the default names: the one place that asks whether a game declares one."""
     declared = getattr(game, "rendering", None)
     return declared() if callable(declared) else Rendering()  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True)
+class RecordFormat:
+    """The file a game's record is saved as: the web lab's download of a session's game
+    so far (``GET /api/sessions/{id}/sgf`` serves the games whose format is ``sgf``).
+
+    Attributes:
+        format: the format's name, lower case (``"sgf"``: Go's, the Smart Game Format).
+        media_type: the file's media type (``application/x-go-sgf``).
+        filename: the name a download suggests (``mctslab-go.sgf``).
+        write: the file's text of a position's game so far (its moves, and its result
+            once over), given each player's name by id (``""``: not named).
+    """
+
+    format: str
+    media_type: str
+    filename: str
+    write: Callable[[Any, tuple[str, ...]], str]
+
+
+def record_format(game: object) -> RecordFormat | None:
+    """``game``'s declared :class:`RecordFormat` (its ``record_format()`` method), ``None``
+    for a game whose records are not saved."""
+    declared = getattr(game, "record_format", None)
+    return declared() if callable(declared) else None  # type: ignore[no-any-return]
 
 
 def winning_line(cells: list[str], rows: int, cols: int, k: int) -> list[int]:

@@ -19,6 +19,8 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, Self, runtime_checkable
 
+from mctslab.core.declarations import rendering
+
 if TYPE_CHECKING:
     from mctslab.core.rng import Rng
 
@@ -315,18 +317,11 @@ def has_chance_nodes(game: object) -> bool:
     return bool(getattr(game, "chance_nodes", False))
 
 
-# Games whose boards draw their players as marks.
-_PLAYER_MARKS = {
-    "tic_tac_toe": ("x", "o"),
-    "connect_four": ("x", "o"),
-    "go": ("Black", "White"),
-}
-
-
-def player_label(info: GameInfo, player: int) -> str:
-    """``"x"``/``"o"`` where the board draws them, Go's ``"Black"``/``"White"``, else
-    ``"player 1"``, ``"player 2"``, ..."""
-    marks = _PLAYER_MARKS.get(info.name)
-    if marks is not None and 0 <= player < len(marks):
-        return marks[player]
+def player_label(game: object, player: int) -> str:
+    """``player``'s name in text: the one ``game`` declares
+    (:attr:`Rendering.labels <mctslab.core.declarations.Rendering.labels>`: tic-tac-toe's
+    ``"x"``/``"o"``, Go's ``"Black"``/``"White"``), else ``"player 1"``, ``"player 2"``, ..."""
+    labels = rendering(game).labels
+    if 0 <= player < len(labels):
+        return labels[player]
     return f"player {player + 1}"

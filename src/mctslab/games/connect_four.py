@@ -355,8 +355,9 @@ class ConnectFour(KernelGame):
 
     def rendering(self) -> Rendering:
         """The web lab's grid, drawn with row 0 at the top (the kernel's row 0 is the
-        bottom), a click in a column drops a disc there; red and yellow discs."""
-        return Rendering(kind="grid", players=("Red", "Yellow"), draw=self._grid)
+        bottom), a click in a column drops a disc there; red and yellow discs (``x`` and
+        ``o`` in text, the marks of the text board)."""
+        return Rendering(kind="grid", players=("Red", "Yellow"), draw=self._grid, labels=("x", "o"))
 
     def _grid(self, state: KernelState) -> dict[str, Any]:
         rows, cols = self.rows, self.columns

@@ -244,8 +244,9 @@ class TicTacToe(KernelGame):
         return super().parse_action(state, text)
 
     def rendering(self) -> Rendering:
-        """The web lab's 3x3 grid, a click on a cell plays it; the players X and O."""
-        return Rendering(kind="grid", players=("X", "O"), draw=self._grid)
+        """The web lab's 3x3 grid, a click on a cell plays it; the players X and O (``x``
+        and ``o`` in text, the marks of the text board)."""
+        return Rendering(kind="grid", players=("X", "O"), draw=self._grid, labels=("x", "o"))
 
     def _grid(self, state: KernelState) -> dict[str, Any]:
         # cells row-major from the top, "", "x" or "o"; a cell's index is its action id

@@ -67,14 +67,15 @@ def player_names(game: Game) -> list[str]:
     """Each player's name on the page, by id: the names the game's
     :class:`~mctslab.core.declarations.Rendering` declares (tic-tac-toe's X and O;
     Connect Four's red and yellow discs; Go's black and white stones), else
-    :func:`~mctslab.core.game.player_label`'s ("player 1", ...: people count from 1)."""
+    :func:`~mctslab.core.game.player_label`'s (the game's names in text, else "player
+    1", ...: people count from 1)."""
     declared = rendering(game).players
     if declared:
         return list(declared)
     # player_label's marks ("x", "o") are drawn as capitals on the page.
     return [
         name.upper() if len(name) == 1 else name
-        for name in (player_label(game.info, p) for p in range(game.info.num_players))
+        for name in (player_label(game, p) for p in range(game.info.num_players))
     ]
 
 

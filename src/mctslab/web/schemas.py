@@ -5,13 +5,22 @@ no ``true`` for 1, no NaN). Every error is :class:`ErrorOut` (``{"detail": one l
 and :func:`error_responses` writes the error statuses a route sends into its
 ``responses``. 422 means the request does not match the schema; 400 means it matches
 but the game refuses it (see :mod:`mctslab.web.app`).
+
+A response that is a dataclass of the engines (a search's result and its children, a
+traced iteration's phases, a selection rule) has its model generated from the
+dataclass's fields (:func:`dataclass_model`): the types and defaults are the
+dataclass's, the descriptions the API's own.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from types import MappingProxyType
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+import dataclasses
+import functools
+import operator
+import sys
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType, UnionType
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, create_model, field_validator
 from pydantic_core import PydanticCustomError
@@ -19,7 +28,17 @@ from pydantic_core import PydanticCustomError
 from mctslab.core.options import Option, options_of
 from mctslab.search.config import SearchConfig
 from mctslab.search.puct import PuctConfig
-from mctslab.search.rules import RULES, selectable_rules
+from mctslab.search.result import ChildStats, SearchResult
+from mctslab.search.rules import RULES, RuleInfo, selectable_rules
+from mctslab.search.trace import (
+    ChildPrior,
+    ChildScore,
+    Expansion,
+    IterationTrace,
+    SelectionStep,
+    Simulation,
+    Update,
+)
 from mctslab.web.openspiel import OPENSPIEL_PATTERN
 
 #: The lab's selection rules (``EngineConfig.selection``): UCT's selectable rules of the
@@ -69,6 +88,7 @@ __all__ = [
     "TreeCounts",
     "TreeNodeOut",
     "UpdateOut",
+    "dataclass_model",
     "engine_config_model",
     "error_responses",
     "json_integer",
@@ -326,33 +346,267 @@ class KeptTree(BaseModel):
     root_visits: int
 
 
-class ChildView(BaseModel):
-    action: int
-    label: str
-    visits: int
-    value: float = Field(description="Mean return of the move for the player to move.")
-    proven: int | None = Field(description="1 / 0 / -1: proven win / draw / loss; null.")
-    prior: float | None = Field(
-        default=None, description="The evaluator's prior P of the move under PUCT; null under UCT."
-    )
+# Models generated from the dataclasses they answer with. ---------------------------------
 
 
-class AiReport(BaseModel):
-    action: int
-    label: str
-    player: int
-    final_rule: str = Field(description="The rule that picked the move ('solver' for a proof).")
-    value: float
-    iterations: int
-    seconds: float = Field(description="Seconds searching (compilation apart).")
-    compile_seconds: float = Field(
-        default=0.0,
-        description="Seconds compiling the compiled engine's code for this game, or loading "
-        "it from numba's cache: the first move of a game in the server's process only.",
+def _annotation(source: type, name: str) -> Any:
+    """The annotation of ``source``'s field ``name``, evaluated in ``source``'s module (the
+    field's alone: another field's may name a type its module imports only for checking)."""
+    declared = next(f for f in dataclasses.fields(source) if f.name == name).type
+    if not isinstance(declared, str):
+        return declared
+    # The annotation's text, read as typing.get_type_hints reads it.
+    return eval(declared, vars(sys.modules[source.__module__]))
+
+
+def _json_type(kind: Any, models: Mapping[type, Any]) -> Any:
+    """``kind`` as the model holds it: a tuple as a list (JSON's array), a dataclass as its
+    model in ``models``, through unions (``Expansion | None``) and lists."""
+    if kind in models:
+        return models[kind]
+    args = get_args(kind)
+    origin = get_origin(kind)
+    if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
+        return list[_json_type(args[0], models)]  # type: ignore[misc]
+    if origin is list:
+        return list[_json_type(args[0], models)]  # type: ignore[misc]
+    if origin in (Union, UnionType):
+        return functools.reduce(operator.or_, (_json_type(a, models) for a in args))
+    return kind
+
+
+def dataclass_model(
+    source: type,
+    name: str,
+    *,
+    doc: str | None = None,
+    fields: Sequence[str] | None = None,
+    describe: Mapping[str, str] = MappingProxyType({}),
+    types: Mapping[str, Any] = MappingProxyType({}),
+    extra: Mapping[str, tuple[Any, Any]] = MappingProxyType({}),
+    models: Mapping[type, Any] = MappingProxyType({}),
+) -> type[BaseModel]:
+    """The response model ``name`` of the dataclass ``source``: a field for each of its
+    fields (``fields``: these, in this order, the names of ``extra`` among them), with the
+    dataclass's type (a tuple as a list; a nested dataclass as its model in ``models``) and
+    default, and the description ``describe`` gives it; ``types`` replaces a type where
+    JSON's differs (a score that is infinite in Python is ``null``), ``extra`` adds the
+    fields the answer has beyond the dataclass's (``(type, default or Field)``, last unless
+    ``fields`` places them)."""
+    own = {f.name: f for f in dataclasses.fields(source)}
+    order = list(fields) if fields is not None else [*own, *(n for n in extra if n not in own)]
+    made: dict[str, Any] = {}
+    for field_name in order:
+        if field_name in extra:
+            made[field_name] = extra[field_name]
+            continue
+        declared = own[field_name]
+        if field_name in types:
+            kind = types[field_name]
+        else:
+            kind = _json_type(_annotation(source, field_name), models)
+        options: dict[str, Any] = {}
+        if declared.default is not dataclasses.MISSING:
+            options["default"] = declared.default
+        elif declared.default_factory is not dataclasses.MISSING:
+            options["default_factory"] = declared.default_factory
+        if field_name in describe:
+            options["description"] = describe[field_name]
+        made[field_name] = (kind, Field(**options))
+    return create_model(name, __module__=__name__, __doc__=doc, **made)  # type: ignore[call-overload, no-any-return]
+
+
+if TYPE_CHECKING:  # the generated models, typed as models whose fields read as Any
+
+    class _Generated(BaseModel):
+        def __init__(self, **data: Any) -> None: ...
+        def __getattr__(self, name: str) -> Any: ...
+
+    ChildView = _Generated
+    AiReport = _Generated
+    MoveOut = _Generated
+    ChildScoreOut = _Generated
+    ChildPriorOut = _Generated
+    SelectionStepOut = _Generated
+    ExpansionOut = _Generated
+    SimulationOut = _Generated
+    UpdateOut = _Generated
+    TraceOut = _Generated
+    RuleOut = _Generated
+else:
+    ChildView = dataclass_model(
+        ChildStats,
+        "ChildView",
+        fields=("action", "label", "visits", "value", "proven", "prior"),
+        extra={"label": (str, ...)},
+        describe={
+            "value": "Mean return of the move for the player to move.",
+            "proven": "1 / 0 / -1: proven win / draw / loss; null.",
+            "prior": "The evaluator's prior P of the move under PUCT; null under UCT.",
+        },
     )
-    stopped_by: str
-    engine: str
-    children: list[ChildView]
+    #: A search's answer as the page's AI report and the bot service's move share it.
+    _MOVE = {
+        "label": (str, ...),
+        "engine": (str, ...),
+    }
+    _MOVE_DESCRIBED = {
+        "seconds": "Seconds searching (compilation apart).",
+    }
+    AiReport = dataclass_model(
+        SearchResult,
+        "AiReport",
+        fields=(
+            "action",
+            "label",
+            "player",
+            "final_rule",
+            "value",
+            "iterations",
+            "seconds",
+            "compile_seconds",
+            "stopped_by",
+            "engine",
+            "children",
+        ),
+        extra=_MOVE,
+        models={ChildStats: ChildView},
+        describe={
+            **_MOVE_DESCRIBED,
+            "final_rule": "The rule that picked the move ('solver' for a proof).",
+            "compile_seconds": "Seconds compiling the compiled engine's code for this game, "
+            "or loading it from numba's cache: the first move of a game in the server's "
+            "process only.",
+        },
+    )
+    MoveOut = dataclass_model(
+        SearchResult,
+        "MoveOut",
+        fields=(
+            "action",
+            "label",
+            "player",
+            "value",
+            "iterations",
+            "seconds",
+            "compile_seconds",
+            "final_rule",
+            "stopped_by",
+            "proven",
+            "engine",
+            "children",
+        ),
+        extra=_MOVE,
+        models={ChildStats: ChildView},
+        describe={
+            **_MOVE_DESCRIBED,
+            "compile_seconds": "Seconds compiling the engine's code on first use.",
+        },
+    )
+    ChildScoreOut = dataclass_model(
+        ChildScore,
+        "ChildScoreOut",
+        types={"uct": float | None},  # JSON has no infinity: an unvisited child's is null
+        describe={
+            "mean": "Q/N in [0, 1] of the player who moves into the child.",
+            "uct": "The selection's score: UCT (null when unvisited: infinite), with RAVE "
+            "or progressive bias mctslab.search.reference.selection.rave_score (see TreeNodeOut.uct), or "
+            "under PUCT the PUCT score.",
+            "eligible": "False for a proven child that MCTS-Solver skips.",
+            "prior": "The prior P selection used under PUCT; null: UCT.",
+            "amaf_visits": "RAVE's all-moves-as-first count N~; null without RAVE.",
+            "amaf_mean": "RAVE's all-moves-as-first mean Q~/N~ in [0, 1]; null without RAVE "
+            "or while N~ = 0.",
+            "bias": "Progressive bias's w * H (the score gains w * H / (N + 1)); null "
+            "without progressive bias.",
+        },
+    )
+    ChildPriorOut = dataclass_model(ChildPrior, "ChildPriorOut")
+    SelectionStepOut = dataclass_model(
+        SelectionStep,
+        "SelectionStepOut",
+        models={ChildScore: ChildScoreOut},
+        describe={
+            "beta": "RAVE's weight on the AMAF means at this node, sqrt(k / (3 N + k)); "
+            "null without RAVE.",
+        },
+    )
+    ExpansionOut = dataclass_model(
+        Expansion,
+        "ExpansionOut",
+        models={ChildPrior: ChildPriorOut},
+        describe={
+            "priors": "PUCT: the leaf is evaluated (node = parent = the leaf) and all its "
+            "children are added, with the evaluator's priors; null under UCT.",
+        },
+    )
+    SimulationOut = dataclass_model(
+        Simulation,
+        "SimulationOut",
+        describe={
+            "rewards": "Per player, in [0, 1]: what is backed up.",
+            "evaluator": "PUCT's evaluator; null under UCT.",
+            "value": "The evaluator's value of the leaf as rewards per player in [0, 1]; "
+            "null when it gives none (UCT, 'uniform+rollout': the playout is the value).",
+            "playout_rewards": "A playout's rewards mixed with the value (PUCT with mix > "
+            "0); else null.",
+            "mix": "The playout's share of the rewards under PUCT's mix.",
+        },
+    )
+    UpdateOut = dataclass_model(
+        Update,
+        "UpdateOut",
+        describe={
+            "amaf_updates": "Under RAVE, the node's children whose AMAF statistics this "
+            "iteration updated (the path's child and the siblings whose move the same "
+            "player played later in the iteration); null without RAVE.",
+        },
+    )
+    TraceOut = dataclass_model(
+        IterationTrace,
+        "TraceOut",
+        doc="One iteration, phase by phase (:class:`mctslab.search.trace.IterationTrace`).",
+        extra={"path": (list[str], Field(description="Node ids of the path, root first."))},
+        models={
+            SelectionStep: SelectionStepOut,
+            Expansion: ExpansionOut,
+            Simulation: SimulationOut,
+            Update: UpdateOut,
+        },
+        describe={
+            "backpropagation": "Leaf to root.",
+            "c": "The selection rule's exploration constant.",
+            "rave": "RAVE's k (0: off).",
+            "progressive_bias": "Progressive bias's w (0: off).",
+            "rule": "The selection rule (a name of GET /api/rules: 'uct', 'ucb1-tuned', "
+            "'rave' (RAVE or progressive bias), 'puct').",
+            "score_label": "The selection score's short name, for a column head.",
+        },
+    )
+    RuleOut = dataclass_model(
+        RuleInfo,
+        "RuleOut",
+        doc="A selection rule of the registry (:class:`mctslab.search.rules.RuleInfo`).",
+        fields=("name", "title", "label", "formula", "reference", "how", "statistics", "choice"),
+        extra={
+            "choice": (
+                str | None,
+                Field(
+                    description="The value of the lab's config.selection that picks it; null: "
+                    "another option turns it on (RAVE: rave or progressive_bias > 0) or the "
+                    "lab does not offer it."
+                ),
+            )
+        },
+        describe={
+            "name": "The rule's name (IterationTrace's rule).",
+            "label": "Its score's short name.",
+            "formula": "A child's score.",
+            "reference": "The paper that defines it.",
+            "how": "How a player spec turns it on.",
+            "statistics": "Node statistics it reads beyond N and Q.",
+        },
+    )
 
 
 class SessionView(BaseModel):
@@ -425,23 +679,6 @@ class MoveIn(BaseModel):
     time: float | None = Field(default=None, gt=0, description="Overrides config.time.")
 
 
-class MoveOut(BaseModel):
-    action: int
-    label: str
-    player: int
-    value: float
-    iterations: int
-    seconds: float = Field(description="Seconds searching (compilation apart).")
-    compile_seconds: float = Field(
-        default=0.0, description="Seconds compiling the engine's code on first use."
-    )
-    final_rule: str
-    stopped_by: str
-    proven: int | None
-    engine: str
-    children: list[ChildView]
-
-
 class ModelOut(BaseModel):
     """A trained network the lab offers as PUCT's evaluator, with its model card."""
 
@@ -487,146 +724,6 @@ class HealthOut(BaseModel):
     max_time: float = Field(description="The cap on seconds of search a request may ask for.")
 
 
-class ChildScoreOut(BaseModel):
-    action: int
-    label: str
-    visits: int
-    mean: float = Field(description="Q/N in [0, 1] of the player who moves into the child.")
-    uct: float | None = Field(
-        description="The selection's score: UCT (null when unvisited: infinite), with RAVE "
-        "or progressive bias mctslab.search.mcts.rave_score (see TreeNodeOut.uct), or under "
-        "PUCT the PUCT score."
-    )
-    proven: int | None
-    eligible: bool = Field(description="False for a proven child that MCTS-Solver skips.")
-    chosen: bool
-    prior: float | None = Field(description="The prior P selection used under PUCT; null: UCT.")
-    amaf_visits: int | None = Field(
-        default=None, description="RAVE's all-moves-as-first count N~; null without RAVE."
-    )
-    amaf_mean: float | None = Field(
-        default=None,
-        description="RAVE's all-moves-as-first mean Q~/N~ in [0, 1]; null without RAVE or "
-        "while N~ = 0.",
-    )
-    bias: float | None = Field(
-        default=None,
-        description="Progressive bias's w * H (the score gains w * H / (N + 1)); null "
-        "without progressive bias.",
-    )
-
-
-class ChildPriorOut(BaseModel):
-    action: int
-    label: str
-    prior: float
-
-
-class SelectionStepOut(BaseModel):
-    node: str
-    to_play: int
-    visits: int
-    children: list[ChildScoreOut]
-    chosen: int
-    beta: float | None = Field(
-        default=None,
-        description="RAVE's weight on the AMAF means at this node, sqrt(k / (3 N + k)); "
-        "null without RAVE.",
-    )
-
-
-class ExpansionOut(BaseModel):
-    parent: str
-    node: str
-    action: int
-    label: str
-    added: int
-    untried_left: int
-    priors: list[ChildPriorOut] | None = Field(
-        description="PUCT: the leaf is evaluated (node = parent = the leaf) and all its "
-        "children are added, with the evaluator's priors; null under UCT."
-    )
-
-
-class SimulationOut(BaseModel):
-    start: str
-    kind: Literal["playout", "evaluation", "terminal", "proven"]
-    actions: list[int]
-    labels: list[str]
-    cutoff: bool
-    rewards: list[float] = Field(description="Per player, in [0, 1]: what is backed up.")
-    evaluator: str | None = Field(description="PUCT's evaluator; null under UCT.")
-    value: list[float] | None = Field(
-        description="The evaluator's value of the leaf as rewards per player in [0, 1]; null "
-        "when it gives none (UCT, 'uniform+rollout': the playout is the value)."
-    )
-    playout_rewards: list[float] | None = Field(
-        description="A playout's rewards mixed with the value (PUCT with mix > 0); else null."
-    )
-    mix: float = Field(description="The playout's share of the rewards under PUCT's mix.")
-
-
-class UpdateOut(BaseModel):
-    node: str
-    action: int
-    player: int
-    reward: float | None
-    visits_before: int
-    visits_after: int
-    value_sum_before: float
-    value_sum_after: float
-    mean_before: float
-    mean_after: float
-    proven_before: int | None
-    proven_after: int | None
-    amaf_updates: int | None = Field(
-        default=None,
-        description="Under RAVE, the node's children whose AMAF statistics this iteration "
-        "updated (the path's child and the siblings whose move the same player played "
-        "later in the iteration); null without RAVE.",
-    )
-
-
-class TraceOut(BaseModel):
-    """One iteration, phase by phase (:class:`mctslab.search.trace.IterationTrace`)."""
-
-    selection: list[SelectionStepOut]
-    expansion: ExpansionOut | None
-    simulation: SimulationOut
-    backpropagation: list[UpdateOut] = Field(description="Leaf to root.")
-    path: list[str] = Field(description="Node ids of the path, root first.")
-    root_visits: int
-    nodes: int
-    c: float = Field(description="The selection rule's exploration constant.")
-    selection_rule: Literal["uct", "puct"]
-    rave: float = Field(default=0.0, description="RAVE's k (0: off).")
-    progressive_bias: float = Field(default=0.0, description="Progressive bias's w (0: off).")
-    rule: str = Field(
-        default="uct",
-        description="The selection rule (a name of GET /api/rules: 'uct', 'ucb1-tuned', "
-        "'rave' (RAVE or progressive bias), 'puct').",
-    )
-    score_label: str = Field(
-        default="UCT", description="The selection score's short name, for a column head."
-    )
-
-
-class RuleOut(BaseModel):
-    """A selection rule of the registry (:class:`mctslab.search.rules.RuleInfo`)."""
-
-    name: str = Field(description="The rule's name (IterationTrace's rule).")
-    title: str
-    label: str = Field(description="Its score's short name.")
-    formula: str = Field(description="A child's score.")
-    reference: str = Field(description="The paper that defines it.")
-    how: str = Field(description="How a player spec turns it on.")
-    statistics: list[str] = Field(description="Node statistics it reads beyond N and Q.")
-    choice: str | None = Field(
-        description="The value of the lab's config.selection that picks it; null: another "
-        "option turns it on (RAVE: rave or progressive_bias > 0) or the lab does not offer it."
-    )
-
-
 class TreeNodeOut(BaseModel):
     """A node of the tree view (:func:`mctslab.analysis.treeview.to_json`)."""
 
@@ -640,7 +737,7 @@ class TreeNodeOut(BaseModel):
     uct: float | None = Field(
         description="The selection score from the parent: UCT (null when unvisited), with "
         "RAVE or progressive bias (1 - beta) Q/N + beta Q~/N~ + c sqrt(ln N_parent / N) + "
-        "w H / (N + 1) (mctslab.search.mcts.rave_score), or under PUCT the PUCT score."
+        "w H / (N + 1) (mctslab.search.reference.selection.rave_score), or under PUCT the PUCT score."
     )
     prior: float | None = Field(
         description="The evaluator's prior P of the move into the node under PUCT; null "

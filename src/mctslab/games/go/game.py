@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, get_args
 
-from mctslab.core.declarations import Rendering
+from mctslab.core.declarations import RecordFormat, Rendering
 from mctslab.core.errors import InvalidConfigError
 from mctslab.core.game import TERMINAL, GameInfo
 from mctslab.core.text import is_ascii_digits
@@ -23,6 +23,7 @@ from mctslab.games.go.layout import (
 from mctslab.games.go.learned import node_priors, pattern_words
 from mctslab.games.go.playouts import heavy_action, light_action, playout, rollout_actions
 from mctslab.games.go.scoring import area_score2, heuristic
+from mctslab.games.go.sgf import game_so_far, write_sgf
 from mctslab.games.kernels import KernelGame, KernelState, RuleKernels
 
 __all__ = [
@@ -155,11 +156,28 @@ class Go(KernelGame):
         return (row - 1) * n + COLUMNS.index(t[0])
 
     def rendering(self) -> Rendering:
-        """The web lab's Go board (:mod:`mctslab.games.go.drawing`); Black and White."""
-        return Rendering(kind="go", players=("Black", "White"), draw=self._board)
+        """The web lab's Go board (:mod:`mctslab.games.go.drawing`); Black and White, on
+        the board and in text."""
+        return Rendering(
+            kind="go", players=("Black", "White"), draw=self._board, labels=("Black", "White")
+        )
 
     def _board(self, state: KernelState) -> dict[str, Any]:
         return go_drawing(self, state)
+
+    def record_format(self) -> RecordFormat:
+        """Go's game records: SGF (:mod:`mctslab.games.go.sgf`), the file Sabaki, GoGui
+        and GNU Go's ``loadsgf`` read."""
+        return RecordFormat(
+            format="sgf",
+            media_type="application/x-go-sgf",
+            filename="mctslab-go.sgf",
+            write=self._sgf,
+        )
+
+    def _sgf(self, state: KernelState, players: tuple[str, ...]) -> str:
+        """The SGF record of ``state``'s game so far, Black and White named ``players``."""
+        return write_sgf(game_so_far(self, state, black=players[0], white=players[1]))
 
     def colour_at(self, state: KernelState, action: int) -> int:
         """0 empty, 1 black, 2 white at point ``action``."""

@@ -44,10 +44,16 @@ import stat
 from dataclasses import dataclass, replace
 from importlib import metadata
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
+from mctslab.core import registry
 from mctslab.core.errors import MctslabError
-from mctslab.games.go.game import Go, KoRule
 from mctslab.games.kernels import KernelState
+
+if TYPE_CHECKING:
+    # Go declares its records as SGF (Go.record_format), so the game imports this module;
+    # a record's game is made by its registered name ("go").
+    from mctslab.games.go.game import Go, KoRule
 
 __all__ = [
     "MAX_SGF_BYTES",
@@ -86,8 +92,11 @@ class SgfRecord:
     comment: str = ""
 
     def game(self, ko: KoRule = "superko") -> Go:
-        """The :class:`Go` game the record is played by."""
-        return Go(self.board_size, self.komi, ko=ko, max_game_length=self._length())
+        """The :class:`Go` game the record is played by (the registry's ``go``)."""
+        game = registry.make(
+            "go", board_size=self.board_size, komi=self.komi, ko=ko, max_game_length=self._length()
+        )
+        return cast("Go", game)
 
     def state(self, ko: KoRule = "superko", moves: int | None = None) -> KernelState:
         """The position after the first ``moves`` moves (all by default)."""

@@ -68,15 +68,10 @@ async def rules() -> list[RuleOut]:
     """The selection rules of the registry (:data:`mctslab.search.rules.RULES`), with their
     formulas and papers, and the value of ``config.selection`` that picks each one the lab
     offers."""
+    shown = [name for name in RuleOut.model_fields if name != "choice"]  # RuleInfo's
     return [
         RuleOut(
-            name=info.name,
-            title=info.title,
-            label=info.label,
-            formula=info.formula,
-            reference=info.reference,
-            how=info.how,
-            statistics=list(info.statistics),
+            **{name: getattr(info, name) for name in shown},
             choice=info.name if info.name in LAB_SELECTIONS else None,
         )
         for info in RULES.values()

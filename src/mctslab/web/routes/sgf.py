@@ -1,14 +1,17 @@
 """``GET /api/sessions/{id}/sgf``: a Go session's game so far as an SGF record, the file
-Go tools read (Sabaki, GoGui, GNU Go's ``loadsgf``)."""
+Go tools read (Sabaki, GoGui, GNU Go's ``loadsgf``).
+
+The record is the game's own declaration (:func:`mctslab.core.declarations.record_format`:
+Go's is SGF); this module names no game.
+"""
 
 from __future__ import annotations
 
 from fastapi import APIRouter
 from fastapi.responses import Response
 
-from mctslab.games.go import Go
-from mctslab.games.go.sgf import SgfError, game_so_far, write_sgf
-from mctslab.games.kernels import KernelState
+from mctslab.core.declarations import record_format
+from mctslab.core.errors import InvalidConfigError
 from mctslab.web.routes.lab import LabDep
 from mctslab.web.schemas import error_responses
 
@@ -40,18 +43,17 @@ async def sgf(sid: str, lab: LabDep) -> Response:
     moves, komi, who played which colour and, once over, the result (``RE[B+7.5]``);
     Sabaki, GoGui and GNU Go's ``loadsgf`` read it."""
     session = lab.get(sid)
-    game = session.game
-    if not isinstance(game, Go):
-        raise SgfError(f"SGF records Go games; this session plays {session.spec.game}")
-    state = session.state
-    assert isinstance(state, KernelState)  # Go's states are
+    declared = record_format(session.game)
+    if declared is None or declared.format != "sgf":
+        raise InvalidConfigError(f"SGF records Go games; this session plays {session.spec.game}")
+    players = session.game.info.num_players
     human = session.spec.human_player
-    names = ["", ""]
+    names = [""] * players
     if human is not None:
-        names = ["mctslab", "mctslab"]
+        names = ["mctslab"] * players
         names[human] = "human"
     return Response(
-        write_sgf(game_so_far(game, state, black=names[0], white=names[1])),
-        media_type="application/x-go-sgf",
-        headers={"Content-Disposition": 'attachment; filename="mctslab-go.sgf"'},
+        declared.write(session.state, tuple(names)),
+        media_type=declared.media_type,
+        headers={"Content-Disposition": f'attachment; filename="{declared.filename}"'},
     )

@@ -260,8 +260,8 @@ async def export(
     session = lab.get(sid)
     settings = lab.settings
     cap = settings.max_svg_nodes if format == "svg" else settings.max_view_nodes
-    info = session.game.info
-    players = [player_label(info, p) for p in range(info.num_players)]
+    game = session.game
+    players = [player_label(game, p) for p in range(game.info.num_players)]
 
     build = build_view(settings, session, node, depth, top, cap)
 
