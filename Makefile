@@ -17,7 +17,7 @@ $(STAMP_RUN): pyproject.toml | $(BIN)/python
 	touch $@
 
 $(STAMP_TEST): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[dev,ray,web,nn]'
+	$(BIN)/pip install --quiet -e '.[dev,ray,web,nn,docs,dist,pettingzoo,gymnasium,mcp]'
 	touch $@ $(STAMP_RUN)
 
 # Start the web lab (play against MCTS, watch the tree grow) and print its address.
