@@ -86,6 +86,10 @@ REFUSALS: dict[str, tuple[list[str], str]] = {
 DEFAULT_ACCEPTED = ["2xx", "3xx", "401", "403", "404", "409", "429"]
 
 CONFIG = """
+# A generous read timeout (the default is 10 s): a valid request answered late on 2 busy
+# cores is not a network error; the caps above keep every search short.
+request-timeout = 60
+
 [generation]
 max-examples = {examples}
 deterministic = true
@@ -156,7 +160,8 @@ def sessions(url: str) -> dict[str, str]:
 
 
 def warm_up(url: str) -> None:
-    """One move of every game the lab serves, before schemathesis starts: a game's first
+    """One move of every game the lab serves, and one SP-MCTS step of each single-player
+    game of its optimize view, before schemathesis starts: a game's first
     search compiles its kernels (a game that another test registered, as the examples'
     Hex, is compiled on first use, uncached, for 10 s and more on 2 busy cores), which
     schemathesis's 10-second read timeout would report as a network error. The test
@@ -168,6 +173,9 @@ def warm_up(url: str) -> None:
             timeout=600,
         )
         assert r.status_code == 200, (game["name"], r.text)
+    for name in ("tsp", "samegame", "morpion_solitaire"):  # the SP-MCTS step's kernels
+        r = httpx.post(f"{url}/api/optimize/step", json={"game": name}, timeout=600)
+        assert r.status_code == 200, (name, r.text)
 
 
 @pytest.fixture(scope="module")
