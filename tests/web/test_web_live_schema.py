@@ -37,6 +37,7 @@ else:
 from browser_harness import free_port
 
 from mctslab.web.app import create_app
+from mctslab.web.optimize import OPTIMIZE_GAMES
 from mctslab.web.settings import Settings
 
 #: Examples per operation and phase: about 1,800 cases in all (issue 52 asks for 1,670 at
@@ -173,7 +174,7 @@ def warm_up(url: str) -> None:
             timeout=600,
         )
         assert r.status_code == 200, (game["name"], r.text)
-    for name in ("tsp", "samegame", "morpion_solitaire"):  # the SP-MCTS step's kernels
+    for name in OPTIMIZE_GAMES:  # the SP-MCTS step's kernels
         r = httpx.post(f"{url}/api/optimize/step", json={"game": name}, timeout=600)
         assert r.status_code == 200, (name, r.text)
 
