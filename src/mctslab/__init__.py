@@ -40,7 +40,7 @@ from mctslab.search.minimax import solve
 from mctslab.search.puct import PuctConfig
 from mctslab.search.result import SearchResult
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "CHANCE",

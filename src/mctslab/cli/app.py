@@ -191,7 +191,7 @@ app = typer.Typer(
 
 
 def version_line() -> str:
-    """``mctslab 0.1.0 (Python 3.11.7, numba 0.68.1, numpy 2.4.6)``: what a bug report needs."""
+    """``mctslab 0.2.0 (Python 3.11.7, numba 0.68.1, numpy 2.4.6)``: what a bug report needs."""
     import platform
 
     import numba

@@ -41,8 +41,8 @@ from __future__ import annotations
 import datetime
 import os
 import stat
+import sys
 from dataclasses import dataclass, replace
-from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -151,10 +151,12 @@ def _point(action: int, size: int) -> str:
 
 
 def _version() -> str:
-    try:
-        return metadata.version("mctslab")
-    except metadata.PackageNotFoundError:  # pragma: no cover - a source tree not installed
-        return "0"
+    """mctslab's version, ``mctslab.__version__`` (its one place): asked of the package
+    rather than of the installed metadata, which a source tree run with PYTHONPATH=src
+    may lack or have from another version. Read from ``sys.modules``, not imported: the
+    package is always there (Python imports it before any of its modules), and an
+    import of it from here would close a cycle through the layers above games."""
+    return str(sys.modules["mctslab"].__version__)
 
 
 def write_sgf(record: SgfRecord) -> str:
