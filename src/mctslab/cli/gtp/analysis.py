@@ -24,6 +24,10 @@ budget run by the engine in slices of at most :data:`ANALYSIS_SLICE` seconds
 ``lz-genmove_analyze [COLOR] [INTERVAL]`` is ``genmove`` with the same lines during its
 search, then ``play VERTEX`` (or ``play resign``) and the blank line. Both need an
 ``mcts`` or ``puct`` player with one worker (``? lz-analyze needs an MCTS player``).
+
+The KataGo analysis engine (:mod:`mctslab.cli.katago`) reports the same numbers in its
+JSON: a move's winrate (:func:`mean_winrate`), its prior (:func:`root_prior`) and its
+line (:func:`principal_variation`) are read here for both.
 """
 
 from __future__ import annotations
