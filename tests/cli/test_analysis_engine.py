@@ -372,6 +372,12 @@ def test_rules_map_to_the_nearest_go_rules() -> None:
     assert (ko, komi) == ("simple", 6.5) and "territory scoring" in (note or "")
     assert parse_rules({"ko": "POSITIONAL", "suicide": False, "komi": 6}) == ("superko", 6.0, None)
     assert "situational ko" in (parse_rules("aga")[2] or "")
+    # Chinese rules' handicap bonus differs only where there is a handicap.
+    assert parse_rules("chinese", handicap=False) == ("simple", 7.5, None)
+    assert "handicap bonus" in (parse_rules("chinese")[2] or "")
+    assert query(rules="chinese").warnings == ()
+    handicap = query(rules="chinese", initialStones=[["B", "C3"], ["B", "D4"]])
+    assert [n.field for n in handicap.warnings] == ["rules"]
     with pytest.raises(QueryError, match="unknown rules option"):
         parse_rules({"kos": "SIMPLE"})
 
@@ -472,3 +478,17 @@ def test_engine_refuses_a_player_it_cannot_read() -> None:
     for spec in ("random", "gumbel", "puct:gumbel=1"):
         with pytest.raises(ValueError, match="mctslab analysis"):
             AnalysisEngine(player=spec, warm_up=False, threads=1, write=Collect())
+
+
+def test_ownership_is_left_out_where_the_history_cannot_be_replayed() -> None:
+    """Black passes, then moves again (White's turn handed over right after the pass):
+    final_status cannot replay that history (two passes in a row end the game), so the
+    answer comes without ownership rather than as an error."""
+    out = Collect()
+    eng = engine(out)
+    eng.handle(go_query("hp", [["B", "pass"], ["B", "C3"]], includeOwnership=True, maxVisits=30))
+    eng.handle(go_query("ok", [["B", "C3"]], includeOwnership=True, maxVisits=30))
+    eng.close()
+    got = {r["id"]: r for r in out.lines}
+    assert got["hp"]["moveInfos"] and "ownership" not in got["hp"]
+    assert got["hp"]["rootInfo"]["currentPlayer"] == "W" and len(got["ok"]["ownership"]) == 25

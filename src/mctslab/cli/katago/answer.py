@@ -164,11 +164,18 @@ class GoScores:
         return total / self.playouts
 
     def ownership(self) -> list[float] | None:
-        """Black's ownership of each point, in KataGo's order (:func:`ownership_rows`)."""
+        """Black's ownership of each point, in KataGo's order (:func:`ownership_rows`);
+        ``None`` without playouts, or where :func:`final_status` cannot replay the
+        position's history (a turn handed over right after a pass replays as the
+        second pass: the game would be over)."""
         if self._ownership is None and self.ownership_playouts > 0:
-            status = final_status(
-                self.game, self.state, playouts=self.ownership_playouts, seed=self.seed
-            )
+            try:
+                status = final_status(
+                    self.game, self.state, playouts=self.ownership_playouts, seed=self.seed
+                )
+            except ValueError:
+                self.ownership_playouts = 0  # no ownership for this position
+                return None
             self._ownership = ownership_rows(status.ownership, self.game.board_size)
         return self._ownership
 

@@ -189,6 +189,10 @@ class AnalysisEngine:
         except QueryError as err:
             self._error(err)
             return
+        except Exception as err:  # never a crash: the client keeps its engine
+            message = " ".join(str(err).split())
+            self.emit({"error": f"internal error: {type(err).__name__}: {message}"})
+            return
         for note in request.warnings:
             self.emit({"warning": note.message, "field": note.field, "id": request.ident})
         with self._lock:

@@ -25,8 +25,8 @@ extension, with ``gameParams``); its moves are its own move names.
 ...     '"boardXSize":5,"boardYSize":5,"analyzeTurns":[0,2]}', limits)
 >>> [(p.turn, p.state.history()) for p in query.positions]
 [(0, []), (2, [12, 18])]
->>> [n.field for n in query.warnings]
-['rules']
+>>> [n.field for n in query.warnings]  # Chinese rules: handicap bonus, no handicap
+[]
 >>> read_request('{"id":"a","moves":[["B","Z9"]],"rules":"chinese",'
 ...     '"boardXSize":5,"boardYSize":5}', limits)
 Traceback (most recent call last):
@@ -459,13 +459,14 @@ _RULE_WORDS = {
 }
 
 
-def parse_rules(value: object) -> tuple[KoRule, float | None, str | None]:
+def parse_rules(value: object, handicap: bool = True) -> tuple[KoRule, float | None, str | None]:
     """The ko rule of the nearest rules :class:`~mctslab.games.go.Go` plays to KataGo's
     ``rules`` (a name such as ``"chinese"``, or an object with ``ko``, ``scoring``,
     ``tax``, ``suicide``, ``hasButton``, ``whiteHandicapBonus``, ``friendlyPassOk``,
     ``komi``), the komi the rules imply (``None``: 7.5, or the query's) and a warning
     when they differ from mctslab's: area scoring, no tax, no button, multi-stone
-    suicide illegal, no handicap bonus, simple ko or positional superko.
+    suicide illegal, no handicap bonus, simple ko or positional superko. Without
+    ``handicap`` stones the handicap bonus is no difference.
 
     >>> parse_rules("Chinese-OGS")
     ('superko', 7.5, "Rules chinese-ogs not supported exactly: white's handicap bonus; using area scoring, positional superko, suicide illegal, no tax, no button, no handicap bonus instead")
@@ -525,7 +526,7 @@ def parse_rules(value: object) -> tuple[KoRule, float | None, str | None]:
             ("suicide", not suicide),
             ("tax", tax == "NONE"),
             ("button", not button),
-            ("white's handicap bonus", bonus == "0"),
+            ("white's handicap bonus", bonus == "0" or not handicap),
         )
         if not same
     ]
@@ -558,7 +559,8 @@ def _go_game(
         _go_moves(data, "initialStones", n, allow_pass=False) if "initialStones" in data else []
     )
     moves = _go_moves(data, "moves", n, allow_pass=True)
-    ko, komi, note = parse_rules(data.get("rules"))  # missing: parse_rules' error
+    handicap = any(colour == 0 for colour, _ in stones)
+    ko, komi, note = parse_rules(data.get("rules"), handicap)  # missing: parse_rules' error
     if note is not None:
         notes.append(Notice("rules", note))
     if "komi" in data:
