@@ -492,3 +492,22 @@ def test_ownership_is_left_out_where_the_history_cannot_be_replayed() -> None:
     got = {r["id"]: r for r in out.lines}
     assert got["hp"]["moveInfos"] and "ownership" not in got["hp"]
     assert got["hp"]["rootInfo"]["currentPlayer"] == "W" and len(got["ok"]["ownership"]) == 25
+
+
+def test_bad_options_are_one_error_line_and_exit_2() -> None:
+    """The command's own options are checked before it reads a query."""
+    for args, words in (
+        (["--threads", "0"], "--threads must be in [1, 64]"),
+        (["--player", "random"], "mctslab analysis: --player must be an mcts: or puct: spec"),
+        (["--report-as", "GREEN"], "--report-as must be BLACK, WHITE or SIDETOMOVE"),
+        (["--visits", "0"], "--visits must be in [1, --max-visits=200000]"),
+    ):
+        run = subprocess.run(
+            [sys.executable, "-m", "mctslab", "analysis", *args],
+            input="",
+            capture_output=True,
+            text=True,
+            timeout=WAIT,
+        )
+        assert run.returncode == 2 and run.stdout == "", args
+        assert run.stderr.startswith(f"error: {words}") and run.stderr.count("\n") == 1
