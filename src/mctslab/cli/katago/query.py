@@ -182,6 +182,7 @@ class Query:
 
     @property
     def is_go(self) -> bool:
+        """Whether the query's game is Go (KataGo's own, with its stones and rules)."""
         return isinstance(self.game, Go)
 
 
