@@ -30,6 +30,8 @@ DOCTESTED = [
     "mctslab.cli.gtp",
     "mctslab.cli.gtp.analysis",
     "mctslab.cli.gtp.protocol",
+    "mctslab.cli.katago.answer",
+    "mctslab.cli.katago.query",
     "mctslab.core.declarations",
     "mctslab.core.fixed_chance",
     "mctslab.core.game",

@@ -103,7 +103,7 @@ def test_the_docs_commands_run_the_docs_game(registry_copy: Path) -> None:
 def test_every_command_that_takes_a_game_has_the_option(registry_copy: Path) -> None:
     for command in ("play", "search", "solve", "tree", "arena", "sprt", "tune", "analyze",
                     "selfplay", "train", "exploitability", "optimize", "warm", "games",
-                    "serve"):  # fmt: skip
+                    "serve", "analysis"):  # fmt: skip
         shown = ok([command, "--help"]).stdout
         assert "--game-module" in shown, command
     assert "--game-module" not in ok(["lessons", "--help"]).stdout  # no game there

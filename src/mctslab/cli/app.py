@@ -103,8 +103,8 @@ class _OneLineUsageErrors(TyperGroup):
         return command
 
 
-#: Commands that take no game argument but list or serve the games: --game-module too.
-_GAME_MODULE_COMMANDS = ("games", "serve")
+#: Commands that take no game argument but list, serve or analyse the games: --game-module too.
+_GAME_MODULE_COMMANDS = ("games", "serve", "analysis")
 
 
 def _takes_a_game(command: Any) -> bool:

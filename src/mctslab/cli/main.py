@@ -628,6 +628,7 @@ from mctslab.cli import (  # noqa: E402, F401
     exploitability,
     grade,  # mctslab grade: lesson 11's autograder
     gtp,  # mctslab gtp: a Go engine speaking GTP
+    katago,  # mctslab analysis: KataGo's JSON analysis engine protocol
     lessons,  # mctslab lessons: the course's notebooks
     models,  # mctslab models: the shipped networks and where az runs them
     optimize,  # mctslab optimize: single-player search (NRPA, NMCS, SP-MCTS)

@@ -24,6 +24,10 @@ budget run by the engine in slices of at most :data:`ANALYSIS_SLICE` seconds
 ``lz-genmove_analyze [COLOR] [INTERVAL]`` is ``genmove`` with the same lines during its
 search, then ``play VERTEX`` (or ``play resign``) and the blank line. Both need an
 ``mcts`` or ``puct`` player with one worker (``? lz-analyze needs an MCTS player``).
+
+The KataGo analysis engine (:mod:`mctslab.cli.katago`) reports the same numbers in its
+JSON: a move's winrate (:func:`mean_winrate`), its prior (:func:`root_prior`) and its
+line (:func:`principal_variation`) are read here for both.
 """
 
 from __future__ import annotations
@@ -51,8 +55,10 @@ __all__ = [
     "Analysis",
     "AnalyzeRequest",
     "info_line",
+    "mean_winrate",
     "parse_analyze",
     "principal_variation",
+    "root_prior",
 ]
 
 #: The longest search between two looks at an analysis's stop flag and clock (seconds).
@@ -143,6 +149,24 @@ def principal_variation(searcher: object, action: int, limit: int) -> list[int]:
     return list(line(action, limit)) if line is not None else [action]
 
 
+def mean_winrate(child: ChildStats, min_utility: float, max_utility: float) -> float:
+    """A root child's mean return for the player to move, mapped from ``min_utility ..
+    max_utility`` to ``0 .. 1`` and clamped there (0 for a child without visits): the
+    winrate that Leela Zero's ``info`` lines and KataGo's analysis engine report."""
+    span = max_utility - min_utility
+    if not child.visits or span <= 0:
+        return 0.0
+    return min(1.0, max(0.0, (child.value - min_utility) / span))
+
+
+def root_prior(child: ChildStats, count: int) -> float:
+    """A root child's prior: the evaluator's under PUCT, uniform over the root's
+    ``count`` children under UCT, which has none."""
+    if child.prior is not None:
+        return child.prior
+    return 1.0 / count if count else 0.0
+
+
 def info_line(
     children: Sequence[ChildStats],
     size: int,
@@ -158,20 +182,16 @@ def info_line(
     to ``0 .. 10000`` (truncated, as Leela Zero prints it), ``prior`` its prior in
     ten-thousandths (UCT has none: uniform over the root's children), ``pv`` the
     principal variation ``pv(action)`` (default: the move alone)."""
-    span = max_utility - min_utility
 
     def winrate(child: ChildStats) -> int:
-        if not child.visits or span <= 0:
-            return 0
-        return int(min(1.0, max(0.0, (child.value - min_utility) / span)) * 10000)
+        return int(mean_winrate(child, min_utility, max_utility) * 10000)
 
     # sorted() is stable, reverse=True too: equal visits and winrate keep action order.
     rows = sorted(children, key=lambda ch: (ch.visits, winrate(ch)), reverse=True)
     visited = sum(1 for ch in rows if ch.visits > 0)
-    uniform = 1.0 / len(rows) if rows else 0.0
     parts = []
     for order, child in enumerate(rows[: max(visited, min_moves)]):
-        prior = uniform if child.prior is None else child.prior
+        prior = root_prior(child, len(rows))
         line = pv(child.action) if pv is not None else [child.action]
         moves = " ".join(action_to_vertex(a, size) for a in line)
         parts.append(
