@@ -22,8 +22,9 @@ def mcp() -> None:
     try:
         from mctslab.mcp.server import run
     except ImportError as err:
+        missing = (err.name or "a module").split(".")[0]  # the package to install
         print(
-            f"error: mctslab mcp needs the mcp extra ({err.name} is missing): "
+            f"error: mctslab mcp needs the mcp extra ({missing} is missing): "
             "pip install 'mctslab[mcp]'",
             file=sys.stderr,
         )
