@@ -630,6 +630,7 @@ from mctslab.cli import (  # noqa: E402, F401
     gtp,  # mctslab gtp: a Go engine speaking GTP
     katago,  # mctslab analysis: KataGo's JSON analysis engine protocol
     lessons,  # mctslab lessons: the course's notebooks
+    mcp,  # mctslab mcp: a Model Context Protocol server over stdio
     models,  # mctslab models: the shipped networks and where az runs them
     optimize,  # mctslab optimize: single-player search (NRPA, NMCS, SP-MCTS)
     selfplay,

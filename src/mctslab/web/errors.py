@@ -8,7 +8,7 @@ names in ``Allow`` every method of the path.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import fastapi.routing
@@ -21,11 +21,30 @@ from starlette.routing import Match
 
 from mctslab.analysis import treeview
 
-__all__ = ["add_error_handlers"]
+__all__ = ["add_error_handlers", "validation_message"]
 
 
 def _one_line(text: str) -> str:
     return " ".join(text.split())
+
+
+def validation_message(errors: Sequence[Any]) -> str:
+    """A request's schema errors (pydantic's ``errors()``) as the one line of a 422: where
+    the first is (``config.c``), what is wrong, and how many more there are. The MCP
+    server's tools say the same (:mod:`mctslab.mcp.server`)."""
+    first = errors[0] if errors else {}
+    loc = [str(x) for x in first.get("loc", ()) if x != "body"]
+    if first.get("type") == "json_invalid":
+        reason = first.get("ctx", {}).get("error", "not JSON")
+        message = f"malformed JSON body: {reason}"
+    else:
+        where = ".".join(loc) or "body"
+        message = f"{where}: {first.get('msg', 'invalid input')}"
+        if first.get("type") == "extra_forbidden":
+            message = f"{where}: unknown field"
+    if len(errors) > 1:
+        message += f" (and {len(errors) - 1} more)"
+    return _one_line(message)
 
 
 def _routes(app: FastAPI) -> Iterable[Any]:
@@ -42,20 +61,7 @@ def add_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
-        errors = exc.errors()
-        first = errors[0] if errors else {}
-        loc = [str(x) for x in first.get("loc", ()) if x != "body"]
-        if first.get("type") == "json_invalid":
-            reason = first.get("ctx", {}).get("error", "not JSON")
-            message = f"malformed JSON body: {reason}"
-        else:
-            where = ".".join(loc) or "body"
-            message = f"{where}: {first.get('msg', 'invalid input')}"
-            if first.get("type") == "extra_forbidden":
-                message = f"{where}: unknown field"
-        if len(errors) > 1:
-            message += f" (and {len(errors) - 1} more)"
-        return JSONResponse({"detail": _one_line(message)}, status_code=422)
+        return JSONResponse({"detail": validation_message(exc.errors())}, status_code=422)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
