@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP_RUN  := $(VENV)/.stamp-run
 STAMP_TEST := $(VENV)/.stamp-test
 
-.PHONY: run test lint typecheck imports pytest graphviz chromium gnugo bench clean dist
+.PHONY: run test lint typecheck imports pytest docs docs-build graphviz chromium gnugo bench clean dist
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -45,7 +45,16 @@ pytest: $(STAMP_TEST) graphviz chromium gnugo
 	$(BIN)/mctslab warm
 	MCTSLAB_REQUIRE_BROWSER=1 MCTSLAB_REQUIRE_EXTRAS=1 $(BIN)/pytest -n 2 --dist worksteal -q --durations=8
 
-test: lint typecheck imports pytest
+test: lint typecheck imports docs-build pytest
+
+# The documentation site (mkdocs.yml, docs/docs-site.md): `docs` builds it and serves it,
+# `docs-build` builds it strictly into .site/ (a broken link, anchor or nav entry fails).
+docs: docs-build
+	@echo "mctslab docs: http://127.0.0.1:8001/"
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve -a 127.0.0.1:8001
+
+docs-build: $(STAMP_TEST)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir .site
 
 # The sdist and the wheel in dist/ (the wheel with the networks and the lessons), built in
 # an isolated environment with setuptools from PyPI (13 s here; --no-isolation, against the
@@ -97,4 +106,4 @@ bench: $(STAMP_TEST)
 	$(BIN)/python benchmarks/tune_bohnenspiel.py
 
 clean:
-	rm -rf $(VENV) build src/*.egg-info
+	rm -rf $(VENV) build .site src/*.egg-info

@@ -188,6 +188,8 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_show_locals=False,
 )
+"""The ``mctslab`` command: every command group registers its commands on it, and
+:func:`mctslab.cli.main.main`, the console script, runs it."""
 
 
 def version_line() -> str:

@@ -38,10 +38,10 @@ __all__ = [
     "same_rules",
 ]
 
-#: ``current_player()`` of a terminal state (OpenSpiel's ``kTerminalPlayerId``).
 TERMINAL = -4
-#: ``current_player()`` of a chance node (OpenSpiel's ``kChancePlayerId``).
+"""``current_player()`` of a terminal state (OpenSpiel's ``kTerminalPlayerId``)."""
 CHANCE = -1
+"""``current_player()`` of a chance node (OpenSpiel's ``kChancePlayerId``)."""
 
 
 @dataclass(frozen=True)

@@ -37,13 +37,13 @@ def _network_kinds() -> tuple[str, ...]:
     return NETWORK_KINDS
 
 
-#: The fixed opponents every evaluated generation meets (name, player spec): plain
-#: compiled UCT at two budgets and a depth-4 alpha-beta search with the game's heuristic.
 DEFAULT_BASELINES: tuple[tuple[str, str], ...] = (
     ("uct100", "mcts:iterations=100"),
     ("uct1000", "mcts:iterations=1000"),
     ("minimax4", "minimax:depth=4"),
 )
+"""The fixed opponents every evaluated generation meets (name, player spec): plain
+compiled UCT at two budgets and a depth-4 alpha-beta search with the game's heuristic."""
 
 #: The options a resumed run may change: its budget and where it runs, not what it does.
 #: A resumed run keeps the values it last ran with; the command line overrides them.
