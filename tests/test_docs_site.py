@@ -69,7 +69,7 @@ def test_every_name_of_a_public_face_has_a_docstring() -> None:
     missing: list[str] = []
     for path in faces:
         face = package if path == "mctslab" else package.get_member(path.removeprefix("mctslab."))
-        assert face.exports, f"{path} has an __all__ griffe does not read"
+        assert face.exports is not None, f"{path} has an __all__ griffe does not read"
         for export in face.exports:
             name = export if isinstance(export, str) else export.name
             undocumented = _undocumented(face, name)

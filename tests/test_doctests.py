@@ -20,6 +20,8 @@ import mctslab
 from conftest import extras_required
 
 DOCTESTED = [
+    "mctslab.adapters.gymnasium",
+    "mctslab.adapters.openspiel",
     "mctslab.arena.analyze",
     "mctslab.arena.growth",
     "mctslab.arena.pooling",
